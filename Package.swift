@@ -1,0 +1,55 @@
+// swift-tools-version: 6.0
+//
+// Instar: progressive, multi-step schema migrations of SQLite stores.
+//
+// Modules import in one direction only:
+//   InstarModel ← InstarModelIO ← InstarInference ← (planner, store, runtime) ← Instar ← InstarCLI
+// `Instar` is the umbrella library product that re-exports the layers an app needs.
+import PackageDescription
+
+let package = Package(
+    name: "Instar",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "Instar", targets: ["Instar"]),
+        .executable(name: "instar", targets: ["InstarCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // Entities, attributes, relationships; validation; Core Data-exact version hashes.
+        .target(
+            name: "InstarModel",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Reading models: Instar's YAML/JSON files and Xcode .xcdatamodel(d) bundles.
+        .target(
+            name: "InstarModelIO",
+            dependencies: ["InstarModel", .product(name: "Yams", package: "Yams")]
+        ),
+        // Diff of two model versions and Core Data's lightweight-inference rules, with reasons.
+        .target(
+            name: "InstarInference",
+            dependencies: ["InstarModel"]
+        ),
+        // Umbrella library.
+        .target(
+            name: "Instar",
+            dependencies: ["InstarModel", "InstarModelIO", "InstarInference"]
+        ),
+        .executableTarget(
+            name: "InstarCLI",
+            dependencies: [
+                "Instar",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "InstarTests",
+            dependencies: ["Instar", "InstarCLI"]
+        ),
+    ]
+)

@@ -1,0 +1,53 @@
+/// One attribute of an entity, with every detail that affects storage, version identity or migration.
+public struct Attribute: Sendable, Hashable, Codable {
+    public var name: String
+    public var type: AttributeType
+    public var isOptional: Bool
+    /// Transient attributes are never stored and are left out of the entity's version hash.
+    public var isTransient: Bool
+    /// Core Data's read-only flag; it is part of the property hash (bit 2).
+    public var isReadOnly: Bool
+    /// The default as written in the model (`defaultValueString`); interpreted per type by the store layer.
+    public var defaultValue: String?
+    /// The name this attribute had in an earlier version (Xcode's "Renaming ID", XML `elementID`).
+    public var renamingIdentifier: String?
+    /// Free text that changes the version hash without changing the schema.
+    public var versionHashModifier: String?
+    public var allowsExternalBinaryDataStorage: Bool
+    public var preservesValueInHistoryOnDeletion: Bool
+    /// Legacy per-attribute index flag (`indexed="YES"`); compiled into a fetch index by the layouts.
+    public var isIndexed: Bool
+    /// `userInfo` entries; Core Data reads `NSMigrationAllowTypeTransformation` from here.
+    public var userInfo: [String: String]
+
+    public init(
+        name: String,
+        type: AttributeType,
+        isOptional: Bool = true,
+        isTransient: Bool = false,
+        isReadOnly: Bool = false,
+        defaultValue: String? = nil,
+        renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil,
+        allowsExternalBinaryDataStorage: Bool = false,
+        preservesValueInHistoryOnDeletion: Bool = false,
+        isIndexed: Bool = false,
+        userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+        self.isReadOnly = isReadOnly
+        self.defaultValue = defaultValue
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
+        self.isIndexed = isIndexed
+        self.userInfo = userInfo
+    }
+
+    /// The identity used to match this attribute across versions: its renaming identifier, else its name.
+    public var canonicalName: String { renamingIdentifier ?? name }
+}

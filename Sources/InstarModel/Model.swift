@@ -1,0 +1,100 @@
+/// One version of a data model: its entities, validated and with inheritance resolved.
+///
+/// A `Model` can only be built through its throwing initializer, so every `Model` in the program is
+/// known to be consistent: destinations exist, inverses point back, hierarchies have no cycles and no
+/// property is declared twice. Everything downstream (hashing, inference, layouts) relies on that.
+public struct Model: Sendable {
+    /// The version name (an `.xcdatamodel` folder name without extension, or a model file's `name`).
+    public let name: String
+    /// Xcode's "Identifier" (`userDefinedModelVersionIdentifier`); stored in Core Data metadata.
+    public let versionIdentifier: String?
+    /// Entities in declaration order.
+    public let entities: [Entity]
+    /// Where each entity (`"Entity"`) and property (`"Entity.property"`) was declared, when known.
+    public let locations: [String: SourceLocation]
+    /// The file or folder the model was read from, when known.
+    public let source: String?
+
+    private let entityIndex: [String: Int]
+    private let resolvedProperties: [String: [ResolvedProperty]]
+
+    /// Validates and resolves the given entities.
+    /// - Throws: ``ModelError`` listing every problem found.
+    public init(
+        name: String,
+        versionIdentifier: String? = nil,
+        entities: [Entity],
+        locations: [String: SourceLocation] = [:],
+        source: String? = nil
+    ) throws(ModelError) {
+        self.name = name
+        self.versionIdentifier = versionIdentifier
+        self.entities = entities
+        self.locations = locations
+        self.source = source
+
+        var validator = ModelValidator(entities: entities, locations: locations, source: source)
+        let result = validator.run()
+        if !result.problems.isEmpty { throw ModelError(result.problems) }
+        self.entityIndex = result.entityIndex
+        self.resolvedProperties = result.resolvedProperties
+    }
+
+    public func entity(named name: String) -> Entity? {
+        entityIndex[name].map { entities[$0] }
+    }
+
+    /// Every property of the entity, inherited ones first (root down), each in declaration order.
+    public func properties(of entity: String) -> [ResolvedProperty] {
+        resolvedProperties[entity] ?? []
+    }
+
+    public func property(_ name: String, of entity: String) -> ResolvedProperty? {
+        properties(of: entity).first { $0.name == name }
+    }
+
+    public func attributes(of entity: String) -> [Attribute] {
+        properties(of: entity).compactMap(\.property.attribute)
+    }
+
+    public func relationships(of entity: String) -> [Relationship] {
+        properties(of: entity).compactMap(\.property.relationship)
+    }
+
+    /// The chain from the entity up to its root: `[entity, parent, grandparent, …]`.
+    public func ancestry(of entity: String) -> [String] {
+        var chain: [String] = []
+        var current: String? = entity
+        while let name = current, let e = self.entity(named: name) {
+            chain.append(name)
+            current = e.parent
+        }
+        return chain
+    }
+
+    public func root(of entity: String) -> String {
+        ancestry(of: entity).last ?? entity
+    }
+
+    /// Direct sub-entities, in declaration order.
+    public func subentities(of entity: String) -> [String] {
+        entities.filter { $0.parent == entity }.map(\.name)
+    }
+
+    /// The entity and all its descendants, depth-first.
+    public func hierarchy(below entity: String) -> [String] {
+        [entity] + subentities(of: entity).flatMap { hierarchy(below: $0) }
+    }
+
+    public var rootEntities: [Entity] { entities.filter { $0.parent == nil } }
+
+    /// True when `entity` is `ancestor` or descends from it.
+    public func entity(_ entity: String, isKindOf ancestor: String) -> Bool {
+        ancestry(of: entity).contains(ancestor)
+    }
+
+    public func location(ofEntity entity: String, property: String? = nil) -> SourceLocation? {
+        if let property, let loc = locations["\(entity).\(property)"] { return loc }
+        return locations[entity] ?? source.map { SourceLocation(file: $0) }
+    }
+}

@@ -1,0 +1,144 @@
+import Crypto
+import Foundation
+
+/// Core Data's version identity, computed bit-exactly from a ``Model``.
+///
+/// Core Data decides whether a store fits a model by comparing per-entity SHA-256 hashes
+/// (`NSStoreModelVersionHashes`). Instar uses the very same fingerprint for every model it reads, so
+/// an Instar store, a Core Data store and an `.xcdatamodeld` all agree on what "version V" means.
+/// The algorithm is in `shared/coredata/FORMAT.md` §2; the test vectors there are in the test suite.
+public struct VersionHashes: Sendable, Hashable {
+    /// Entity name → 32-byte SHA-256 (`NSStoreModelVersionHashes`).
+    public let entityHashes: [String: Data]
+    /// Base64 of SHA-256 over the entity hashes sorted by name (`NSManagedObjectModel.versionChecksum`).
+    public let versionChecksum: String
+    /// Base64 of SHA-512 over name ‖ hash pairs (`NSStoreModelVersionHashesDigest`).
+    public let versionHashesDigest: String
+
+    public init(model: Model) {
+        var hasher = EntityHasher(model: model)
+        var hashes: [String: Data] = [:]
+        for entity in model.entities {
+            hashes[entity.name] = hasher.hash(of: entity.name)
+        }
+        self.init(entityHashes: hashes)
+    }
+
+    /// Derives the checksum and digest from entity hashes, for example those read from a store.
+    public init(entityHashes: [String: Data]) {
+        self.entityHashes = entityHashes
+        let names = entityHashes.keys.sorted(by: CoreDataOrder.precedes)
+        var checksum = SHA256()
+        var digest = SHA512()
+        for name in names {
+            let hash = entityHashes[name]!
+            checksum.update(data: hash)
+            digest.update(data: Data(name.utf8))
+            digest.update(data: hash)
+        }
+        self.versionChecksum = Data(checksum.finalize()).base64EncodedString()
+        self.versionHashesDigest = Data(digest.finalize()).base64EncodedString()
+    }
+
+    /// Entity hashes as base64 strings, the form Core Data metadata dumps and Instar's JSON use.
+    public var base64EntityHashes: [String: String] {
+        entityHashes.mapValues { $0.base64EncodedString() }
+    }
+}
+
+/// The order of `-[NSString compare:]` for the names Core Data sorts: UTF-16 code units, so for
+/// ASCII uppercase sorts before `_`, which sorts before lowercase.
+public enum CoreDataOrder {
+    public static func precedes(_ a: String, _ b: String) -> Bool {
+        a.utf16.lexicographicallyPrecedes(b.utf16)
+    }
+}
+
+/// Computes entity hashes with memoisation (a sub-entity's hash includes its parent's).
+struct EntityHasher {
+    let model: Model
+    private var cache: [String: Data] = [:]
+
+    init(model: Model) {
+        self.model = model
+    }
+
+    mutating func hash(of entityName: String) -> Data {
+        if let cached = cache[entityName] { return cached }
+        guard let entity = model.entity(named: entityName) else { return Data() }
+        var bytes = Data(entity.name.utf8)
+        bytes.append(entity.isAbstract ? 1 : 0)
+        if let parent = entity.parent {
+            bytes.append(hash(of: parent))
+        }
+        let properties = model.properties(of: entityName)
+            .filter { !$0.property.isTransient }
+            .sorted { CoreDataOrder.precedes($0.name, $1.name) }
+        for resolved in properties {
+            switch resolved.property {
+            case .attribute(let attribute):
+                bytes.append(Self.hash(of: attribute))
+            case .relationship(let relationship):
+                bytes.append(Self.hash(of: relationship, in: resolved.declaringEntity, model: model))
+            }
+        }
+        if let modifier = entity.versionHashModifier {
+            bytes.append(Data(modifier.utf8))
+        }
+        let constraints = entity.uniquenessConstraints
+            .map { $0.joined(separator: ".") }
+            .sorted(by: CoreDataOrder.precedes)
+        for constraint in constraints where !constraint.isEmpty {
+            bytes.append(Data(constraint.utf8))
+        }
+        let result = Data(SHA256.hash(data: bytes))
+        cache[entityName] = result
+        return result
+    }
+
+    /// `P(p)`: name, flags (bit 0 optional, bit 1 transient, bit 2 read-only), modifier.
+    static func propertyHash(
+        name: String, isOptional: Bool, isTransient: Bool, isReadOnly: Bool, modifier: String?
+    ) -> Data {
+        var bytes = Data(name.utf8)
+        let flags: UInt16 = (isOptional ? 1 : 0) | (isTransient ? 2 : 0) | (isReadOnly ? 4 : 0)
+        bytes.appendLittleEndian(flags)
+        if let modifier { bytes.append(Data(modifier.utf8)) }
+        return Data(SHA256.hash(data: bytes))
+    }
+
+    /// `A(a)`: property hash, type code, then one byte each for external storage and history tombstones.
+    static func hash(of attribute: Attribute) -> Data {
+        var bytes = propertyHash(
+            name: attribute.name, isOptional: attribute.isOptional, isTransient: attribute.isTransient,
+            isReadOnly: attribute.isReadOnly, modifier: attribute.versionHashModifier)
+        bytes.appendLittleEndian(attribute.type.coreDataCode)
+        if attribute.allowsExternalBinaryDataStorage { bytes.append(1) }
+        if attribute.preservesValueInHistoryOnDeletion { bytes.append(1) }
+        return Data(SHA256.hash(data: bytes))
+    }
+
+    /// `R(r)`: property hash, destination, inverse (unless self-inverse), max and min counts, ordered.
+    static func hash(of relationship: Relationship, in declaringEntity: String, model: Model) -> Data {
+        var bytes = propertyHash(
+            name: relationship.name, isOptional: relationship.isOptional, isTransient: relationship.isTransient,
+            isReadOnly: relationship.isReadOnly, modifier: relationship.versionHashModifier)
+        bytes.append(Data(relationship.destination.utf8))
+        if let inverse = relationship.inverse {
+            // A relationship that is its own inverse does not hash the inverse name.
+            let isSelfInverse = inverse == relationship.name
+                && model.entity(declaringEntity, isKindOf: relationship.destination)
+            if !isSelfInverse { bytes.append(Data(inverse.utf8)) }
+        }
+        bytes.appendLittleEndian(Int32(relationship.maxCount))
+        bytes.appendLittleEndian(Int32(relationship.minCount))
+        if relationship.isOrdered { bytes.appendLittleEndian(UInt16(1)) }
+        return Data(SHA256.hash(data: bytes))
+    }
+}
+
+extension Data {
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}
