@@ -36,9 +36,12 @@ public enum DefaultValue {
     public static func typed(_ value: String, for type: AttributeType) -> Typed? {
         switch type {
         case .integer16, .integer32, .integer64:
+            // Xcode models sometimes carry "YES"/"NO" on numbers; read them as 1/0, like a Boolean.
             return Int64(value.trimmingSpaces).map(Typed.integer)
+                ?? parseBoolean(value).map { Typed.integer($0 ? 1 : 0) }
         case .double, .float, .decimal, .date:
             return Double(value.trimmingSpaces).map(Typed.real)
+                ?? parseBoolean(value).map { Typed.real($0 ? 1 : 0) }
         case .boolean:
             return parseBoolean(value).map(Typed.boolean)
         case .string, .uri:

@@ -19,13 +19,19 @@ public struct Model: Sendable {
     private let resolvedProperties: [String: [ResolvedProperty]]
 
     /// Validates and resolves the given entities.
+    ///
+    /// - Parameter validatesDefaultValues: reject defaults that do not parse for their type. Instar's
+    ///   own files are strict; Xcode models are not, because Xcode saves such defaults without
+    ///   complaint (real models ship `defaultValueString="YES"` on integer attributes) and Core Data
+    ///   reads them leniently, so refusing them would refuse real apps' models.
     /// - Throws: ``ModelError`` listing every problem found.
     public init(
         name: String,
         versionIdentifier: String? = nil,
         entities: [Entity],
         locations: [String: SourceLocation] = [:],
-        source: String? = nil
+        source: String? = nil,
+        validatesDefaultValues: Bool = true
     ) throws(ModelError) {
         self.name = name
         self.versionIdentifier = versionIdentifier
@@ -33,7 +39,8 @@ public struct Model: Sendable {
         self.locations = locations
         self.source = source
 
-        var validator = ModelValidator(entities: entities, locations: locations, source: source)
+        var validator = ModelValidator(
+            entities: entities, locations: locations, source: source, validatesDefaultValues: validatesDefaultValues)
         let result = validator.run()
         if !result.problems.isEmpty { throw ModelError(result.problems) }
         self.entityIndex = result.entityIndex

@@ -9,10 +9,12 @@ struct ModelValidator {
     let entities: [Entity]
     let locations: [String: SourceLocation]
     let source: String?
+    let validatesDefaultValues: Bool
     private var problems: [ModelProblem] = []
     private var index: [String: Int] = [:]
 
-    init(entities: [Entity], locations: [String: SourceLocation], source: String?) {
+    init(entities: [Entity], locations: [String: SourceLocation], source: String?, validatesDefaultValues: Bool) {
+        self.validatesDefaultValues = validatesDefaultValues
         self.entities = entities
         self.locations = locations
         self.source = source
@@ -65,7 +67,7 @@ struct ModelValidator {
             if index[parent] == nil {
                 report(
                     .unknownParent, "parent entity '\(parent)' does not exist", entity: entity.name,
-                    hint: suggestion(for: parent, among: Array(index.keys)))
+                    hint: Spelling.suggestion(for: parent, among: Array(index.keys)))
                 continue
             }
             // Walk up; if we come back to the start, there is a cycle.
@@ -142,7 +144,7 @@ struct ModelValidator {
                     .unknownType, "attribute type is Undefined, which only a transient attribute may have",
                     entity: entity.name, property: attribute.name, hint: "give the attribute a type, or mark it transient")
             }
-            if let value = attribute.defaultValue, let reason = DefaultValue.problem(with: value, for: attribute.type) {
+            if validatesDefaultValues, let value = attribute.defaultValue, let reason = DefaultValue.problem(with: value, for: attribute.type) {
                 report(
                     .invalidDefault, "default value '\(value)' is not a valid \(attribute.type.xcodeName): \(reason)",
                     entity: entity.name, property: attribute.name)
@@ -157,7 +159,7 @@ struct ModelValidator {
                 report(
                     .danglingDestination, "destination entity '\(relationship.destination)' does not exist",
                     entity: entity.name, property: name,
-                    hint: suggestion(for: relationship.destination, among: Array(index.keys)))
+                    hint: Spelling.suggestion(for: relationship.destination, among: Array(index.keys)))
                 continue
             }
             if relationship.isToMany {
@@ -188,7 +190,7 @@ struct ModelValidator {
                     .unknownInverse,
                     "inverse '\(inverseName)' does not exist on destination '\(relationship.destination)'",
                     entity: entity.name, property: name,
-                    hint: suggestion(
+                    hint: Spelling.suggestion(
                         for: inverseName, among: destinationProperties.compactMap(\.property.relationship?.name)))
                 continue
             }
@@ -232,7 +234,7 @@ struct ModelValidator {
             for property in constraint where !names.contains(property) {
                 report(
                     .unknownConstraintProperty, "uniqueness constraint names unknown property '\(property)'",
-                    entity: entity.name, hint: suggestion(for: property, among: Array(names)))
+                    entity: entity.name, hint: Spelling.suggestion(for: property, among: Array(names)))
             }
             for property in constraint {
                 if let rel = properties.first(where: { $0.name == property })?.property.relationship, rel.isToMany {
@@ -249,32 +251,8 @@ struct ModelValidator {
             for element in index.elements where !names.contains(element.property) {
                 report(
                     .unknownIndexProperty, "index '\(index.name)' names unknown property '\(element.property)'",
-                    entity: entity.name, hint: suggestion(for: element.property, among: Array(names)))
+                    entity: entity.name, hint: Spelling.suggestion(for: element.property, among: Array(names)))
             }
         }
     }
-}
-
-/// "did you mean 'X'?" for a misspelt name, using edit distance.
-func suggestion(for name: String, among candidates: [String]) -> String? {
-    let scored = candidates.map { ($0, editDistance(name.lowercased(), $0.lowercased())) }
-    guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }),
-        best.1 <= max(2, name.count / 3)
-    else { return nil }
-    return "did you mean '\(best.0)'?"
-}
-
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
 }

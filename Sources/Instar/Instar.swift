@@ -1,0 +1,4 @@
+// The umbrella module: `import Instar` gives an app every layer it needs.
+@_exported import InstarInference
+@_exported import InstarModel
+@_exported import InstarModelIO

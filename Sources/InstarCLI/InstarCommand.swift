@@ -1,0 +1,26 @@
+import ArgumentParser
+import Instar
+
+/// `instar`: the root command. Each subcommand is a small declarative type in its own file.
+@main
+struct InstarCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "instar",
+        abstract: "Plan and run progressive schema migrations of SQLite stores.",
+        discussion: """
+            Instar reads versioned data models (Instar YAML/JSON model files or Xcode .xcdatamodeld \
+            bundles), identifies versions exactly as Core Data does, and tells for every change between \
+            two versions whether it can be migrated in place, and why not.
+
+            A model argument is one of:
+              path/to/model.yaml            an Instar model file (YAML or JSON)
+              path/to/Name.xcdatamodel      one version of an Xcode model
+              path/to/Name.xcdatamodeld     an Xcode bundle (its current version)
+              'path/to/Name.xcdatamodeld#Name 2'   a named version of a bundle
+
+            Exit codes: 0 success; 1 the operation failed; 64 bad command line; \
+            65 invalid model or plan file; 66 a file could not be read.
+            """,
+        subcommands: [ModelCommand.self, DiffCommand.self]
+    )
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Instar
+
+/// Output formats shared by the reporting commands.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text
+    case json
+}
+
+/// Exit codes that scripts can rely on (sysexits-style, documented in `instar --help`).
+enum InstarExit {
+    static let failure = ExitCode(1)
+    static let invalidInput = ExitCode(65)
+    static let unreadable = ExitCode(66)
+}
+
+/// Loads a model for a command, turning problems into a readable message and the right exit code.
+func loadModel(_ reference: String) throws -> Model {
+    do {
+        return try ModelLoader.load(reference)
+    } catch {
+        printError(error.description)
+        let unreadable = error.problems.allSatisfy { $0.kind == .unreadable }
+        throw unreadable ? InstarExit.unreadable : InstarExit.invalidInput
+    }
+}
+
+/// Writes to standard output (Swift 6: `print` to stdout is fine, but we want explicit newlines).
+func printOut(_ text: String) {
+    FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data(("instar: " + text + (text.hasSuffix("\n") ? "" : "\n")).utf8))
+}
+
+/// Serialises a JSON value with sorted keys, so output is stable for diffs and tests.
+func jsonText(_ value: Any) -> String {
+    guard
+        let data = try? JSONSerialization.data(
+            withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]),
+        let text = String(data: data, encoding: .utf8)
+    else { return "{}" }
+    return text
+}

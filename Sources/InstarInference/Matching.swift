@@ -1,0 +1,135 @@
+import InstarModel
+
+/// How one entity of the older version corresponds to one of the newer version.
+///
+/// This is the backbone shared by the diff (which describes it) and the store layouts (which compile
+/// it to SQL): a destination entity either has a source entity, or is new.
+public struct EntityMapping: Sendable, Hashable {
+    /// Entity name in the older version; nil when the entity is new.
+    public var source: String?
+    /// Entity name in the newer version; nil when the entity is removed.
+    public var destination: String?
+    /// Property correspondences over all properties, inherited ones included.
+    public var properties: [PropertyMapping]
+}
+
+/// How one property of the older version corresponds to one of the newer version.
+public struct PropertyMapping: Sendable, Hashable {
+    public var source: ResolvedProperty?
+    public var destination: ResolvedProperty?
+}
+
+/// Matches entities and properties across two versions by canonical name, as Core Data does.
+///
+/// Core Data matches a destination element to the source element whose name equals the destination's
+/// renaming identifier (which defaults to its name). Instar also honours identifiers kept across
+/// several versions (V1 `color`, V2 `paint` renamed from `color`, V3 `shade` renamed from `color`), so
+/// both single steps and skipping steps (V1 → V3) match. Candidates are tried in passes from the most
+/// to the least specific, so a plain same-name match never steals an explicitly renamed element.
+enum Matcher {
+    struct Candidate<Element> {
+        let name: String
+        let identifier: String?
+        let element: Element
+        var canonical: String { identifier ?? name }
+    }
+
+    struct Result<Element> {
+        var pairs: [(source: Element, destination: Element)] = []
+        var unmatchedSources: [Element] = []
+        var unmatchedDestinations: [Element] = []
+        /// Identifiers claimed by more than one destination element.
+        var conflicts: [(identifier: String, destinations: [String])] = []
+    }
+
+    static func match<E>(sources: [Candidate<E>], destinations: [Candidate<E>]) -> Result<E> {
+        var result = Result<E>()
+        var sourceTaken = Array(repeating: false, count: sources.count)
+        var destinationTaken = Array(repeating: false, count: destinations.count)
+        var sourceFor: [Int: Int] = [:]
+
+        // Two destinations naming the same identifier cannot both inherit the same data.
+        var claims: [String: [String]] = [:]
+        for d in destinations { claims[d.canonical, default: []].append(d.name) }
+        for (identifier, names) in claims where names.count > 1 {
+            result.conflicts.append((identifier, names.sorted()))
+        }
+        let conflicted = Set(result.conflicts.map(\.identifier))
+
+        let passes: [(Candidate<E>, Candidate<E>) -> Bool] = [
+            { s, d in s.name == d.name && s.canonical == d.canonical },
+            { s, d in s.canonical == d.canonical },
+            { s, d in d.identifier != nil && s.name == d.identifier },
+            { s, d in s.name == d.name },
+        ]
+        for pass in passes {
+            for (di, d) in destinations.enumerated() where !destinationTaken[di] && !conflicted.contains(d.canonical) {
+                if let si = sources.indices.first(where: { !sourceTaken[$0] && pass(sources[$0], d) }) {
+                    sourceTaken[si] = true
+                    destinationTaken[di] = true
+                    sourceFor[di] = si
+                }
+            }
+        }
+        for (di, d) in destinations.enumerated() {
+            if let si = sourceFor[di] {
+                result.pairs.append((sources[si].element, d.element))
+            } else {
+                result.unmatchedDestinations.append(d.element)
+            }
+        }
+        for (si, s) in sources.enumerated() where !sourceTaken[si] {
+            result.unmatchedSources.append(s.element)
+        }
+        return result
+    }
+}
+
+extension EntityMapping {
+    /// Builds the entity and property correspondences between two versions.
+    static func mappings(from old: Model, to new: Model) -> (mappings: [EntityMapping], conflicts: [(String, [String])]) {
+        let entityResult = Matcher.match(
+            sources: old.entities.map { .init(name: $0.name, identifier: $0.renamingIdentifier, element: $0.name) },
+            destinations: new.entities.map { .init(name: $0.name, identifier: $0.renamingIdentifier, element: $0.name) })
+        var conflicts = entityResult.conflicts.map { ($0.identifier, $0.destinations) }
+        var mappings: [EntityMapping] = []
+        for (source, destination) in entityResult.pairs {
+            let sourceProperties = old.properties(of: source)
+            let destinationProperties = new.properties(of: destination)
+            let propertyResult = Matcher.match(
+                sources: sourceProperties.map {
+                    .init(name: $0.name, identifier: $0.property.renamingIdentifier, element: $0)
+                },
+                destinations: destinationProperties.map {
+                    .init(name: $0.name, identifier: $0.property.renamingIdentifier, element: $0)
+                })
+            conflicts += propertyResult.conflicts.map { ("\(destination).\($0.identifier)", $0.destinations) }
+            var properties: [PropertyMapping] = []
+            for pair in propertyResult.pairs {
+                // An attribute never becomes a relationship in place: Core Data treats it as remove plus add.
+                if (pair.source.property.attribute == nil) != (pair.destination.property.attribute == nil) {
+                    properties.append(PropertyMapping(source: pair.source, destination: nil))
+                    properties.append(PropertyMapping(source: nil, destination: pair.destination))
+                } else {
+                    properties.append(PropertyMapping(source: pair.source, destination: pair.destination))
+                }
+            }
+            properties += propertyResult.unmatchedSources.map { PropertyMapping(source: $0, destination: nil) }
+            properties += propertyResult.unmatchedDestinations.map { PropertyMapping(source: nil, destination: $0) }
+            mappings.append(EntityMapping(source: source, destination: destination, properties: properties))
+        }
+        for name in entityResult.unmatchedDestinations {
+            mappings.append(
+                EntityMapping(
+                    source: nil, destination: name,
+                    properties: new.properties(of: name).map { PropertyMapping(source: nil, destination: $0) }))
+        }
+        for name in entityResult.unmatchedSources {
+            mappings.append(
+                EntityMapping(
+                    source: name, destination: nil,
+                    properties: old.properties(of: name).map { PropertyMapping(source: $0, destination: nil) }))
+        }
+        return (mappings, conflicts)
+    }
+}

@@ -1,0 +1,57 @@
+import InstarModel
+
+/// The differences between two model versions and whether Core Data could infer the migration.
+///
+/// Core Data answers "can this be migrated lightweight?" with a bare `nil`. `ModelDiff` lists every
+/// change, each with a verdict and the reason for it, so that a user (and Instar's planner) knows
+/// exactly which change blocks inference and what to do about it.
+public struct ModelDiff: Sendable {
+    public let fromVersion: String
+    public let toVersion: String
+    public let mappings: [EntityMapping]
+    public let changes: [Change]
+    public let warnings: [Warning]
+
+    /// True when every change can be performed by an inferred, in-place migration.
+    public var isInferable: Bool { changes.allSatisfy(\.isInferable) }
+
+    /// Changes that need the data to satisfy something before they can run.
+    public var conditions: [DataCondition] { changes.compactMap(\.verdict.condition) }
+
+    public var blockingChanges: [Change] { changes.filter { !$0.isInferable } }
+
+    public init(from old: Model, to new: Model) {
+        self.fromVersion = old.name
+        self.toVersion = new.name
+        let (mappings, conflicts) = EntityMapping.mappings(from: old, to: new)
+        self.mappings = mappings
+        var builder = DiffBuilder(old: old, new: new, mappings: mappings)
+        builder.renamingConflicts(conflicts)
+        builder.entityChanges()
+        builder.hierarchyMerges()
+        for mapping in mappings {
+            builder.propertyChanges(in: mapping)
+        }
+        builder.warnAboutProbableRenames()
+        if VersionHashes(model: old) == VersionHashes(model: new), builder.changes.isEmpty == false {
+            builder.warnings.append(
+                Warning(
+                    .identicalVersionHashes,
+                    message:
+                        "the two versions have identical version hashes: Core Data treats them as the same version, so none of these changes would be migrated"
+                ))
+        }
+        self.changes = builder.changes
+        self.warnings = builder.warnings
+    }
+
+    /// The destination entity of an older entity, if it survives.
+    public func destination(ofEntity source: String) -> String? {
+        mappings.first { $0.source == source }?.destination
+    }
+
+    /// The source entity of a newer entity, if it existed before.
+    public func source(ofEntity destination: String) -> String? {
+        mappings.first { $0.destination == destination }?.source
+    }
+}

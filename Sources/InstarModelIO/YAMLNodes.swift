@@ -1,0 +1,150 @@
+import Foundation
+import InstarModel
+import Yams
+
+/// Reading YAML (and JSON, which is YAML) with positions, for model and plan files.
+///
+/// Decoding straight into `Codable` types would lose line numbers and stop at the first mistake.
+/// Instead files are composed into Yams nodes, and readers walk them with these helpers, collecting
+/// every problem with `file:line:column`.
+public struct YAMLSource {
+    public let file: String
+    public let root: Node
+
+    /// Parses `text`; a syntax error becomes a ``ModelProblem`` with the parser's line and column.
+    public static func parse(_ text: String, file: String) throws(ModelError) -> YAMLSource {
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw ModelError(ModelProblem(.syntax, "the file is empty", location: SourceLocation(file: file)))
+            }
+            return YAMLSource(file: file, root: node)
+        } catch let error as ModelError {
+            throw error
+        } catch let error as YamlError {
+            throw ModelError(Self.problem(from: error, file: file))
+        } catch {
+            throw ModelError(ModelProblem(.syntax, "\(error)", location: SourceLocation(file: file)))
+        }
+    }
+
+    /// Reads a file from disk and parses it.
+    public static func load(path: String) throws(ModelError) -> YAMLSource {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ModelError(
+                ModelProblem(
+                    .unreadable, "cannot read the file: \(error.localizedDescription)",
+                    location: SourceLocation(file: path), hint: "check that the path exists and is readable"))
+        }
+        return try parse(text, file: path)
+    }
+
+    static func problem(from error: YamlError, file: String) -> ModelProblem {
+        switch error {
+        case .scanner(let context, let problem, let mark, _),
+            .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            let detail = context.map { "\(problem) \($0.text)" } ?? problem
+            return ModelProblem(
+                .syntax, "invalid YAML/JSON: \(detail)",
+                location: SourceLocation(file: file, line: mark.line, column: mark.column))
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return ModelProblem(
+                .syntax, "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", "))",
+                location: SourceLocation(file: file, line: context.mark.line, column: context.mark.column),
+                hint: "each key may appear once in a mapping")
+        default:
+            return ModelProblem(.syntax, "invalid YAML/JSON: \(error)", location: SourceLocation(file: file))
+        }
+    }
+
+    public func location(of node: Node) -> SourceLocation {
+        SourceLocation(file: file, line: node.mark?.line, column: node.mark?.column)
+    }
+}
+
+/// Collects problems while walking a YAML tree.
+public struct YAMLWalker {
+    public let source: YAMLSource
+    public private(set) var problems: [ModelProblem] = []
+
+    public init(source: YAMLSource) {
+        self.source = source
+    }
+
+    public mutating func report(
+        _ kind: ModelProblem.Kind, _ message: String, at node: Node, entity: String? = nil, property: String? = nil,
+        hint: String? = nil
+    ) {
+        problems.append(
+            ModelProblem(
+                kind, message, location: source.location(of: node), entity: entity, property: property, hint: hint))
+    }
+
+    /// The key/value pairs of a mapping node, or a reported problem and an empty list.
+    public mutating func pairs(_ node: Node, what: String, entity: String? = nil) -> [(key: String, keyNode: Node, value: Node)] {
+        guard let mapping = node.mapping else {
+            report(.invalidValue, "\(what) must be a mapping (key: value pairs)", at: node, entity: entity)
+            return []
+        }
+        var result: [(key: String, keyNode: Node, value: Node)] = []
+        for (key, value) in mapping {
+            guard let name = key.scalar?.string else {
+                report(.invalidValue, "keys in \(what) must be plain names", at: key, entity: entity)
+                continue
+            }
+            result.append((name, key, value))
+        }
+        return result
+    }
+
+    /// Reports keys that are not in `allowed`, suggesting the closest allowed key.
+    public mutating func checkKeys(
+        _ pairs: [(key: String, keyNode: Node, value: Node)], allowed: [String], what: String,
+        entity: String? = nil, property: String? = nil
+    ) {
+        for pair in pairs where !allowed.contains(pair.key) {
+            let hint = Spelling.suggestion(for: pair.key, among: allowed).map { $0 + " " } ?? ""
+            report(
+                .unknownKey, "unknown key '\(pair.key)' in \(what)", at: pair.keyNode, entity: entity,
+                property: property, hint: hint + "allowed keys: \(allowed.joined(separator: ", "))")
+        }
+    }
+
+    public mutating func string(_ node: Node, what: String, entity: String? = nil, property: String? = nil) -> String? {
+        guard let scalar = node.scalar else {
+            report(.invalidValue, "\(what) must be a single value", at: node, entity: entity, property: property)
+            return nil
+        }
+        return scalar.string
+    }
+
+    public mutating func bool(_ node: Node, what: String, entity: String? = nil, property: String? = nil) -> Bool? {
+        guard let text = node.scalar?.string, let value = DefaultValue.parseBoolean(text) else {
+            report(
+                .invalidValue, "\(what) must be true or false", at: node, entity: entity, property: property)
+            return nil
+        }
+        return value
+    }
+
+    public mutating func int(_ node: Node, what: String, entity: String? = nil, property: String? = nil) -> Int? {
+        guard let text = node.scalar?.string, let value = Int(text) else {
+            report(.invalidValue, "\(what) must be a whole number", at: node, entity: entity, property: property)
+            return nil
+        }
+        return value
+    }
+
+    public mutating func stringList(_ node: Node, what: String, entity: String? = nil) -> [String] {
+        if let scalar = node.scalar { return [scalar.string] }
+        guard let sequence = node.sequence else {
+            report(.invalidValue, "\(what) must be a list of names", at: node, entity: entity)
+            return []
+        }
+        return sequence.compactMap { string($0, what: "an item of \(what)", entity: entity) }
+    }
+}
+
