@@ -3,7 +3,8 @@
 // Instar: progressive, multi-step schema migrations of SQLite stores.
 //
 // Modules import in one direction only:
-//   InstarModel ← InstarModelIO ← InstarInference ← (planner, store, runtime) ← Instar ← InstarCLI
+//   InstarModel ← InstarModelIO ← InstarInference ← planner ← runtime ← Instar ← InstarCLI
+//   with InstarStore (SQLite access and its layouts) beside the runtime, depending on model + inference.
 // `Instar` is the umbrella library product that re-exports the layers an app needs.
 import PackageDescription
 
@@ -18,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // Entities, attributes, relationships; validation; Core Data-exact version hashes.
@@ -35,10 +37,17 @@ let package = Package(
             name: "InstarInference",
             dependencies: ["InstarModel"]
         ),
+        // SQLite stores: schemas, layouts (plug-ins), in-place execution of inferred steps.
+        .target(
+            name: "InstarStore",
+            dependencies: [
+                "InstarModel", "InstarModelIO", "InstarInference", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         // Umbrella library.
         .target(
             name: "Instar",
-            dependencies: ["InstarModel", "InstarModelIO", "InstarInference"]
+            dependencies: ["InstarModel", "InstarModelIO", "InstarInference", "InstarStore"]
         ),
         .executableTarget(
             name: "InstarCLI",

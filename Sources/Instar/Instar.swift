@@ -2,3 +2,4 @@
 @_exported import InstarInference
 @_exported import InstarModel
 @_exported import InstarModelIO
+@_exported import InstarStore

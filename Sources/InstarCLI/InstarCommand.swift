@@ -21,6 +21,8 @@ struct InstarCommand: ParsableCommand {
             Exit codes: 0 success; 1 the operation failed; 64 bad command line; \
             65 invalid model or plan file; 66 a file could not be read.
             """,
-        subcommands: [ModelCommand.self, DiffCommand.self]
+        subcommands: [
+            ModelCommand.self, DiffCommand.self, StoreCommand.self, InspectCommand.self, MigrateCommand.self,
+        ]
     )
 }

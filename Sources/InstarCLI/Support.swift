@@ -44,3 +44,22 @@ func jsonText(_ value: Any) -> String {
     else { return "{}" }
     return text
 }
+
+/// Opens a store for a command, or prints why not and exits with a code scripts can trust.
+func openStore(_ path: String, readOnly: Bool) throws -> SQLiteStore {
+    do {
+        return try SQLiteStore.open(at: path, readOnly: readOnly)
+    } catch {
+        throw fail(error)
+    }
+}
+
+/// Prints a store error and returns the exit code for it.
+func fail(_ error: StoreError) -> ExitCode {
+    printError(error.description)
+    switch error.kind {
+    case .notFound: return InstarExit.unreadable
+    case .notADatabase, .unknownLayout: return InstarExit.invalidInput
+    default: return InstarExit.failure
+    }
+}

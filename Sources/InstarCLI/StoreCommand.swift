@@ -1,0 +1,50 @@
+import ArgumentParser
+import Instar
+
+/// `instar store …`: creating stores.
+struct StoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Create stores.",
+        subcommands: [CreateStoreCommand.self]
+    )
+}
+
+/// `instar store create <model> --store <db>`: an empty store at a version.
+struct CreateStoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create an empty store at a model version.",
+        discussion: """
+            Creates the tables, indexes and metadata of the model version in the chosen layout. \
+            Refuses to overwrite an existing file.
+
+            Example:
+              instar store create Plans/garage/models/v1.yaml --store /tmp/garage.sqlite
+            """
+    )
+
+    @Argument(help: "The model version of the new store.")
+    var model: String
+
+    @Option(help: "Path of the store to create.")
+    var store: String
+
+    @Option(help: "Store layout: instar (readable tables named after entities).")
+    var layout: String = "instar"
+
+    func run() throws {
+        let model = try loadModel(model)
+        guard let layout = Layouts.named(layout) else {
+            printError("unknown layout '\(layout)'; layouts: \(Layouts.all.map(\.name).joined(separator: ", "))")
+            throw ExitCode.validationFailure
+        }
+        do {
+            let created = try SQLiteStore.create(at: store, model: model, layout: layout)
+            let tables = try created.schema().tables.count
+            printOut("created \(store) at version \(model.name) (\(layout.name) layout, \(tables) tables)")
+        } catch {
+            throw fail(error)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import InstarModel
+import InstarModelIO
+
+/// Instar's own layout, meant to be read by people and other tools.
+///
+/// - one table per root entity, named after it, with an integer primary key `_pk`;
+/// - a discriminator column `_entity` (the entity name) when the root has sub-entities;
+/// - one column per attribute, named after it (a sibling's clash becomes `Entity_name`);
+/// - a foreign-key column per to-one relationship, named after it, `REFERENCES` the destination's table
+///   `ON DELETE SET NULL`;
+/// - for an ordered to-many whose inverse is to-one, a position column `<inverse>_position` beside the
+///   foreign key;
+/// - a join table `<Entity>_<relationship>` for every other to-many (many-to-many, or no inverse), with
+///   one column per side named after the relationship leading to it and `ON DELETE CASCADE`;
+/// - indexes for foreign keys, the discriminator, uniqueness constraints (unique indexes) and declared
+///   indexes;
+/// - a metadata table `_instar_metadata` with the version name, entity hashes and checksum.
+///
+/// Dates are stored as ISO-8601 text in UTC, Booleans as 0/1, UUIDs as text, binary data as blobs.
+/// A required attribute declared on the root entity is `NOT NULL`; one declared on a sub-entity cannot
+/// be, since sibling rows share the column.
+public struct InstarLayout: StoreLayout {
+    public let name = "instar"
+    public static let metadataTable = "_instar_metadata"
+    public static let primaryKey = "_pk"
+    public static let discriminator = "_entity"
+    /// Current version of the layout's own conventions, recorded in the metadata.
+    public static let formatVersion = "1"
+
+    public init() {}
+
+    public var toleratesExtraIndexes: Bool { false }
+
+    public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
+        var builder = InstarStorageBuilder(model: model, layout: self)
+        return try builder.build()
+    }
+
+    public func isBookkeepingTable(_ name: String) -> Bool { name.hasPrefix("_instar_") }
+
+    public func recognizes(_ db: Database) throws -> Bool {
+        try db.tableExists(Self.metadataTable)
+    }
+
+    public func createBookkeeping(_ db: Database, model: Model) throws {
+        try db.execute(
+            sql: "CREATE TABLE IF NOT EXISTS \(Self.metadataTable.sqlQuoted) (\"key\" TEXT PRIMARY KEY NOT NULL, \"value\" TEXT)")
+    }
+
+    public func readMetadata(_ db: Database) throws -> StoreMetadata? {
+        guard try recognizes(db) else { return nil }
+        var values: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(Self.metadataTable.sqlQuoted)") {
+            values[row["key"]] = row["value"]
+        }
+        var hashes: [String: Data] = [:]
+        if let json = values["entityHashes"]?.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: json) as? [String: String]
+        {
+            for (entity, base64) in object {
+                if let data = Data(base64Encoded: base64) { hashes[entity] = data }
+            }
+        }
+        return StoreMetadata(
+            layout: name, versionName: values["version"], entityHashes: hashes, versionChecksum: values["versionChecksum"],
+            storedModel: values["model"])
+    }
+
+    public func writeMetadata(_ db: Database, model: Model) throws {
+        try createBookkeeping(db, model: model)
+        let hashes = VersionHashes(model: model)
+        let json = try JSONSerialization.data(withJSONObject: hashes.base64EntityHashes, options: [.sortedKeys])
+        let values: [(String, String?)] = [
+            ("layout", name),
+            ("formatVersion", Self.formatVersion),
+            ("version", model.name),
+            ("versionIdentifier", model.versionIdentifier),
+            ("versionChecksum", hashes.versionChecksum),
+            ("versionHashesDigest", hashes.versionHashesDigest),
+            ("entityHashes", String(decoding: json, as: UTF8.self)),
+            ("model", ModelFileWriter.json(model)),
+        ]
+        for (key, value) in values {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(Self.metadataTable.sqlQuoted) (\"key\", \"value\") VALUES (?, ?)",
+                arguments: [key, value])
+        }
+    }
+
+    public func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression {
+        switch (from.type, to.type) {
+        case (let a, let b) where a == b: value
+        case (_, .boolean): .boolean(value)
+        case (_, .integer16), (_, .integer32), (_, .integer64):
+            from.type.isInteger || from.type == .boolean ? value : .cast(value, .integer)
+        case (_, .double), (_, .float): .cast(value, .real)
+        case (_, .decimal): .cast(value, .numeric)
+        default: value  // Binary ↔ Transformable: the bytes are kept
+        }
+    }
+
+    public func storedDefault(of attribute: Attribute) -> SQLValue? {
+        guard let text = attribute.defaultValue else { return nil }
+        if attribute.type == .date {
+            // Xcode stores date defaults as seconds since 2001; Instar stores dates as ISO-8601 text.
+            guard let seconds = Double(text) else { return nil }
+            return .text(Self.isoDate(Date(timeIntervalSinceReferenceDate: seconds)))
+        }
+        if attribute.type == .uuid { return .text(text) }
+        switch DefaultValue.typed(text, for: attribute.type) {
+        case .integer(let v)?: return .integer(v)
+        case .real(let v)?: return .real(v)
+        case .boolean(let v)?: return .integer(v ? 1 : 0)
+        case .text(let v)?: return .text(v)
+        case nil: return nil
+        }
+    }
+
+    static func isoDate(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    /// The declared column type of an attribute, or nil when it is not stored.
+    func columnType(of attribute: Attribute) throws(LayoutError) -> ColumnType? {
+        switch attribute.type {
+        case .integer16, .integer32, .integer64, .boolean: return .integer
+        case .double, .float: return .real
+        case .decimal: return .numeric
+        case .string, .uri, .uuid, .date: return .text
+        case .binary, .transformable: return .blob
+        case .objectID, .undefined: return nil
+        case .composite:
+            throw LayoutError(
+                layout: name, property: attribute.name,
+                message: "Composite attributes are not supported yet; split the attribute into its elements")
+        }
+    }
+}

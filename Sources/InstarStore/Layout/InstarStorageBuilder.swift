@@ -1,0 +1,251 @@
+import InstarModel
+
+/// Builds the ``StorageMap`` of the Instar layout for one model version.
+struct InstarStorageBuilder {
+    let model: Model
+    let layout: InstarLayout
+
+    private var tables: [String: TableDefinition] = [:]
+    private var tableOrder: [String] = []
+    private var registries: [String: ColumnRegistry] = [:]
+    private var entities: [String: EntityStorage] = [:]
+    private var entityTables: [String: EntityTable] = [:]
+    private var relationships: [RelationshipKey: RelationshipStorage] = [:]
+    private var joinTables: [String: JoinTable] = [:]
+    private var indexes: [IndexDefinition] = []
+    private var indexNames = Set<String>()
+
+    init(model: Model, layout: InstarLayout) {
+        self.model = model
+        self.layout = layout
+    }
+
+    /// Entities of a hierarchy, root first, children in name order (stable whatever the file order).
+    private func hierarchy(below name: String) -> [String] {
+        let children = model.subentities(of: name).sorted(by: CoreDataOrder.precedes)
+        return [name] + children.flatMap { hierarchy(below: $0) }
+    }
+
+    mutating func build() throws(LayoutError) -> StorageMap {
+        let roots = model.rootEntities.map(\.name).sorted(by: CoreDataOrder.precedes)
+        for root in roots {
+            try buildEntityTable(root: root)
+        }
+        for root in roots {
+            for entity in hierarchy(below: root) {
+                buildToManyStorage(of: entity)
+            }
+        }
+        buildIndexes(roots: roots)
+        let schema = StoreSchema(tables: tableOrder.map { tables[$0]! }, indexes: indexes)
+        return StorageMap(
+            schema: schema, entities: entities, entityTables: entityTables, relationships: relationships,
+            joinTables: joinTables)
+    }
+
+    private mutating func buildEntityTable(root: String) throws(LayoutError) {
+        let members = hierarchy(below: root)
+        let tableName = uniqueTableName(root)
+        var registry = ColumnRegistry(reserved: [InstarLayout.primaryKey, InstarLayout.discriminator])
+        var columns = [ColumnDefinition(name: InstarLayout.primaryKey, declaredType: "INTEGER", isPrimaryKey: true)]
+        let discriminator = members.count > 1 ? InstarLayout.discriminator : nil
+        if let discriminator {
+            columns.append(ColumnDefinition(name: discriminator, declaredType: "TEXT", notNull: true))
+        }
+        for name in members {
+            let entity = model.entity(named: name)!
+            var map = entity.parent.flatMap { entities[$0]?.columns } ?? [:]
+            for attribute in entity.attributes where !attribute.isTransient {
+                guard let type = try layout.columnType(of: attribute) else { continue }
+                let column = registry.claim(attribute.name, owner: name)
+                map[attribute.name] = column
+                columns.append(
+                    ColumnDefinition(
+                        name: column, declaredType: type.rawValue,
+                        notNull: !attribute.isOptional && name == root,
+                        defaultValue: layout.storedDefault(of: attribute)))
+            }
+            for relationship in entity.relationships where !relationship.isTransient && relationship.isToOne {
+                let column = registry.claim(relationship.name, owner: name)
+                map[relationship.name] = column
+                let destinationTable = model.root(of: relationship.destination)
+                columns.append(
+                    ColumnDefinition(
+                        name: column, declaredType: "INTEGER",
+                        references: ForeignKeyReference(
+                            table: destinationTable, column: InstarLayout.primaryKey, onDelete: "SET NULL")))
+                relationships[RelationshipKey(entity: name, name: relationship.name)] = .foreignKey(
+                    table: tableName, column: column)
+            }
+            entities[name] = EntityStorage(
+                table: tableName, discriminatorValue: discriminator == nil ? nil : .text(name), columns: map,
+                kinds: hierarchy(below: name))
+        }
+        registries[tableName] = registry
+        tables[tableName] = TableDefinition(name: tableName, columns: columns)
+        tableOrder.append(tableName)
+        entityTables[tableName] = EntityTable(
+            root: root, primaryKey: InstarLayout.primaryKey, discriminator: discriminator, bookkeeping: [:])
+    }
+
+    /// Foreign keys are fixed after every entity table exists: fix the references to root table names.
+    private mutating func buildToManyStorage(of entityName: String) {
+        let entity = model.entity(named: entityName)!
+        for relationship in entity.relationships where !relationship.isTransient && relationship.isToMany {
+            let key = RelationshipKey(entity: entityName, name: relationship.name)
+            guard relationships[key] == nil else { continue }  // assigned from the other side
+            let inverse = relationship.inverse.flatMap { model.property($0, of: relationship.destination) }
+            let inverseRelationship = inverse?.property.relationship
+            let inverseKey = inverse.map { RelationshipKey(entity: $0.declaringEntity, name: $0.name) }
+            if let inverseRelationship, let inverseKey, inverseRelationship.isToOne, !inverseRelationship.isTransient {
+                var position: String?
+                if relationship.isOrdered, case .foreignKey(let table, let fk)? = relationships[inverseKey] {
+                    let column = registries[table]!.claim("\(fk)_position", owner: inverseKey.entity)
+                    tables[table]!.columns.append(ColumnDefinition(name: column, declaredType: "INTEGER"))
+                    position = column
+                }
+                relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
+            } else {
+                buildJoinTable(key, relationship, inverseKey: inverseRelationship?.isToMany == true ? inverseKey : nil,
+                    inverse: inverseRelationship)
+            }
+        }
+    }
+
+    private mutating func buildJoinTable(
+        _ key: RelationshipKey, _ relationship: Relationship, inverseKey: RelationshipKey?, inverse: Relationship?
+    ) {
+        // Name the table after the side that sorts first, so both sides agree whichever is seen first.
+        var (first, firstRelationship, second, secondRelationship) = (key, relationship, inverseKey, inverse)
+        if let inverseKey, let inverse, sortsBefore(inverseKey, key) {
+            (first, firstRelationship, second, secondRelationship) = (inverseKey, inverse, key, relationship)
+        }
+        let name = uniqueTableName("\(first.entity)_\(first.name)")
+        var destinationColumn = first.name
+        var ownerColumn = second?.name ?? "_owner"
+        if destinationColumn == ownerColumn {
+            destinationColumn = "\(firstRelationship.destination)_\(first.name)"
+            ownerColumn = "\(first.entity)_\(ownerColumn)"
+            if destinationColumn == ownerColumn { ownerColumn += "_inverse" }
+        }
+        let ownerTable = entities[first.entity]!.table
+        let destinationTable = entities[firstRelationship.destination]!.table
+        var columns = [
+            ColumnDefinition(
+                name: ownerColumn, declaredType: "INTEGER", notNull: true,
+                references: ForeignKeyReference(table: ownerTable, column: InstarLayout.primaryKey, onDelete: "CASCADE")),
+            ColumnDefinition(
+                name: destinationColumn, declaredType: "INTEGER", notNull: true,
+                references: ForeignKeyReference(
+                    table: destinationTable, column: InstarLayout.primaryKey, onDelete: "CASCADE")),
+        ]
+        let destinationPosition = firstRelationship.isOrdered ? "\(destinationColumn)_position" : nil
+        let ownerPosition = secondRelationship?.isOrdered == true ? "\(ownerColumn)_position" : nil
+        for position in [destinationPosition, ownerPosition].compactMap({ $0 }) {
+            columns.append(ColumnDefinition(name: position, declaredType: "INTEGER"))
+        }
+        tables[name] = TableDefinition(name: name, columns: columns, primaryKey: [ownerColumn, destinationColumn])
+        tableOrder.append(name)
+        joinTables[name] = JoinTable(
+            name: name, relationship: first, inverse: second, ownerColumn: ownerColumn,
+            destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
+        relationships[first] = .joinTable(
+            name: name, ownerColumn: ownerColumn, destinationColumn: destinationColumn, position: destinationPosition)
+        if let second {
+            relationships[second] = .joinTable(
+                name: name, ownerColumn: destinationColumn, destinationColumn: ownerColumn, position: ownerPosition)
+        }
+        addIndex(name: "\(name)_\(destinationColumn)_index", table: name, columns: [destinationColumn, ownerColumn])
+    }
+
+    private func sortsBefore(_ a: RelationshipKey, _ b: RelationshipKey) -> Bool {
+        if a.entity != b.entity { return CoreDataOrder.precedes(a.entity, b.entity) }
+        return CoreDataOrder.precedes(a.name, b.name)
+    }
+
+    private mutating func buildIndexes(roots: [String]) {
+        for table in tableOrder {
+            guard let info = entityTables[table] else { continue }
+            if let discriminator = info.discriminator {
+                addIndex(name: "\(table)_\(discriminator)_index", table: table, columns: [discriminator])
+            }
+            for column in tables[table]!.columns where column.references != nil {
+                addIndex(name: "\(table)_\(column.name)_index", table: table, columns: [column.name])
+            }
+        }
+        for root in roots {
+            for name in hierarchy(below: root) {
+                let entity = model.entity(named: name)!
+                let storage = entities[name]!
+                for constraint in entity.uniquenessConstraints {
+                    let columns = constraint.compactMap { storage.columns[$0] }
+                    guard columns.count == constraint.count else { continue }
+                    addIndex(
+                        name: "\(name)_unique_\(constraint.joined(separator: "_"))", table: storage.table, columns: columns,
+                        unique: true)
+                }
+                for index in entity.indexes {
+                    let elements = index.elements.compactMap { element in
+                        storage.columns[element.property].map {
+                            IndexDefinition.Element(column: $0, descending: !element.ascending)
+                        }
+                    }
+                    guard elements.count == index.elements.count else { continue }
+                    addIndex(IndexDefinition(name: "\(name)_\(index.name)", table: storage.table, elements: elements))
+                }
+                for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
+                    guard let column = storage.columns[attribute.name] else { continue }
+                    addIndex(name: "\(name)_\(attribute.name)_index", table: storage.table, columns: [column])
+                }
+            }
+        }
+    }
+
+    private mutating func addIndex(name: String, table: String, columns: [String], unique: Bool = false) {
+        addIndex(IndexDefinition(name: name, table: table, columns: columns, isUnique: unique))
+    }
+
+    private mutating func addIndex(_ index: IndexDefinition) {
+        var index = index
+        var suffix = 1
+        let base = index.name
+        while indexNames.contains(index.name) || tables[index.name] != nil {
+            suffix += 1
+            index.name = "\(base)_\(suffix)"
+        }
+        indexNames.insert(index.name)
+        indexes.append(index)
+    }
+
+    private func uniqueTableName(_ base: String) -> String {
+        var name = base
+        var suffix = 1
+        while tables[name] != nil || name.hasPrefix("_instar_") {
+            suffix += 1
+            name = "\(base)_\(suffix)"
+        }
+        return name
+    }
+}
+
+/// Column names within one table: the first claim gets the plain name, a clash gets `Owner_name`.
+struct ColumnRegistry {
+    private var taken: Set<String>
+
+    init(reserved: Set<String>) {
+        taken = reserved
+    }
+
+    mutating func claim(_ name: String, owner: String) -> String {
+        var candidate = name
+        if taken.contains(candidate) { candidate = "\(owner)_\(name)" }
+        var suffix = 1
+        let base = candidate
+        while taken.contains(candidate) {
+            suffix += 1
+            candidate = "\(base)_\(suffix)"
+        }
+        taken.insert(candidate)
+        return candidate
+    }
+}

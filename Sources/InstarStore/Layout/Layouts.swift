@@ -1,0 +1,8 @@
+/// The layouts Instar knows, for detecting a store's layout and choosing one by name.
+public enum Layouts {
+    public static var all: [any StoreLayout] { [InstarLayout()] }
+
+    public static func named(_ name: String) -> (any StoreLayout)? {
+        all.first { $0.name == name }
+    }
+}

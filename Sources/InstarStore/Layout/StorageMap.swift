@@ -1,0 +1,98 @@
+import InstarModel
+
+/// Identifies a relationship by the entity that declares it (sub-entities share their ancestor's storage).
+public struct RelationshipKey: Sendable, Hashable, CustomStringConvertible {
+    public var entity: String
+    public var name: String
+
+    public init(entity: String, name: String) {
+        self.entity = entity
+        self.name = name
+    }
+
+    public var description: String { "\(entity).\(name)" }
+}
+
+/// Where one model version keeps everything: the contract between a layout and the step compiler.
+///
+/// A layout (Instar's readable one, Core Data's `Z…` one) decides names and types; the compiler only
+/// reads this map, which is why adding a layout needs no change to migration logic.
+public struct StorageMap: Sendable {
+    /// The tables and indexes a store of this version has (bookkeeping tables excluded).
+    public var schema: StoreSchema
+    public var entities: [String: EntityStorage]
+    /// Facts about each entity table, by table name.
+    public var entityTables: [String: EntityTable]
+    public var relationships: [RelationshipKey: RelationshipStorage]
+    public var joinTables: [String: JoinTable]
+
+    public init(
+        schema: StoreSchema, entities: [String: EntityStorage], entityTables: [String: EntityTable],
+        relationships: [RelationshipKey: RelationshipStorage], joinTables: [String: JoinTable]
+    ) {
+        self.schema = schema
+        self.entities = entities
+        self.entityTables = entityTables
+        self.relationships = relationships
+        self.joinTables = joinTables
+    }
+
+    public func table(of entity: String) -> String? { entities[entity]?.table }
+}
+
+/// Where the rows of one entity live.
+public struct EntityStorage: Sendable, Hashable {
+    /// The table of the entity's root.
+    public var table: String
+    /// The discriminator value of this entity's rows (nil when the table holds only this entity).
+    public var discriminatorValue: SQLValue?
+    /// Property name → column, for attributes and to-one relationships, inherited ones included.
+    public var columns: [String: String]
+    /// Entity names whose rows belong to this entity: itself and all its descendants.
+    public var kinds: [String]
+}
+
+/// One table holding an entity hierarchy.
+public struct EntityTable: Sendable, Hashable {
+    public var root: String
+    public var primaryKey: String
+    /// The column telling entities apart, when the hierarchy has several.
+    public var discriminator: String?
+    /// Layout bookkeeping columns (Core Data's `Z_OPT`) and how a migration fills them.
+    public var bookkeeping: [String: BookkeepingColumn]
+}
+
+/// How a migration fills a layout's bookkeeping column.
+public enum BookkeepingColumn: Sendable, Hashable {
+    /// Copied from the same column of the source row; this value when the source has none.
+    case preserved(SQLValue)
+    /// Holds the discriminator of the row a foreign-key column points to (Core Data's `Z<n>_REL`).
+    case entityOf(foreignKey: String)
+}
+
+/// How a relationship's links are stored.
+public enum RelationshipStorage: Sendable, Hashable {
+    /// A to-one: a column of the entity's table holding the destination's primary key.
+    case foreignKey(table: String, column: String)
+    /// A to-many whose inverse is a to-one: the links are the inverse's foreign keys; an ordered one
+    /// also has a position column beside that foreign key.
+    case inverseForeignKey(inverse: RelationshipKey, position: String?)
+    /// A link table, seen from this relationship.
+    case joinTable(name: String, ownerColumn: String, destinationColumn: String, position: String?)
+}
+
+/// A link table for a to-many relationship whose inverse is to-many or absent.
+public struct JoinTable: Sendable, Hashable {
+    public var name: String
+    /// The relationship this table was named after, and its inverse (if any).
+    public var relationship: RelationshipKey
+    public var inverse: RelationshipKey?
+    /// Holds primary keys of the relationship's owner (the inverse's destination).
+    public var ownerColumn: String
+    /// Holds primary keys of the relationship's destination.
+    public var destinationColumn: String
+    /// Position of the destination within the owner's ordered set, when `relationship` is ordered.
+    public var destinationPosition: String?
+    /// Position of the owner within the destination's ordered set, when the inverse is ordered.
+    public var ownerPosition: String?
+}

@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+import InstarModel
+
+/// A way of storing model versions in SQLite. Layouts are plug-ins: the store, the step compiler
+/// and the executor talk to this protocol and never ask which layout they have.
+public protocol StoreLayout: Sendable {
+    /// The layout's name in reports and metadata: `instar`, `coredata`.
+    var name: String { get }
+
+    /// Tables, columns and indexes of a store of `model`, and where each entity and link lives.
+    func storageMap(for model: Model) throws(LayoutError) -> StorageMap
+
+    /// Tables the layout keeps for itself (metadata, journal), left out of schema comparisons.
+    func isBookkeepingTable(_ name: String) -> Bool
+
+    /// True when the database looks like a store of this layout (its metadata table exists).
+    func recognizes(_ db: Database) throws -> Bool
+
+    /// Creates the bookkeeping tables of an empty store.
+    func createBookkeeping(_ db: Database, model: Model) throws
+
+    /// What the store says about its version, or nil when it says nothing.
+    func readMetadata(_ db: Database) throws -> StoreMetadata?
+
+    /// Records that the store is now at `model`'s version (called inside the step's transaction).
+    func writeMetadata(_ db: Database, model: Model) throws
+
+    /// An expression converting a stored value of `from` into the storage of `to` (a type change the
+    /// inference accepted: numbers and Booleans, or Binary ↔ Transformable).
+    func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression
+
+    /// The stored form of an attribute's default, or nil when it has none.
+    func storedDefault(of attribute: Attribute) -> SQLValue?
+
+    /// True when indexes beyond the expected ones are not drift (Core Data leaves stale ones behind).
+    var toleratesExtraIndexes: Bool { get }
+}
+
+/// What a store records about its own version.
+public struct StoreMetadata: Sendable, Hashable {
+    public var layout: String
+    /// The version name, when the layout records it.
+    public var versionName: String?
+    /// Entity name → version hash.
+    public var entityHashes: [String: Data]
+    public var versionChecksum: String?
+    /// The model the store was created or last migrated with, as an Instar model file (JSON), when the
+    /// layout keeps one: it lets a store be migrated without the file of its current version.
+    public var storedModel: String?
+
+    public init(
+        layout: String, versionName: String?, entityHashes: [String: Data], versionChecksum: String?,
+        storedModel: String? = nil
+    ) {
+        self.layout = layout
+        self.versionName = versionName
+        self.entityHashes = entityHashes
+        self.versionChecksum = versionChecksum
+        self.storedModel = storedModel
+    }
+}
+
+/// A model that a layout cannot store.
+public struct LayoutError: Error, Sendable, CustomStringConvertible {
+    public var layout: String
+    public var entity: String?
+    public var property: String?
+    public var message: String
+
+    public init(layout: String, entity: String? = nil, property: String? = nil, message: String) {
+        self.layout = layout
+        self.entity = entity
+        self.property = property
+        self.message = message
+    }
+
+    public var description: String {
+        var subject: [String] = []
+        if let entity { subject.append("entity '\(entity)'") }
+        if let property { subject.append("property '\(property)'") }
+        return "the \(layout) layout cannot store " + (subject.isEmpty ? "" : subject.joined(separator: ", ") + ": ") + message
+    }
+}

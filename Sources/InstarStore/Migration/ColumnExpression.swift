@@ -1,0 +1,129 @@
+import GRDB
+
+/// A target column's value, as an expression over the columns of the source row.
+///
+/// Steps compile to these rather than to SQL strings so that the executor can tell an in-place
+/// `ALTER TABLE` (every column a plain copy or a constant) from a rebuild, and so that consecutive
+/// steps can later be fused by substituting one step's expressions into the next.
+public indirect enum ColumnExpression: Sendable, Hashable {
+    /// The value of a source column.
+    case column(String)
+    /// A constant, bound as a statement argument.
+    case value(SQLValue)
+    /// `CAST(x AS type)`.
+    case cast(ColumnExpression, ColumnType)
+    /// `x` as 0/1, NULL kept (numbers → Boolean: zero is NO, anything else YES).
+    case boolean(ColumnExpression)
+    /// `COALESCE(x, y)`.
+    case coalesce(ColumnExpression, ColumnExpression)
+    /// `CASE x WHEN k1 THEN v1 … END`: renumbering or renaming discriminator values.
+    case mapping(ColumnExpression, [ValueMapping])
+    /// A 1-based position among rows sharing `partition`, ordered by `order`, times `step`:
+    /// positions for a relationship that becomes ordered.
+    case position(partition: ColumnExpression, order: [ColumnExpression], step: Int64)
+    /// `(SELECT value FROM table WHERE key = x LIMIT 1)`: a link read from another table, when a
+    /// relationship's storage moves from a join table to a foreign key.
+    case lookup(table: String, value: String, key: String, equals: ColumnExpression)
+
+    public struct ValueMapping: Sendable, Hashable {
+        public var from: SQLValue
+        public var to: SQLValue
+        public init(from: SQLValue, to: SQLValue) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    public static let null = ColumnExpression.value(.null)
+
+    /// The single source column this expression copies unchanged, if that is all it does.
+    public var copiedColumn: String? {
+        if case .column(let name) = self { return name }
+        return nil
+    }
+
+    /// The constant this expression is, if it is one.
+    public var constant: SQLValue? {
+        if case .value(let v) = self { return v }
+        return nil
+    }
+
+    /// Source columns the expression reads.
+    public var sourceColumns: Set<String> {
+        switch self {
+        case .column(let c): [c]
+        case .value: []
+        case .cast(let e, _), .boolean(let e): e.sourceColumns
+        case .coalesce(let a, let b): a.sourceColumns.union(b.sourceColumns)
+        case .mapping(let e, _): e.sourceColumns
+        case .position(let p, let order, _): order.reduce(p.sourceColumns) { $0.union($1.sourceColumns) }
+        case .lookup(_, _, _, let e): e.sourceColumns
+        }
+    }
+
+    /// Replaces each source column by an expression: how two consecutive transformations compose.
+    public func substituting(_ replacement: (String) -> ColumnExpression) -> ColumnExpression {
+        switch self {
+        case .column(let c): replacement(c)
+        case .value: self
+        case .cast(let e, let t): .cast(e.substituting(replacement), t)
+        case .boolean(let e): .boolean(e.substituting(replacement))
+        case .coalesce(let a, let b): .coalesce(a.substituting(replacement), b.substituting(replacement))
+        case .mapping(let e, let m): .mapping(e.substituting(replacement), m)
+        case .position(let p, let o, let s):
+            .position(partition: p.substituting(replacement), order: o.map { $0.substituting(replacement) }, step: s)
+        case .lookup(let t, let v, let k, let e): .lookup(table: t, value: v, key: k, equals: e.substituting(replacement))
+        }
+    }
+
+    /// Renders SQL, appending bound values to `arguments`. `qualifier` prefixes column references.
+    public func render(_ arguments: inout [DatabaseValue], qualifier: String? = nil) -> String {
+        switch self {
+        case .column(let c):
+            return (qualifier.map { $0.sqlQuoted + "." } ?? "") + c.sqlQuoted
+        case .value(let v):
+            if v == .null { return "NULL" }
+            arguments.append(v.databaseValue)
+            return "?"
+        case .cast(let e, let t):
+            return "CAST(\(e.render(&arguments, qualifier: qualifier)) AS \(t.rawValue))"
+        case .boolean(let e):
+            let x = e.render(&arguments, qualifier: qualifier)
+            return "(CASE WHEN \(x) IS NULL THEN NULL WHEN \(x) <> 0 THEN 1 ELSE 0 END)"
+        case .coalesce(let a, let b):
+            return "COALESCE(\(a.render(&arguments, qualifier: qualifier)), \(b.render(&arguments, qualifier: qualifier)))"
+        case .mapping(let e, let pairs):
+            var text = "(CASE \(e.render(&arguments, qualifier: qualifier))"
+            for pair in pairs {
+                text += " WHEN \(ColumnExpression.value(pair.from).render(&arguments)) THEN \(ColumnExpression.value(pair.to).render(&arguments))"
+            }
+            return text + " END)"
+        case .position(let partition, let order, let step):
+            let p = partition.render(&arguments, qualifier: qualifier)
+            let o = order.map { $0.render(&arguments, qualifier: qualifier) }.joined(separator: ", ")
+            arguments.append(step.databaseValue)
+            return "(ROW_NUMBER() OVER (PARTITION BY \(p) ORDER BY \(o)) * ?)"
+        case .lookup(let table, let value, let key, let e):
+            let x = e.render(&arguments, qualifier: qualifier)
+            return "(SELECT \(value.sqlQuoted) FROM \(table.sqlQuoted) WHERE \(key.sqlQuoted) = \(x) LIMIT 1)"
+        }
+    }
+}
+
+/// A condition on source rows: which rows a transformation carries over.
+public enum RowPredicate: Sendable, Hashable {
+    /// The column's value is one of these.
+    case isIn(String, [SQLValue])
+    case isNotNull(String)
+
+    func render(_ arguments: inout [DatabaseValue], qualifier: String? = nil) -> String {
+        let q = qualifier.map { $0.sqlQuoted + "." } ?? ""
+        switch self {
+        case .isIn(let column, let values):
+            arguments += values.map(\.databaseValue)
+            return "\(q)\(column.sqlQuoted) IN (\(values.map { _ in "?" }.joined(separator: ", ")))"
+        case .isNotNull(let column):
+            return "\(q)\(column.sqlQuoted) IS NOT NULL"
+        }
+    }
+}

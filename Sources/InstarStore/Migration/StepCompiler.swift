@@ -1,0 +1,295 @@
+import InstarInference
+import InstarModel
+
+/// A step that cannot be compiled to SQL (it is not inferable, or the layout cannot express it).
+public struct StepCompileError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Compiles one inferred step (a ``ModelDiff``) into per-table transformations, using only the two
+/// versions' ``StorageMap``s: layout-independent.
+public struct StepCompiler {
+    let diff: ModelDiff
+    let old: Model
+    let new: Model
+    let oldMap: StorageMap
+    let newMap: StorageMap
+    let layout: any StoreLayout
+
+    public init(diff: ModelDiff, from old: Model, to new: Model, layout: any StoreLayout) throws {
+        self.diff = diff
+        self.old = old
+        self.new = new
+        self.layout = layout
+        self.oldMap = try layout.storageMap(for: old)
+        self.newMap = try layout.storageMap(for: new)
+    }
+
+    public func compile() throws -> StepProgram {
+        guard diff.isInferable else {
+            let reasons = diff.blockingChanges.map { "\($0.subject): \($0.verdict.reason)" }
+            throw StepCompileError(
+                "the step \(old.name) → \(new.name) cannot be inferred:\n  " + reasons.joined(separator: "\n  "))
+        }
+        var transformations: [TableTransformation] = []
+        for table in newMap.schema.tables {
+            if newMap.entityTables[table.name] != nil {
+                transformations.append(try entityTable(table))
+            } else if let join = newMap.joinTables[table.name] {
+                transformations.append(joinTable(table, join))
+            }
+        }
+        let continued = Set(transformations.filter(\.continuesSource).compactMap(\.source))
+        let dropped = oldMap.schema.tables.map(\.name).filter { !continued.contains($0) }
+        return StepProgram(
+            fromVersion: old.name, toVersion: new.name, transformations: transformations, droppedTables: dropped,
+            targetSchema: newMap.schema, survivingEntities: survivingEntities())
+    }
+
+    // MARK: Entity tables
+
+    private func sourceEntity(of destination: String) -> String? { diff.source(ofEntity: destination) }
+
+    private func propertyMapping(_ destinationEntity: String, _ property: String) -> ResolvedProperty? {
+        guard let mapping = diff.mappings.first(where: { $0.destination == destinationEntity && $0.source != nil })
+        else { return nil }
+        return mapping.properties.first { $0.destination?.name == property }?.source
+    }
+
+    private func entityTable(_ target: TableDefinition) throws -> TableTransformation {
+        let info = newMap.entityTables[target.name]!
+        let members = newMap.entities.filter { $0.value.table == target.name }.map(\.key).sorted()
+        let sources = members.compactMap { d in sourceEntity(of: d).map { (d, $0) } }
+        let sourceTables = Set(sources.compactMap { oldMap.table(of: $0.1) })
+        guard sourceTables.count <= 1 else {
+            throw StepCompileError(
+                "table \(target.name) would take rows from several tables (\(sourceTables.sorted().joined(separator: ", "))): hierarchies cannot be merged in place")
+        }
+        guard let sourceTable = sourceTables.first, let sourceInfo = oldMap.entityTables[sourceTable] else {
+            return TableTransformation(target: target, role: .entityTable, source: nil, columns: [:], continuesSource: false)
+        }
+        var columns: [String: ColumnExpression] = [:]
+        columns[info.primaryKey] = .column(sourceInfo.primaryKey)
+
+        // Rows: those of source entities that map into this table.
+        let sourceMembers = oldMap.entities.filter { $0.value.table == sourceTable }.map(\.key)
+        let carried = sources.map(\.1)
+        var filter: [RowPredicate] = []
+        if let oldDiscriminator = sourceInfo.discriminator, Set(carried) != Set(sourceMembers) {
+            filter.append(
+                .isIn(oldDiscriminator, carried.sorted().compactMap { oldMap.entities[$0]?.discriminatorValue }))
+        }
+        if let discriminator = info.discriminator {
+            let pairs = sources.sorted { $0.1 < $1.1 }.compactMap { d, s -> ColumnExpression.ValueMapping? in
+                guard let to = newMap.entities[d]?.discriminatorValue else { return nil }
+                return .init(from: oldMap.entities[s]?.discriminatorValue ?? .null, to: to)
+            }
+            if let oldDiscriminator = sourceInfo.discriminator {
+                columns[discriminator] =
+                    pairs.allSatisfy({ $0.from == $0.to }) && Set(carried) == Set(sourceMembers)
+                    ? .column(oldDiscriminator) : .mapping(.column(oldDiscriminator), pairs)
+            } else if let only = pairs.first {
+                columns[discriminator] = .value(only.to)
+            }
+        }
+        for (column, rule) in info.bookkeeping {
+            if case .preserved(let value) = rule {
+                columns[column] = sourceInfo.bookkeeping[column] != nil ? .column(column) : .value(value)
+            }
+        }
+        for destination in members {
+            try fillOwnColumns(of: destination, into: &columns, sourceTable: sourceTable)
+        }
+        return TableTransformation(
+            target: target, role: .entityTable, source: sourceTable, columns: columns, filter: filter, continuesSource: true)
+    }
+
+    /// Columns of the properties an entity declares itself (inherited ones are filled by the ancestor).
+    private func fillOwnColumns(of destination: String, into columns: inout [String: ColumnExpression], sourceTable: String)
+        throws
+    {
+        let entity = new.entity(named: destination)!
+        let storage = newMap.entities[destination]!
+        let source = sourceEntity(of: destination)
+        let sourceStorage = source.flatMap { oldMap.entities[$0] }
+        for attribute in entity.attributes {
+            guard let column = storage.columns[attribute.name] else { continue }
+            let fallback: ColumnExpression = layout.storedDefault(of: attribute).map { .value($0) } ?? .null
+            guard let sourceProperty = propertyMapping(destination, attribute.name),
+                let sourceAttribute = sourceProperty.property.attribute,
+                let sourceColumn = sourceStorage?.columns[sourceProperty.name]
+            else {
+                columns[column] = fallback
+                continue
+            }
+            var value = layout.convert(.column(sourceColumn), from: sourceAttribute, to: attribute)
+            if !attribute.isOptional, fallback != .null, sourceAttribute.isOptional || sourceAttribute.type != attribute.type {
+                value = .coalesce(value, fallback)
+            }
+            columns[column] = value
+        }
+        for relationship in entity.relationships where relationship.isToOne {
+            guard let column = storage.columns[relationship.name] else { continue }
+            columns[column] = .null
+            if propertyMapping(destination, relationship.name) == nil,
+                let value = linkFromOldJoinTable(toOne: relationship, of: destination, sourceTable: sourceTable)
+            {
+                // The to-many side kept its links in a join table; they now live in this foreign key.
+                columns[column] = value
+                continue
+            }
+            guard let sourceProperty = propertyMapping(destination, relationship.name),
+                let sourceRelationship = sourceProperty.property.relationship, sourceRelationship.isToOne,
+                let sourceColumn = sourceStorage?.columns[sourceProperty.name]
+            else { continue }
+            let mappedDestination = diff.destination(ofEntity: sourceRelationship.destination)
+            if let mappedDestination, new.entity(mappedDestination, isKindOf: relationship.destination) {
+                columns[column] = .column(sourceColumn)
+            }
+        }
+        // Position columns of ordered to-many relationships whose foreign key lives in this entity.
+        for (key, storageKind) in newMap.relationships {
+            guard case .inverseForeignKey(let inverse, let position?) = storageKind, inverse.entity == destination,
+                case .foreignKey(_, let fkColumn)? = newMap.relationships[inverse]
+            else { continue }
+            columns[position] = positionSource(forOrdered: key, foreignKey: fkColumn, sourceTable: sourceTable, columns: columns)
+        }
+    }
+
+    /// For a to-one without an older counterpart whose to-many inverse did exist as a join table.
+    private func linkFromOldJoinTable(toOne relationship: Relationship, of entity: String, sourceTable: String)
+        -> ColumnExpression?
+    {
+        guard let inverseName = relationship.inverse,
+            let inverse = new.property(inverseName, of: relationship.destination),
+            let (storage, _) = oldStorage(of: RelationshipKey(entity: inverse.declaringEntity, name: inverse.name)),
+            case .joinTable(let table, let ownerColumn, let destinationColumn, _) = storage,
+            let pk = oldMap.entityTables[sourceTable]?.primaryKey
+        else { return nil }
+        return .lookup(table: table, value: ownerColumn, key: destinationColumn, equals: .column(pk))
+    }
+
+    /// Positions for an ordered to-many stored beside its inverse's foreign key: kept when the source
+    /// was ordered, otherwise numbered in primary-key order within each owner.
+    private func positionSource(
+        forOrdered key: RelationshipKey, foreignKey: String, sourceTable: String, columns: [String: ColumnExpression]
+    ) -> ColumnExpression {
+        if let sourceProperty = propertyMapping(key.entity, key.name),
+            case .inverseForeignKey(_, let oldPosition?)? = oldMap.relationships[
+                RelationshipKey(entity: sourceProperty.declaringEntity, name: sourceProperty.name)]
+        {
+            return .column(oldPosition)
+        }
+        guard let fkSource = columns[foreignKey], fkSource != .null,
+            let pk = oldMap.entityTables[sourceTable]?.primaryKey
+        else { return .null }
+        return .position(partition: fkSource, order: [.column(pk)], step: 1)
+    }
+
+    // MARK: Join tables
+
+    /// The older storage of a newer relationship, if it existed.
+    private func oldStorage(of key: RelationshipKey) -> (RelationshipStorage, ResolvedProperty)? {
+        guard let entity = sourceEntity(of: key.entity), let sourceProperty = propertyMapping(key.entity, key.name),
+            sourceProperty.property.relationship != nil
+        else { return nil }
+        _ = entity
+        let oldKey = RelationshipKey(entity: sourceProperty.declaringEntity, name: sourceProperty.name)
+        return oldMap.relationships[oldKey].map { ($0, sourceProperty) }
+    }
+
+    private func joinTable(_ target: TableDefinition, _ join: JoinTable) -> TableTransformation {
+        // Try the relationship the table is named after, then its inverse seen from the other side.
+        if let (storage, _) = oldStorage(of: join.relationship),
+            let t = joinFill(target, join, from: storage, mirrored: false)
+        {
+            return t
+        }
+        if let inverse = join.inverse, let (storage, _) = oldStorage(of: inverse),
+            let t = joinFill(target, join, from: storage, mirrored: true)
+        {
+            return t
+        }
+        return TableTransformation(target: target, role: .joinTable, source: nil, columns: [:], continuesSource: false)
+    }
+
+    /// Fills a join table from the old storage of one of its relationships. `mirrored` means the storage
+    /// belongs to the inverse, so owner and destination swap.
+    private func joinFill(_ target: TableDefinition, _ join: JoinTable, from storage: RelationshipStorage, mirrored: Bool)
+        -> TableTransformation?
+    {
+        let owner = mirrored ? join.destinationColumn : join.ownerColumn
+        let destination = mirrored ? join.ownerColumn : join.destinationColumn
+        let destinationPosition = mirrored ? join.ownerPosition : join.destinationPosition
+        let ownerPosition = mirrored ? join.destinationPosition : join.ownerPosition
+        var columns: [String: ColumnExpression] = [:]
+        switch storage {
+        case .joinTable(let name, let oldOwner, let oldDestination, let oldPosition):
+            columns[owner] = .column(oldOwner)
+            columns[destination] = .column(oldDestination)
+            if let destinationPosition {
+                columns[destinationPosition] =
+                    oldPosition.map { .column($0) } ?? .position(partition: .column(oldOwner), order: [.column(oldDestination)], step: 1)
+            }
+            if let ownerPosition {
+                let oldOwnerPosition = oldMap.joinTables[name].flatMap { j in
+                    j.ownerColumn == oldOwner ? j.ownerPosition : j.destinationPosition
+                }
+                columns[ownerPosition] =
+                    oldOwnerPosition.map { .column($0) }
+                    ?? .position(partition: .column(oldDestination), order: [.column(oldOwner)], step: 1)
+            }
+            let continues = oldMap.joinTables[name] != nil
+            return TableTransformation(
+                target: target, role: .joinTable, source: name, columns: columns, continuesSource: continues)
+        case .foreignKey(let table, let fk):
+            // A to-one became to-many: each link becomes one row.
+            guard let info = oldMap.entityTables[table] else { return nil }
+            columns[owner] = .column(info.primaryKey)
+            columns[destination] = .column(fk)
+            if let destinationPosition { columns[destinationPosition] = .value(.integer(1)) }
+            if let ownerPosition {
+                columns[ownerPosition] = .position(partition: .column(fk), order: [.column(info.primaryKey)], step: 1)
+            }
+            return TableTransformation(
+                target: target, role: .joinTable, source: table, columns: columns, filter: [.isNotNull(fk)],
+                continuesSource: false)
+        case .inverseForeignKey(let inverse, let oldPosition):
+            // A one-to-many became many-to-many: the links are the inverse's foreign keys.
+            guard case .foreignKey(let table, let fk)? = oldMap.relationships[inverse],
+                let info = oldMap.entityTables[table]
+            else { return nil }
+            columns[owner] = .column(fk)
+            columns[destination] = .column(info.primaryKey)
+            if let destinationPosition {
+                columns[destinationPosition] =
+                    oldPosition.map { .column($0) } ?? .position(partition: .column(fk), order: [.column(info.primaryKey)], step: 1)
+            }
+            if let ownerPosition { columns[ownerPosition] = .value(.integer(1)) }
+            return TableTransformation(
+                target: target, role: .joinTable, source: table, columns: columns, filter: [.isNotNull(fk)],
+                continuesSource: false)
+        }
+    }
+
+    // MARK: Verification data
+
+    private func survivingEntities() -> [StepProgram.SurvivingEntity] {
+        diff.mappings.compactMap { mapping in
+            guard let s = mapping.source, let d = mapping.destination, let so = oldMap.entities[s],
+                let de = newMap.entities[d]
+            else { return nil }
+            let sourceDiscriminator = oldMap.entityTables[so.table]?.discriminator.flatMap { c in
+                so.discriminatorValue.map { (c, $0) }
+            }
+            let destinationDiscriminator = newMap.entityTables[de.table]?.discriminator.flatMap { c in
+                de.discriminatorValue.map { (c, $0) }
+            }
+            return StepProgram.SurvivingEntity(
+                sourceEntity: s, sourceTable: so.table, sourceDiscriminator: sourceDiscriminator, destinationEntity: d,
+                destinationTable: de.table, destinationDiscriminator: destinationDiscriminator)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import GRDB
+import InstarInference
+import InstarModel
+
+/// What one executed (or planned) step did.
+public struct StepOutcome: Sendable {
+    public var fromVersion: String
+    public var toVersion: String
+    public var plan: StepSQLPlan
+    public var seconds: Double
+}
+
+extension SQLiteStore {
+    /// Compiles the step from `old` to `new` and plans its SQL against the store's actual schema,
+    /// without writing anything: the dry run.
+    public func planStep(from old: Model, to new: Model) throws(StoreError) -> (StepProgram, StepSQLPlan) {
+        do {
+            return try queue.inDatabase { db in
+                let program = try StepCompiler(diff: ModelDiff(from: old, to: new), from: old, to: new, layout: layout)
+                    .compile()
+                let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+                let extras = try ViewsAndTriggers.read(db)
+                return (program, StepSQLPlanner.plan(program, actual: actual, viewsAndTriggers: extras.map(\.sql)))
+            }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "planning the step")
+        }
+    }
+
+    /// Migrates the store from `old` (its current version) to `new` in one transaction: the schema
+    /// change, the data, and the metadata commit together, after verification, or not at all.
+    ///
+    /// Before anything is written the store's schema must be exactly `old`'s (no drift) and the data
+    /// must satisfy the step's conditions (no NULLs where a required attribute has no default, …).
+    /// After the statements and before commit the step checks that the schema is exactly `new`'s,
+    /// that foreign keys are clean and that every surviving entity kept its row count.
+    @discardableResult
+    public func migrate(from old: Model, to new: Model) throws(StoreError) -> StepOutcome {
+        let start = Date()
+        let diff = ModelDiff(from: old, to: new)
+        let program: StepProgram
+        let oldMap: StorageMap
+        do {
+            program = try StepCompiler(diff: diff, from: old, to: new, layout: layout).compile()
+            oldMap = try layout.storageMap(for: old)
+        } catch {
+            throw StoreError.from(error, path: path, doing: "compiling the step")
+        }
+        if isReadOnly {
+            throw StoreError(.readOnly, path: path, "the store was opened read-only; nothing was changed")
+        }
+        var plan: StepSQLPlan?
+        do {
+            try queue.inDatabase { db in
+                try db.inTransaction(.immediate) {
+                    try checkNoDrift(db, expected: oldMap.schema, version: old.name)
+                    try checkConditions(diff.conditions, db: db, map: oldMap)
+                    let before = try counts(program.survivingEntities, db: db, source: true)
+                    let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+                    let extras = try ViewsAndTriggers.read(db)
+                    for extra in extras { try db.execute(sql: extra.dropSQL) }
+                    let stepPlan = StepSQLPlanner.plan(program, actual: actual, viewsAndTriggers: extras.map(\.sql))
+                    for statement in stepPlan.statements {
+                        do {
+                            try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments))
+                        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                            throw StoreError(
+                                .dataCondition, path: path,
+                                "the data does not fit \(new.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed")
+                        }
+                    }
+                    try layout.writeMetadata(db, model: new)
+                    try verify(db, program: program, before: before)
+                    plan = stepPlan
+                    return .commit
+                }
+            }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "migrating \(old.name) → \(new.name)")
+        }
+        return StepOutcome(fromVersion: old.name, toVersion: new.name, plan: plan!, seconds: Date().timeIntervalSince(start))
+    }
+
+    private func checkNoDrift(_ db: Database, expected: StoreSchema, version: String) throws {
+        let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+        let drift = SchemaComparison.differences(
+            expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
+        guard drift.isEmpty else {
+            throw StoreError(
+                .schemaDrift, path: path,
+                "the store's schema differs from version \(version); nothing was changed:\n  "
+                    + drift.map(\.description).joined(separator: "\n  "),
+                hint: "run 'instar inspect --store \(path)' to see which version it is closest to")
+        }
+    }
+
+    /// Refuses, with counts, when the data would make a conditional change fail.
+    private func checkConditions(_ conditions: [DataCondition], db: Database, map: StorageMap) throws {
+        for condition in conditions {
+            let (entity, sql, arguments, message): (String, String, StatementArguments, (Int) -> String)
+            switch condition {
+            case .noRows(let e):
+                guard let (from, filter, args) = rowsOf(e, map: map) else { continue }
+                (entity, sql, arguments) = (e, "SELECT count(*) FROM \(from)\(filter)", args)
+                message = { "\($0) '\(e)' row(s) exist, but the step adds a required value without a default" }
+            case .noNulls(let e, let property):
+                guard let (from, filter, args) = rowsOf(e, map: map), let column = map.entities[e]?.columns[property]
+                else { continue }
+                let clause = (filter.isEmpty ? " WHERE " : filter + " AND ") + "\(column.sqlQuoted) IS NULL"
+                (entity, sql, arguments) = (e, "SELECT count(*) FROM \(from)\(clause)", args)
+                message = { "\($0) '\(e)' row(s) hold NULL in '\(property)', which becomes required without a default" }
+            case .unique(let e, let properties):
+                guard let (from, filter, args) = rowsOf(e, map: map) else { continue }
+                let columns = properties.compactMap { map.entities[e]?.columns[$0] }
+                guard columns.count == properties.count else { continue }
+                let list = SQLIdentifier.list(columns)
+                (entity, sql, arguments) = (
+                    e, "SELECT count(*) FROM (SELECT 1 FROM \(from)\(filter) GROUP BY \(list) HAVING count(*) > 1)", args
+                )
+                message = { "\($0) group(s) of '\(e)' rows share (\(properties.joined(separator: ", "))), which become unique" }
+            }
+            let count = try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+            if count > 0 {
+                throw StoreError(
+                    .dataCondition, path: path, message(count) + "; nothing was changed",
+                    hint: "fix the '\(entity)' data first (for example in a hook of a custom stage), or give the attribute a default")
+            }
+        }
+    }
+
+    /// `"table" WHERE discriminator IN (…)` for the rows of an entity and its sub-entities.
+    private func rowsOf(_ entity: String, map: StorageMap) -> (String, String, StatementArguments)? {
+        guard let storage = map.entities[entity], let info = map.entityTables[storage.table] else { return nil }
+        let from = storage.table.sqlQuoted
+        guard let discriminator = info.discriminator else { return (from, "", []) }
+        let values = storage.kinds.compactMap { map.entities[$0]?.discriminatorValue?.databaseValue }
+        let marks = values.map { _ in "?" }.joined(separator: ", ")
+        return (from, " WHERE \(discriminator.sqlQuoted) IN (\(marks))", StatementArguments(values))
+    }
+
+    private func counts(_ entities: [StepProgram.SurvivingEntity], db: Database, source: Bool) throws -> [String: Int] {
+        var result: [String: Int] = [:]
+        for e in entities {
+            let table = source ? e.sourceTable : e.destinationTable
+            let discriminator = source ? e.sourceDiscriminator : e.destinationDiscriminator
+            var sql = "SELECT count(*) FROM \(table.sqlQuoted)"
+            var arguments = StatementArguments()
+            if let discriminator {
+                sql += " WHERE \(discriminator.column.sqlQuoted) = ?"
+                arguments = [discriminator.value.databaseValue]
+            }
+            result[e.sourceEntity] = try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+        }
+        return result
+    }
+
+    private func verify(_ db: Database, program: StepProgram, before: [String: Int]) throws {
+        let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+        let differences = SchemaComparison.differences(
+            expected: program.targetSchema, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
+        guard differences.isEmpty else {
+            throw StoreError(
+                .verificationFailed, path: path,
+                "after the step the schema is not that of \(program.toVersion); rolled back:\n  "
+                    + differences.map(\.description).joined(separator: "\n  "))
+        }
+        if let violation = try db.foreignKeyViolations().next() {
+            throw StoreError(
+                .verificationFailed, path: path,
+                "after the step a foreign key is broken (\(violation.originTable) row \(violation.originRowID.map(String.init) ?? "?") → \(violation.destinationTable)); rolled back")
+        }
+        let after = try counts(program.survivingEntities, db: db, source: false)
+        for e in program.survivingEntities where before[e.sourceEntity] != after[e.sourceEntity] {
+            throw StoreError(
+                .verificationFailed, path: path,
+                "after the step '\(e.destinationEntity)' has \(after[e.sourceEntity] ?? 0) rows where '\(e.sourceEntity)' had \(before[e.sourceEntity] ?? 0); rolled back")
+        }
+    }
+}
+
+/// The store's own views and triggers: dropped before a step (they may name tables being rebuilt)
+/// and recreated after it, as they were.
+struct ViewsAndTriggers {
+    var type: String
+    var name: String
+    var sql: String
+
+    var dropSQL: String { "DROP \(type.uppercased()) IF EXISTS \(name.sqlQuoted)" }
+
+    static func read(_ db: Database) throws -> [ViewsAndTriggers] {
+        try Row.fetchAll(
+            db, sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') AND sql IS NOT NULL ORDER BY type DESC, name"
+        ).map { ViewsAndTriggers(type: $0["type"], name: $0["name"], sql: $0["sql"]) }
+    }
+}

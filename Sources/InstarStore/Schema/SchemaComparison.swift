@@ -1,0 +1,122 @@
+/// The exact differences between an expected schema and an actual one: what "drift" means.
+public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable {
+        case missingTable, extraTable
+        case missingColumn, extraColumn, columnDiffers
+        case primaryKeyDiffers
+        case missingIndex, extraIndex, indexDiffers
+    }
+
+    public var kind: Kind
+    public var table: String
+    public var column: String?
+    public var index: String?
+    public var expected: String?
+    public var actual: String?
+
+    public var description: String {
+        switch kind {
+        case .missingTable: "missing table \(table.sqlQuoted)"
+        case .extraTable: "extra table \(table.sqlQuoted)"
+        case .missingColumn: "missing column \(table.sqlQuoted).\(column!.sqlQuoted) \(expected ?? "")"
+        case .extraColumn: "extra column \(table.sqlQuoted).\(column!.sqlQuoted) \(actual ?? "")"
+        case .columnDiffers:
+            "column \(table.sqlQuoted).\(column!.sqlQuoted) is \(actual ?? "?"), expected \(expected ?? "?")"
+        case .primaryKeyDiffers: "primary key of \(table.sqlQuoted) is (\(actual ?? "")), expected (\(expected ?? ""))"
+        case .missingIndex: "missing index \(index!.sqlQuoted) on \(table.sqlQuoted)"
+        case .extraIndex: "extra index \(index!.sqlQuoted) on \(table.sqlQuoted)"
+        case .indexDiffers: "index \(index!.sqlQuoted) is \(actual ?? ""), expected \(expected ?? "")"
+        }
+    }
+}
+
+public enum SchemaComparison {
+    /// Differences from `expected` to `actual`. Column order is ignored (SQLite appends added columns),
+    /// declared types compare case-insensitively. With `ignoringExtraIndexes`, indexes the store has
+    /// beyond the expected ones are tolerated (Core Data leaves stale indexes behind).
+    public static func differences(
+        expected: StoreSchema, actual: StoreSchema, ignoringExtraIndexes: Bool = false
+    ) -> [SchemaDifference] {
+        var result: [SchemaDifference] = []
+        let actualTables = Dictionary(actual.tables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let expectedNames = Set(expected.tables.map(\.name))
+        for table in expected.tables {
+            guard let found = actualTables[table.name] else {
+                result.append(SchemaDifference(kind: .missingTable, table: table.name))
+                continue
+            }
+            result += columnDifferences(table, found)
+        }
+        for table in actual.tables where !expectedNames.contains(table.name) {
+            result.append(SchemaDifference(kind: .extraTable, table: table.name))
+        }
+        let actualIndexes = Dictionary(actual.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for index in expected.indexes {
+            guard let found = actualIndexes[index.name] else {
+                result.append(SchemaDifference(kind: .missingIndex, table: index.table, index: index.name))
+                continue
+            }
+            if found.table != index.table || found.elements != index.elements || found.isUnique != index.isUnique {
+                result.append(
+                    SchemaDifference(
+                        kind: .indexDiffers, table: index.table, index: index.name, expected: render(index),
+                        actual: render(found)))
+            }
+        }
+        if !ignoringExtraIndexes {
+            let expectedIndexes = Set(expected.indexes.map(\.name))
+            for index in actual.indexes where !expectedIndexes.contains(index.name) && expectedNames.contains(index.table) {
+                result.append(SchemaDifference(kind: .extraIndex, table: index.table, index: index.name))
+            }
+        }
+        return result
+    }
+
+    static func columnDifferences(_ expected: TableDefinition, _ actual: TableDefinition) -> [SchemaDifference] {
+        var result: [SchemaDifference] = []
+        for column in expected.columns {
+            guard let found = actual.column(named: column.name) else {
+                result.append(
+                    SchemaDifference(kind: .missingColumn, table: expected.name, column: column.name, expected: render(column)))
+                continue
+            }
+            if !same(column, found) {
+                result.append(
+                    SchemaDifference(
+                        kind: .columnDiffers, table: expected.name, column: column.name, expected: render(column),
+                        actual: render(found)))
+            }
+        }
+        let expectedColumns = Set(expected.columns.map(\.name))
+        for column in actual.columns where !expectedColumns.contains(column.name) {
+            result.append(SchemaDifference(kind: .extraColumn, table: expected.name, column: column.name, actual: render(column)))
+        }
+        if expected.primaryKey != actual.primaryKey {
+            result.append(
+                SchemaDifference(
+                    kind: .primaryKeyDiffers, table: expected.name, expected: expected.primaryKey.joined(separator: ", "),
+                    actual: actual.primaryKey.joined(separator: ", ")))
+        }
+        return result
+    }
+
+    static func same(_ a: ColumnDefinition, _ b: ColumnDefinition) -> Bool {
+        a.declaredType.uppercased() == b.declaredType.uppercased() && a.notNull == b.notNull
+            && a.isPrimaryKey == b.isPrimaryKey && (a.defaultValue ?? .null) == (b.defaultValue ?? .null)
+            && a.references == b.references
+    }
+
+    static func render(_ column: ColumnDefinition) -> String {
+        var text = column.declaredType
+        if column.isPrimaryKey { text += " PRIMARY KEY" }
+        if column.notNull { text += " NOT NULL" }
+        if let value = column.defaultValue, value != .null { text += " DEFAULT \(value.literal)" }
+        if let r = column.references { text += " REFERENCES \(r.table)(\(r.column))" }
+        return text
+    }
+
+    static func render(_ index: IndexDefinition) -> String {
+        (index.isUnique ? "UNIQUE " : "") + "(" + index.elements.map { $0.column + ($0.descending ? " DESC" : "") }
+            .joined(separator: ", ") + ") ON \(index.table)"
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+
+/// Reads the schema a SQLite database actually has, in the same terms as a layout's expectation.
+///
+/// Uses SQLite's table-valued pragma functions with bound table names, so no name is spliced into SQL.
+public enum SchemaReader {
+    /// Every user table and index, except SQLite's own and those `isInternal` says to skip.
+    public static func read(_ db: Database, skipping isInternal: (String) -> Bool = { _ in false }) throws -> StoreSchema {
+        let tableNames = try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+            .filter { !isInternal($0) }
+        var schema = StoreSchema()
+        for table in tableNames {
+            schema.tables.append(try readTable(db, table))
+            schema.indexes += try readIndexes(db, table)
+        }
+        return schema
+    }
+
+    static func readTable(_ db: Database, _ table: String) throws -> TableDefinition {
+        var references: [String: ForeignKeyReference] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM pragma_foreign_key_list(?)", arguments: [table]) {
+            let from: String = row["from"]
+            let onDelete: String = row["on_delete"]
+            references[from] = ForeignKeyReference(
+                table: row["table"], column: row["to"] ?? "", onDelete: onDelete == "NO ACTION" ? nil : onDelete)
+        }
+        let rows = try Row.fetchAll(db, sql: "SELECT * FROM pragma_table_xinfo(?)", arguments: [table])
+        let primaryKeyCount = rows.filter { ($0["pk"] as Int) > 0 }.count
+        var columns: [ColumnDefinition] = []
+        var compositeKey: [(Int, String)] = []
+        for row in rows where (row["hidden"] as Int) == 0 {
+            let name: String = row["name"]
+            let pk: Int = row["pk"]
+            if pk > 0 && primaryKeyCount > 1 { compositeKey.append((pk, name)) }
+            columns.append(
+                ColumnDefinition(
+                    name: name, declaredType: row["type"], notNull: (row["notnull"] as Int) != 0,
+                    defaultValue: (row["dflt_value"] as String?).flatMap(parseLiteral),
+                    isPrimaryKey: pk > 0 && primaryKeyCount == 1, references: references[name]))
+        }
+        return TableDefinition(
+            name: table, columns: columns, primaryKey: compositeKey.sorted { $0.0 < $1.0 }.map(\.1))
+    }
+
+    static func readIndexes(_ db: Database, _ table: String) throws -> [IndexDefinition] {
+        var indexes: [IndexDefinition] = []
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM pragma_index_list(?)", arguments: [table]) {
+            let origin: String = row["origin"]
+            guard origin == "c" else { continue }  // constraints' automatic indexes are part of the table
+            let name: String = row["name"]
+            let elements = try Row.fetchAll(
+                db, sql: "SELECT * FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", arguments: [name]
+            ).map { IndexDefinition.Element(column: ($0["name"] as String?) ?? "", descending: ($0["desc"] as Int) != 0) }
+            indexes.append(
+                IndexDefinition(name: name, table: table, elements: elements, isUnique: (row["unique"] as Int) != 0))
+        }
+        return indexes
+    }
+
+    /// Reads a `DEFAULT` clause as SQLite reports it (`0`, `'text'`, `NULL`, `X'00'`, `-1.5`).
+    static func parseLiteral(_ text: String) -> SQLValue? {
+        var s = text.trimmingCharacters(in: .whitespaces)
+        while s.hasPrefix("(") && s.hasSuffix(")") { s = String(s.dropFirst().dropLast()) }
+        if s.uppercased() == "NULL" { return .null }
+        if let i = Int64(s) { return .integer(i) }
+        if let d = Double(s) { return .real(d) }
+        if s.count >= 2, s.hasPrefix("'"), s.hasSuffix("'") {
+            return .text(String(s.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'"))
+        }
+        if s.count >= 3, s.uppercased().hasPrefix("X'"), s.hasSuffix("'") {
+            let hex = Array(s.dropFirst(2).dropLast())
+            var bytes = Data()
+            var i = 0
+            while i + 1 < hex.count, let byte = UInt8(String(hex[i...i + 1]), radix: 16) {
+                bytes.append(byte)
+                i += 2
+            }
+            return .blob(bytes)
+        }
+        return .text(s)  // an expression such as CURRENT_TIMESTAMP: compared as text
+    }
+}

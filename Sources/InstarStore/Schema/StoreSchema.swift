@@ -1,0 +1,137 @@
+/// The SQLite schema that a layout wants for one model version, or that a store actually has.
+///
+/// Both sides use the same types so that "does this store have the schema of version V?" is a plain
+/// comparison (``SchemaComparison``), whatever layout produced the expectation.
+public struct StoreSchema: Sendable, Hashable {
+    public var tables: [TableDefinition]
+    public var indexes: [IndexDefinition]
+
+    public init(tables: [TableDefinition] = [], indexes: [IndexDefinition] = []) {
+        self.tables = tables
+        self.indexes = indexes
+    }
+
+    public func table(named name: String) -> TableDefinition? {
+        tables.first { $0.name == name }
+    }
+
+    public func indexes(on table: String) -> [IndexDefinition] {
+        indexes.filter { $0.table == table }
+    }
+}
+
+/// SQLite's storage classes, as Instar declares column types.
+public enum ColumnType: String, Sendable, Hashable {
+    case integer = "INTEGER"
+    case real = "REAL"
+    case text = "TEXT"
+    case blob = "BLOB"
+    case numeric = "NUMERIC"
+}
+
+/// What a foreign-key column refers to.
+public struct ForeignKeyReference: Sendable, Hashable {
+    public var table: String
+    public var column: String
+    /// `ON DELETE` action, e.g. `CASCADE` for join-table rows; nil for SQLite's default (NO ACTION).
+    public var onDelete: String?
+
+    public init(table: String, column: String, onDelete: String? = nil) {
+        self.table = table
+        self.column = column
+        self.onDelete = onDelete
+    }
+}
+
+public struct ColumnDefinition: Sendable, Hashable {
+    public var name: String
+    /// The declared type as written in `CREATE TABLE` (layouts may use names such as `VARCHAR`).
+    public var declaredType: String
+    public var notNull: Bool
+    public var defaultValue: SQLValue?
+    public var isPrimaryKey: Bool
+    public var references: ForeignKeyReference?
+
+    public init(
+        name: String, declaredType: String, notNull: Bool = false, defaultValue: SQLValue? = nil,
+        isPrimaryKey: Bool = false, references: ForeignKeyReference? = nil
+    ) {
+        self.name = name
+        self.declaredType = declaredType
+        self.notNull = notNull
+        self.defaultValue = defaultValue
+        self.isPrimaryKey = isPrimaryKey
+        self.references = references
+    }
+
+    /// The column clause of `CREATE TABLE` / `ADD COLUMN`.
+    public var sql: String {
+        var text = "\(name.sqlQuoted) \(declaredType)"
+        if isPrimaryKey { text += " PRIMARY KEY" }
+        if notNull && !isPrimaryKey { text += " NOT NULL" }
+        if let defaultValue, defaultValue != .null { text += " DEFAULT \(defaultValue.literal)" }
+        if let references {
+            text += " REFERENCES \(references.table.sqlQuoted)(\(references.column.sqlQuoted))"
+            if let action = references.onDelete { text += " ON DELETE \(action)" }
+        }
+        return text
+    }
+}
+
+public struct TableDefinition: Sendable, Hashable {
+    public var name: String
+    public var columns: [ColumnDefinition]
+    /// A composite primary key (join tables); single-column keys are marked on the column.
+    public var primaryKey: [String]
+
+    public init(name: String, columns: [ColumnDefinition], primaryKey: [String] = []) {
+        self.name = name
+        self.columns = columns
+        self.primaryKey = primaryKey
+    }
+
+    public func column(named name: String) -> ColumnDefinition? {
+        columns.first { $0.name == name }
+    }
+
+    /// `CREATE TABLE` for this definition, under `name` or another name (rebuilds use a temporary one).
+    public func createSQL(named tableName: String? = nil) -> String {
+        var parts = columns.map(\.sql)
+        if !primaryKey.isEmpty {
+            parts.append("PRIMARY KEY (\(SQLIdentifier.list(primaryKey)))")
+        }
+        return "CREATE TABLE \((tableName ?? name).sqlQuoted) (\(parts.joined(separator: ", ")))"
+    }
+}
+
+public struct IndexDefinition: Sendable, Hashable {
+    public struct Element: Sendable, Hashable {
+        public var column: String
+        public var descending: Bool
+        public init(column: String, descending: Bool = false) {
+            self.column = column
+            self.descending = descending
+        }
+    }
+
+    public var name: String
+    public var table: String
+    public var elements: [Element]
+    public var isUnique: Bool
+
+    public init(name: String, table: String, elements: [Element], isUnique: Bool = false) {
+        self.name = name
+        self.table = table
+        self.elements = elements
+        self.isUnique = isUnique
+    }
+
+    public init(name: String, table: String, columns: [String], isUnique: Bool = false) {
+        self.init(name: name, table: table, elements: columns.map { Element(column: $0) }, isUnique: isUnique)
+    }
+
+    public var createSQL: String {
+        let columns = elements.map { $0.column.sqlQuoted + ($0.descending ? " DESC" : "") }.joined(separator: ", ")
+        return "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(name.sqlQuoted) ON \(table.sqlQuoted) (\(columns))"
+    }
+}

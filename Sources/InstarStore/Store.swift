@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import InstarInference
+import InstarModel
+
+/// A SQLite store on disk, in one layout.
+///
+/// All access goes through one `DatabaseQueue` (one connection, serialised), because a migration step
+/// must run in a single transaction on a single connection. Foreign keys are switched off on this
+/// connection: SQLite's table-rebuild procedure requires it, and every step checks foreign keys itself
+/// (`PRAGMA foreign_key_check`) before it commits.
+public final class SQLiteStore: @unchecked Sendable {
+    public let path: String
+    public let layout: any StoreLayout
+    public let isReadOnly: Bool
+    let queue: DatabaseQueue
+
+    private init(path: String, layout: any StoreLayout, queue: DatabaseQueue, readOnly: Bool) {
+        self.path = path
+        self.layout = layout
+        self.queue = queue
+        self.isReadOnly = readOnly
+    }
+
+    static func configuration(readOnly: Bool, busyTimeout: TimeInterval) -> Configuration {
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        configuration.foreignKeysEnabled = false
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "instar"
+        return configuration
+    }
+
+    /// Opens an existing store. The layout is detected from the store's bookkeeping tables unless given.
+    public static func open(
+        at path: String, layout: (any StoreLayout)? = nil, readOnly: Bool = false, busyTimeout: TimeInterval = 2
+    ) throws(StoreError) -> SQLiteStore {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw StoreError(
+                .notFound, path: path, "no such store file",
+                hint: "create one with 'instar store create <model> --store \(path)'")
+        }
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout))
+            // Touch the schema now, so that "not a database" surfaces here rather than mid-operation.
+            _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "opening the store")
+        }
+        let detected: any StoreLayout
+        if let layout {
+            detected = layout
+        } else {
+            do {
+                detected = try queue.read { db in try Layouts.all.first { try $0.recognizes(db) } } ?? InstarLayout()
+            } catch {
+                throw StoreError.from(error, path: path, doing: "reading the store's layout")
+            }
+        }
+        return SQLiteStore(path: path, layout: detected, queue: queue, readOnly: readOnly)
+    }
+
+    /// Creates an empty store of `model` in `layout`. Refuses to overwrite an existing file; on any
+    /// failure the half-made file is removed.
+    public static func create(at path: String, model: Model, layout: any StoreLayout = InstarLayout())
+        throws(StoreError) -> SQLiteStore
+    {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(
+                .alreadyExists, path: path, "a file already exists here", hint: "choose another path, or remove the file first")
+        }
+        let map: StorageMap
+        do {
+            map = try layout.storageMap(for: model)
+        } catch {
+            throw StoreError(.layout, path: path, error.description)
+        }
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: 2))
+            try queue.inTransaction { db in
+                for table in map.schema.tables {
+                    try db.execute(sql: table.createSQL())
+                }
+                for index in map.schema.indexes {
+                    try db.execute(sql: index.createSQL)
+                }
+                try layout.createBookkeeping(db, model: model)
+                try layout.writeMetadata(db, model: model)
+                return .commit
+            }
+            return SQLiteStore(path: path, layout: layout, queue: queue, readOnly: false)
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
+            for suffix in ["-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            throw StoreError.from(error, path: path, doing: "creating the store")
+        }
+    }
+
+    /// Runs `body` on the store's connection, outside any transaction.
+    public func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        try queue.inDatabase(body)
+    }
+
+    /// The store's schema, without the layout's bookkeeping tables.
+    public func schema() throws(StoreError) -> StoreSchema {
+        do {
+            return try queue.inDatabase { db in try SchemaReader.read(db, skipping: layout.isBookkeepingTable) }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "reading the schema")
+        }
+    }
+
+    public func metadata() throws(StoreError) -> StoreMetadata? {
+        do {
+            return try queue.inDatabase { db in try layout.readMetadata(db) }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "reading the metadata")
+        }
+    }
+
+    /// Row count of each table of the store (bookkeeping excluded).
+    public func rowCounts() throws(StoreError) -> [String: Int] {
+        do {
+            return try queue.inDatabase { db in
+                var counts: [String: Int] = [:]
+                for table in try SchemaReader.read(db, skipping: layout.isBookkeepingTable).tables {
+                    counts[table.name] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.name.sqlQuoted)") ?? 0
+                }
+                return counts
+            }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "counting rows")
+        }
+    }
+
+    /// Closes the connection (also done when the store is released).
+    public func close() throws {
+        try queue.close()
+    }
+}
