@@ -29,10 +29,13 @@ public struct Change: Sendable, Hashable {
     public var before: String?
     public var after: String?
     public var verdict: Verdict
+    /// True when the change discards stored data (removed entities, attributes or links), even though
+    /// it may be inferable: the report flags these as risks.
+    public var dropsData: Bool
 
     public init(
         _ kind: Kind, entity: String, property: String? = nil, oldName: String? = nil, before: String? = nil,
-        after: String? = nil, verdict: Verdict
+        after: String? = nil, verdict: Verdict, dropsData: Bool = false
     ) {
         self.kind = kind
         self.entity = entity
@@ -41,6 +44,7 @@ public struct Change: Sendable, Hashable {
         self.before = before
         self.after = after
         self.verdict = verdict
+        self.dropsData = dropsData
     }
 
     public var isInferable: Bool { verdict.isInferable }

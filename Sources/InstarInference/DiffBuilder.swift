@@ -54,7 +54,7 @@ struct DiffBuilder {
                 changes.append(
                     Change(
                         .entityRemoved, entity: s,
-                        verdict: .inferable("the entity is removed: its rows are deleted")))
+                        verdict: .inferable("the entity is removed: its rows are deleted"), dropsData: true))
             case (let s?, let d?):
                 entityPairChanges(old.entity(named: s)!, new.entity(named: d)!)
             default: break
@@ -94,8 +94,10 @@ struct DiffBuilder {
                     verdict: .inferable("only the version hash changes; no stored data changes")))
         }
         let renamed = propertyRenames(from: s.name, to: d.name)
-        let oldConstraints = Set(s.uniquenessConstraints.map { $0.map { renamed[$0] ?? $0 }.sorted() })
-        let newConstraints = Set(d.uniquenessConstraints.map { $0.sorted() })
+        // Compare the constraints in force (own and inherited): moving a constraint from a parent to its
+        // children changes the hash but not what is enforced on the rows.
+        let oldConstraints = Set(effectiveConstraints(of: s.name, in: old).map { $0.map { renamed[$0] ?? $0 }.sorted() })
+        let newConstraints = Set(effectiveConstraints(of: d.name, in: new).map { $0.sorted() })
         if oldConstraints != newConstraints {
             let added = newConstraints.subtracting(oldConstraints).sorted { $0.joined() < $1.joined() }
             let render = { (cs: Set<[String]>) in cs.map { "(\($0.joined(separator: ", ")))" }.sorted().joined(separator: " ") }
@@ -120,6 +122,10 @@ struct DiffBuilder {
                     after: newIndexes.map(\.description).sorted().joined(separator: "; "),
                     verdict: .inferable("indexes are dropped and created; no data changes")))
         }
+    }
+
+    private func effectiveConstraints(of entity: String, in model: Model) -> [[String]] {
+        model.ancestry(of: entity).flatMap { model.entity(named: $0)?.uniquenessConstraints ?? [] }
     }
 
     private struct IndexShape: Hashable, CustomStringConvertible {
@@ -197,7 +203,7 @@ struct DiffBuilder {
                             after: d.property.kindName,
                             verdict: .inferable(
                                 "'\(s.name)' changes from \(s.property.kindName) to \(d.property.kindName): treated as remove plus add, so its values are dropped"
-                            )))
+                            ), dropsData: true))
                     continue
                 }
                 removed(s, entity: entityName)
@@ -216,12 +222,13 @@ struct DiffBuilder {
         switch s.property {
         case .attribute(let a):
             let what = a.isTransient ? "a transient attribute is removed: nothing is stored" : "the attribute is removed: its values are dropped"
-            changes.append(Change(.attributeRemoved, entity: entity, property: a.name, verdict: .inferable(what)))
+            changes.append(
+                Change(.attributeRemoved, entity: entity, property: a.name, verdict: .inferable(what), dropsData: !a.isTransient))
         case .relationship(let r):
             changes.append(
                 Change(
                     .relationshipRemoved, entity: entity, property: r.name, before: r.destination,
-                    verdict: .inferable("the relationship is removed: its links are dropped")))
+                    verdict: .inferable("the relationship is removed: its links are dropped"), dropsData: !r.isTransient))
         }
     }
 
@@ -287,21 +294,25 @@ struct DiffBuilder {
         }
         let removedEntities = mappings.filter { $0.destination == nil }.compactMap(\.source)
         let addedEntities = mappings.filter { $0.source == nil }.compactMap(\.destination)
-        for oldName in removedEntities {
-            let oldAttributes = Set(old.attributes(of: oldName).map(\.name))
-            guard oldAttributes.count >= 2 else { continue }
-            for newName in addedEntities {
-                let shared = oldAttributes.intersection(new.attributes(of: newName).map(\.name))
-                if Double(shared.count) >= 0.6 * Double(oldAttributes.count) {
-                    warnings.append(
-                        Warning(
-                            .probableEntityRename, entity: newName,
-                            message:
-                                "probable entity rename: '\(oldName)' is removed (its rows are deleted) and '\(newName)' is added with \(shared.count) of its \(oldAttributes.count) attributes. If it is the same entity renamed, set the renaming identifier of '\(newName)' to '\(oldName)'"
-                        ))
-                    break
-                }
+        for newName in addedEntities {
+            let newAttributes = Set(new.attributes(of: newName).map(\.name))
+            // The removed entity sharing the largest part of its attributes, if that part is large.
+            let scored = removedEntities.map { oldName -> (String, Int, Int) in
+                let oldAttributes = Set(old.attributes(of: oldName).map(\.name))
+                return (oldName, oldAttributes.intersection(newAttributes).count, oldAttributes.count)
             }
+            guard
+                let best = scored.filter({ $0.2 >= 2 && Double($0.1) >= 0.6 * Double($0.2) })
+                    .max(by: { ($0.1, $1.0) < ($1.1, $0.0) })
+            else { continue }
+            let others = scored.filter { $0.0 != best.0 && $0.2 >= 2 && Double($0.1) >= 0.6 * Double($0.2) }.map(\.0)
+            let alsoNote = others.isEmpty ? "" : " (also similar: \(others.sorted().joined(separator: ", ")))"
+            warnings.append(
+                Warning(
+                    .probableEntityRename, entity: newName,
+                    message:
+                        "probable entity rename: '\(best.0)' is removed (its rows are deleted) and '\(newName)' is added with \(best.1) of its \(best.2) attributes\(alsoNote). If it is the same entity renamed, set the renaming identifier of '\(newName)' to '\(best.0)'"
+                ))
         }
     }
 }

@@ -18,6 +18,7 @@ enum DiffRendering {
             "entity": change.entity,
             "inferable": change.isInferable,
             "reason": change.verdict.reason,
+            "dropsData": change.dropsData,
         ]
         if let property = change.property { object["property"] = property }
         if let oldName = change.oldName { object["oldName"] = oldName }
