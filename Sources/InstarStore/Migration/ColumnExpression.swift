@@ -21,6 +21,8 @@ public indirect enum ColumnExpression: Sendable, Hashable {
     /// A 1-based position among rows sharing `partition`, ordered by `order`, times `step`:
     /// positions for a relationship that becomes ordered.
     case position(partition: ColumnExpression, order: [ColumnExpression], step: Int64)
+    /// `CASE WHEN discriminator IN (values) THEN x ELSE y END`: a value chosen by the row's entity.
+    case choose(discriminator: String, values: [SQLValue], then: ColumnExpression, else: ColumnExpression)
     /// `(SELECT value FROM table WHERE key = x LIMIT 1)`: a link read from another table, when a
     /// relationship's storage moves from a join table to a foreign key.
     case lookup(table: String, value: String, key: String, equals: ColumnExpression)
@@ -58,6 +60,7 @@ public indirect enum ColumnExpression: Sendable, Hashable {
         case .mapping(let e, _): e.sourceColumns
         case .position(let p, let order, _): order.reduce(p.sourceColumns) { $0.union($1.sourceColumns) }
         case .lookup(_, _, _, let e): e.sourceColumns
+        case .choose(let d, _, let a, let b): a.sourceColumns.union(b.sourceColumns).union([d])
         }
     }
 
@@ -73,6 +76,10 @@ public indirect enum ColumnExpression: Sendable, Hashable {
         case .position(let p, let o, let s):
             .position(partition: p.substituting(replacement), order: o.map { $0.substituting(replacement) }, step: s)
         case .lookup(let t, let v, let k, let e): .lookup(table: t, value: v, key: k, equals: e.substituting(replacement))
+        case .choose(let d, let values, let a, let b):
+            // The discriminator itself is a source column; it must stay a plain column to be chosen on.
+            .choose(discriminator: replacement(d).copiedColumn ?? d, values: values, then: a.substituting(replacement),
+                else: b.substituting(replacement))
         }
     }
 
@@ -102,10 +109,18 @@ public indirect enum ColumnExpression: Sendable, Hashable {
             let p = partition.render(&arguments, qualifier: qualifier)
             let o = order.map { $0.render(&arguments, qualifier: qualifier) }.joined(separator: ", ")
             arguments.append(step.databaseValue)
-            return "(ROW_NUMBER() OVER (PARTITION BY \(p) ORDER BY \(o)) * ?)"
+            // Rows outside any owner (a NULL foreign key) have no position.
+            return "(CASE WHEN \(p) IS NULL THEN NULL ELSE ROW_NUMBER() OVER (PARTITION BY \(p) ORDER BY \(o)) * ? END)"
         case .lookup(let table, let value, let key, let e):
             let x = e.render(&arguments, qualifier: qualifier)
             return "(SELECT \(value.sqlQuoted) FROM \(table.sqlQuoted) WHERE \(key.sqlQuoted) = \(x) LIMIT 1)"
+        case .choose(let discriminator, let values, let a, let b):
+            let column = (qualifier.map { $0.sqlQuoted + "." } ?? "") + discriminator.sqlQuoted
+            arguments += values.map(\.databaseValue)
+            let marks = values.map { _ in "?" }.joined(separator: ", ")
+            let then = a.render(&arguments, qualifier: qualifier)
+            let otherwise = b.render(&arguments, qualifier: qualifier)
+            return "(CASE WHEN \(column) IN (\(marks)) THEN \(then) ELSE \(otherwise) END)"
         }
     }
 }

@@ -107,46 +107,26 @@ public struct StepCompiler {
     }
 
     /// Columns of the properties an entity declares itself (inherited ones are filled by the ancestor).
+    ///
+    /// A column is shared by every entity that has the property (the declarer and its descendants),
+    /// and each of them may have got its value from a different older property (a property moved up
+    /// the hierarchy comes from a sub-entity's column). When they differ, the value is chosen per row
+    /// by the older discriminator.
     private func fillOwnColumns(of destination: String, into columns: inout [String: ColumnExpression], sourceTable: String)
         throws
     {
         let entity = new.entity(named: destination)!
         let storage = newMap.entities[destination]!
-        let source = sourceEntity(of: destination)
-        let sourceStorage = source.flatMap { oldMap.entities[$0] }
         for attribute in entity.attributes {
             guard let column = storage.columns[attribute.name] else { continue }
-            let fallback: ColumnExpression = layout.storedDefault(of: attribute).map { .value($0) } ?? .null
-            guard let sourceProperty = propertyMapping(destination, attribute.name),
-                let sourceAttribute = sourceProperty.property.attribute,
-                let sourceColumn = sourceStorage?.columns[sourceProperty.name]
-            else {
-                columns[column] = fallback
-                continue
+            columns[column] = perKind(of: destination, sourceTable: sourceTable) { member in
+                attributeValue(attribute, of: member)
             }
-            var value = layout.convert(.column(sourceColumn), from: sourceAttribute, to: attribute)
-            if !attribute.isOptional, fallback != .null, sourceAttribute.isOptional || sourceAttribute.type != attribute.type {
-                value = .coalesce(value, fallback)
-            }
-            columns[column] = value
         }
         for relationship in entity.relationships where relationship.isToOne {
             guard let column = storage.columns[relationship.name] else { continue }
-            columns[column] = .null
-            if propertyMapping(destination, relationship.name) == nil,
-                let value = linkFromOldJoinTable(toOne: relationship, of: destination, sourceTable: sourceTable)
-            {
-                // The to-many side kept its links in a join table; they now live in this foreign key.
-                columns[column] = value
-                continue
-            }
-            guard let sourceProperty = propertyMapping(destination, relationship.name),
-                let sourceRelationship = sourceProperty.property.relationship, sourceRelationship.isToOne,
-                let sourceColumn = sourceStorage?.columns[sourceProperty.name]
-            else { continue }
-            let mappedDestination = diff.destination(ofEntity: sourceRelationship.destination)
-            if let mappedDestination, new.entity(mappedDestination, isKindOf: relationship.destination) {
-                columns[column] = .column(sourceColumn)
+            columns[column] = perKind(of: destination, sourceTable: sourceTable) { member in
+                foreignKeyValue(relationship, of: member, sourceTable: sourceTable)
             }
         }
         // Position columns of ordered to-many relationships whose foreign key lives in this entity.
@@ -158,8 +138,61 @@ public struct StepCompiler {
         }
     }
 
+    /// Combines the value each entity kind (the declarer and its descendants) gives a shared column.
+    private func perKind(of declarer: String, sourceTable: String, value: (String) -> ColumnExpression) -> ColumnExpression {
+        let members = newMap.entities[declarer]?.kinds ?? [declarer]
+        var groups: [(ColumnExpression, [String])] = []
+        for member in members {
+            let expression = value(member)
+            if let i = groups.firstIndex(where: { $0.0 == expression }) {
+                groups[i].1.append(member)
+            } else {
+                groups.append((expression, [member]))
+            }
+        }
+        // Kinds without rows in the older version (new entities) do not decide anything.
+        let withRows = groups.filter { $0.1.contains { sourceEntity(of: $0) != nil } }
+        guard withRows.count > 1, let discriminator = oldMap.entityTables[sourceTable]?.discriminator else {
+            return (withRows.first ?? groups.first)?.0 ?? .null
+        }
+        // CASE old discriminator WHEN kind THEN value … : written as nested COALESCE-free mapping.
+        var result: ColumnExpression = .null
+        for (expression, kinds) in withRows.reversed() {
+            let values = kinds.compactMap { sourceEntity(of: $0) }.compactMap { oldMap.entities[$0]?.discriminatorValue }
+            result = .choose(discriminator: discriminator, values: values, then: expression, else: result)
+        }
+        return result
+    }
+
+    private func attributeValue(_ attribute: Attribute, of member: String) -> ColumnExpression {
+        let fallback: ColumnExpression = layout.storedDefault(of: attribute).map { .value($0) } ?? .null
+        guard let source = sourceEntity(of: member), let sourceProperty = propertyMapping(member, attribute.name),
+            let sourceAttribute = sourceProperty.property.attribute,
+            let sourceColumn = oldMap.entities[source]?.columns[sourceProperty.name]
+        else { return fallback }
+        var value = layout.convert(.column(sourceColumn), from: sourceAttribute, to: attribute)
+        if !attribute.isOptional, fallback != .null, sourceAttribute.isOptional || sourceAttribute.type != attribute.type {
+            value = .coalesce(value, fallback)
+        }
+        return value
+    }
+
+    private func foreignKeyValue(_ relationship: Relationship, of member: String, sourceTable: String) -> ColumnExpression {
+        guard let source = sourceEntity(of: member) else { return .null }
+        guard let sourceProperty = propertyMapping(member, relationship.name) else {
+            // The to-many side may have kept its links in a join table; they now live in this key.
+            return linkFromOldJoinTable(toOne: relationship, sourceTable: sourceTable) ?? .null
+        }
+        guard let sourceRelationship = sourceProperty.property.relationship, sourceRelationship.isToOne,
+            let sourceColumn = oldMap.entities[source]?.columns[sourceProperty.name],
+            let mappedDestination = diff.destination(ofEntity: sourceRelationship.destination),
+            new.entity(mappedDestination, isKindOf: relationship.destination)
+        else { return .null }
+        return .column(sourceColumn)
+    }
+
     /// For a to-one without an older counterpart whose to-many inverse did exist as a join table.
-    private func linkFromOldJoinTable(toOne relationship: Relationship, of entity: String, sourceTable: String)
+    private func linkFromOldJoinTable(toOne relationship: Relationship, sourceTable: String)
         -> ColumnExpression?
     {
         guard let inverseName = relationship.inverse,

@@ -70,6 +70,7 @@ extension SQLiteStore {
                                 "the data does not fit \(new.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed")
                         }
                     }
+                    try checkViews(extras, db: db, version: new.name)
                     try layout.writeMetadata(db, model: new)
                     try verify(db, program: program, before: before)
                     plan = stepPlan
@@ -80,6 +81,20 @@ extension SQLiteStore {
             throw StoreError.from(error, path: path, doing: "migrating \(old.name) → \(new.name)")
         }
         return StepOutcome(fromVersion: old.name, toVersion: new.name, plan: plan!, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// SQLite recreates a view without checking its columns; reading it once tells whether it broke.
+    private func checkViews(_ extras: [ViewsAndTriggers], db: Database, version: String) throws {
+        for view in extras where view.type == "view" {
+            do {
+                _ = try Row.fetchOne(db, sql: "SELECT * FROM \(view.name.sqlQuoted) LIMIT 0")
+            } catch let error as DatabaseError {
+                throw StoreError(
+                    .verificationFailed, path: path,
+                    "the store's view '\(view.name)' no longer works at \(version) (\(error.message ?? "error")); rolled back",
+                    hint: "drop or change the view before migrating, and recreate it for the new version")
+            }
+        }
     }
 
     private func checkNoDrift(_ db: Database, expected: StoreSchema, version: String) throws {

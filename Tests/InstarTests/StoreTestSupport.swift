@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+import InstarModel
+import InstarStore
+
+/// A store in a temporary folder, with helpers to fill it and read it back.
+final class StoreFixture {
+    let directory: URL
+    let path: String
+    let store: SQLiteStore
+
+    init(_ model: Model, busyTimeout: TimeInterval = 2) throws {
+        directory = try temporaryDirectory()
+        path = directory.appendingPathComponent("store.sqlite").path
+        store = try SQLiteStore.create(at: path, model: model)
+    }
+
+    deinit {
+        try? store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func execute(_ sql: String, _ arguments: StatementArguments = []) throws {
+        try store.withDatabase { db in try db.execute(sql: sql, arguments: arguments) }
+    }
+
+    /// Every row of a table as `column → value`, ordered by the first column.
+    func rows(_ table: String, orderBy: String = "_pk") throws -> [[String: DatabaseValue]] {
+        try store.withDatabase { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM \(SQLIdentifier.quoted(table)) ORDER BY \(SQLIdentifier.quoted(orderBy))")
+                .map { row in Dictionary(uniqueKeysWithValues: row.columnNames.map { ($0, row[$0] as DatabaseValue) }) }
+        }
+    }
+
+    func column(_ table: String, _ column: String) throws -> [DatabaseValue] {
+        try rows(table).map { $0[column] ?? .null }
+    }
+
+    func schema() throws -> StoreSchema { try store.schema() }
+
+    /// The exact bytes of the store file: equal before and after a failed step means nothing changed.
+    func fileBytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+}
+
+extension DatabaseValue {
+    static func int(_ v: Int64) -> DatabaseValue { v.databaseValue }
+    static func text(_ v: String) -> DatabaseValue { v.databaseValue }
+    static func real(_ v: Double) -> DatabaseValue { v.databaseValue }
+}
