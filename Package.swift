@@ -37,17 +37,31 @@ let package = Package(
             name: "InstarInference",
             dependencies: ["InstarModel"]
         ),
+        // Plan files, the version graph, cheapest chains, synthesized decompositions.
+        .target(
+            name: "InstarPlanner",
+            dependencies: ["InstarModel", "InstarModelIO", "InstarInference", .product(name: "Yams", package: "Yams")]
+        ),
         // SQLite stores: schemas, layouts (plug-ins), in-place execution of inferred steps.
         .target(
             name: "InstarStore",
             dependencies: [
-                "InstarModel", "InstarModelIO", "InstarInference", .product(name: "GRDB", package: "GRDB.swift"),
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // Running chains: hooks, the migrator, dry-run reports.
+        .target(
+            name: "InstarRuntime",
+            dependencies: [
+                "InstarModel", "InstarInference", "InstarPlanner", "InstarStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // Umbrella library.
         .target(
             name: "Instar",
-            dependencies: ["InstarModel", "InstarModelIO", "InstarInference", "InstarStore"]
+            dependencies: ["InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner", "InstarStore", "InstarRuntime"]
         ),
         .executableTarget(
             name: "InstarCLI",

@@ -3,3 +3,5 @@
 @_exported import InstarModel
 @_exported import InstarModelIO
 @_exported import InstarStore
+@_exported import InstarPlanner
+@_exported import InstarRuntime

@@ -22,7 +22,8 @@ struct InstarCommand: ParsableCommand {
             65 invalid model or plan file; 66 a file could not be read.
             """,
         subcommands: [
-            ModelCommand.self, DiffCommand.self, StoreCommand.self, InspectCommand.self, MigrateCommand.self,
+            ModelCommand.self, DiffCommand.self, StoreCommand.self, InspectCommand.self, PlanCommand.self,
+            MigrateCommand.self,
         ]
     )
 }

@@ -2,30 +2,44 @@ import ArgumentParser
 import Foundation
 import Instar
 
-/// `instar migrate --store <db> --to-model <model>`: one inferred step, in place.
+/// `instar migrate [<plan>] --store <db> [--to <version>]`, or `--to-model <model>` for one inferred step.
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Migrate a store in place to a model version.",
+        abstract: "Migrate a store in place, along a plan's chain or in one inferred step.",
         discussion: """
-            Detects the store's version (its metadata, or the given --model candidates), infers the \
-            step to the target version and runs it in one transaction: schema, data and metadata \
-            commit together after verification (schema, foreign keys, row counts), or nothing changes.
+            With a plan: detects the store's version among the plan's versions, finds the cheapest \
+            chain to the target (--to, else the plan's target) and runs it, one transaction per step, \
+            with the plan's hooks. Without a plan: --to-model gives the target version and the step is \
+            inferred directly (a plain Core Data lightweight migration).
+
+            Each step commits schema, data and metadata together after verification (schema, foreign \
+            keys, row counts), or nothing changes.
 
             Refuses, with the reasons, when the step cannot be inferred, the store's schema has drifted \
             from its version, or the data does not satisfy a change (NULLs in an attribute that \
             becomes required without a default).
 
             Example:
+              instar migrate Plans/garage/plan.yaml --store /tmp/garage.sqlite
               instar migrate --store /tmp/garage.sqlite --to-model Plans/garage/models/v3.yaml
             """
     )
 
+    @Argument(help: "A plan file (YAML or JSON) declaring the versions and custom stages.")
+    var plan: String?
+
+    @Option(help: "With a plan: the target version (default: the plan's target).")
+    var to: String?
+
+    @Flag(help: "Let the plan's command hooks run (they run outside the transaction).")
+    var allowCommands = false
+
     @Option(help: "Path of the store.")
     var store: String
 
-    @Option(name: .customLong("to-model"), help: "The target model version.")
-    var toModel: String
+    @Option(name: .customLong("to-model"), help: "Without a plan: the target model version.")
+    var toModel: String?
 
     @Option(name: .customLong("model"), help: "A candidate for the store's current version (repeatable).")
     var models: [String] = []
@@ -33,8 +47,21 @@ struct MigrateCommand: ParsableCommand {
     @Flag(help: "Show the SQL without running it.")
     var dryRun = false
 
+    func validate() throws {
+        if plan == nil && toModel == nil {
+            throw ValidationError("give a plan file, or --to-model with the target model version")
+        }
+        if plan != nil && toModel != nil {
+            throw ValidationError("give either a plan file or --to-model, not both")
+        }
+    }
+
     func run() throws {
-        let target = try loadModel(toModel)
+        if let plan {
+            try runPlan(plan)
+            return
+        }
+        let target = try loadModel(toModel!)
         let candidates = try models.map(loadModel) + [target]
         let opened = try openStore(store, readOnly: dryRun)
         do {
@@ -64,6 +91,36 @@ struct MigrateCommand: ParsableCommand {
                     + (rebuilt.isEmpty ? " (no table rebuilt)" : " (rebuilt: \(rebuilt.joined(separator: ", ")))"))
         } catch let error as StoreError {
             throw fail(error)
+        }
+    }
+
+    func runPlan(_ path: String) throws {
+        let plan = try loadPlan(path)
+        let migrator = Migrator(plan: plan)
+        migrator.allowCommands = allowCommands
+        if dryRun {
+            printError("use 'instar plan \(path) --store \(store)' for a dry run of a plan")
+            throw ExitCode.validationFailure
+        }
+        do {
+            let opened = try openStore(store, readOnly: true)
+            let (current, chain, _) = try migrator.chain(for: opened, to: to)
+            try opened.close()
+            if chain.steps.isEmpty {
+                printOut("the store is already at \(current.name); nothing to do")
+                return
+            }
+            let outcomes = try migrator.migrate(storeAt: store, to: to) { printOut($0) }
+            let seconds = outcomes.reduce(0) { $0 + $1.seconds }
+            printOut("migrated \(store): \(chain.versions.joined(separator: " → ")) in \(String(format: "%.2f", seconds)) s")
+        } catch let error as StoreError {
+            throw fail(error)
+        } catch let error as NoChain {
+            printError(error.description + "\n  hint: run 'instar plan \(path)' to see a proposed decomposition")
+            throw InstarExit.failure
+        } catch let error as HookError {
+            printError(error.description)
+            throw InstarExit.failure
         }
     }
 }

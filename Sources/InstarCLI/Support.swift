@@ -63,3 +63,14 @@ func fail(_ error: StoreError) -> ExitCode {
     default: return InstarExit.failure
     }
 }
+
+/// Loads a plan file, printing every problem with its location.
+func loadPlan(_ path: String) throws -> Plan {
+    do {
+        return try PlanFileReader.read(path: path)
+    } catch {
+        printError(error.description)
+        let unreadable = error.problems.allSatisfy { $0.kind == .unreadable }
+        throw unreadable ? InstarExit.unreadable : InstarExit.invalidInput
+    }
+}

@@ -35,8 +35,15 @@ extension SQLiteStore {
     /// must satisfy the step's conditions (no NULLs where a required attribute has no default, …).
     /// After the statements and before commit the step checks that the schema is exactly `new`'s,
     /// that foreign keys are clean and that every surviving entity kept its row count.
+    ///
+    /// `before` runs inside the transaction on the old shape (after the drift check, before the data
+    /// conditions are checked, so it can fix the data); `after` runs on the new shape once the step is
+    /// verified, and the schema and foreign keys are checked again after it.
     @discardableResult
-    public func migrate(from old: Model, to new: Model) throws(StoreError) -> StepOutcome {
+    public func migrate(
+        from old: Model, to new: Model, before: ((Database) throws -> Void)? = nil,
+        after: ((Database) throws -> Void)? = nil
+    ) throws(StoreError) -> StepOutcome {
         let start = Date()
         let diff = ModelDiff(from: old, to: new)
         let program: StepProgram
@@ -55,8 +62,9 @@ extension SQLiteStore {
             try queue.inDatabase { db in
                 try db.inTransaction(.immediate) {
                     try checkNoDrift(db, expected: oldMap.schema, version: old.name)
+                    try before?(db)
                     try checkConditions(diff.conditions, db: db, map: oldMap)
-                    let before = try counts(program.survivingEntities, db: db, source: true)
+                    let counted = try counts(program.survivingEntities, db: db, source: true)
                     let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
                     let extras = try ViewsAndTriggers.read(db)
                     for extra in extras { try db.execute(sql: extra.dropSQL) }
@@ -72,7 +80,11 @@ extension SQLiteStore {
                     }
                     try checkViews(extras, db: db, version: new.name)
                     try layout.writeMetadata(db, model: new)
-                    try verify(db, program: program, before: before)
+                    try verify(db, program: program, before: counted)
+                    if let after {
+                        try after(db)
+                        try verify(db, program: program, before: nil)
+                    }
                     plan = stepPlan
                     return .commit
                 }
@@ -170,7 +182,8 @@ extension SQLiteStore {
         return result
     }
 
-    private func verify(_ db: Database, program: StepProgram, before: [String: Int]) throws {
+    /// Schema, foreign keys and (when `before` is given) surviving entities' row counts.
+    private func verify(_ db: Database, program: StepProgram, before: [String: Int]?) throws {
         let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
         let differences = SchemaComparison.differences(
             expected: program.targetSchema, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
@@ -185,6 +198,7 @@ extension SQLiteStore {
                 .verificationFailed, path: path,
                 "after the step a foreign key is broken (\(violation.originTable) row \(violation.originRowID.map(String.init) ?? "?") → \(violation.destinationTable)); rolled back")
         }
+        guard let before else { return }
         let after = try counts(program.survivingEntities, db: db, source: false)
         for e in program.survivingEntities where before[e.sourceEntity] != after[e.sourceEntity] {
             throw StoreError(

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import Instar
+
+/// Output formats of `instar plan`.
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    case text
+    case markdown
+    case json
+}
+
+/// `instar plan <plan> [--store <db>] [--to <version>]`: the dry run.
+struct PlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Show what a migration would do, without touching the store.",
+        discussion: """
+            Reads the plan, detects the store's version (read-only), and shows the chosen chain and the \
+            alternatives with their costs; for each step the changes, whether it is lightweight or \
+            custom, the SQL that will run, the tables rebuilt, the rows touched, the extra disk space \
+            and the hooks; and the risks: values that will be dropped, NULLs that block a change, \
+            probable renames without identifiers, versions with identical checksums.
+
+            Without --store the chain starts at the plan's oldest version (or --from).
+
+            Exit status 0 when a chain exists, 1 when none does (the report says why), 65/66 when an \
+            input cannot be read.
+
+            Example:
+              instar plan Plans/music/plan.yaml --store music.sqlite --format markdown
+            """
+    )
+
+    @Argument(help: "The plan file.")
+    var plan: String
+
+    @Option(help: "The store to plan for (opened read-only).")
+    var store: String?
+
+    @Option(help: "Without --store: the version to start from (default: the oldest).")
+    var from: String?
+
+    @Option(help: "The target version (default: the plan's target).")
+    var to: String?
+
+    @Option(help: "Output format: text, markdown or json.")
+    var format: ReportFormat = .text
+
+    func run() throws {
+        let plan = try loadPlan(plan)
+        let report: DryRunReport
+        do {
+            report = try DryRun.report(plan: plan, storePath: store, from: from, to: to)
+        } catch let error as StoreError {
+            throw fail(error)
+        } catch let error as StepCompileError {
+            printError(error.message)
+            throw InstarExit.failure
+        }
+        switch format {
+        case .json: printOut(jsonText(ReportRendering.json(report)))
+        case .text: printOut(ReportRendering.text(report))
+        case .markdown: printOut(ReportRendering.markdown(report))
+        }
+        if report.noChain != nil { throw InstarExit.failure }
+    }
+}

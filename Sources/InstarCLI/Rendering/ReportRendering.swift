@@ -1,0 +1,138 @@
+import Foundation
+import Instar
+
+/// Renders a dry-run report as text (terminals), Markdown (pull requests) and JSON (programs).
+enum ReportRendering {
+    static func json(_ r: DryRunReport) -> [String: Any] {
+        var object: [String: Any] = [
+            "plan": r.plan,
+            "layout": r.layout,
+            "from": r.from,
+            "to": r.to,
+            "totalCost": r.totalCost,
+            "steps": r.steps.map { s -> [String: Any] in
+                [
+                    "from": s.from, "to": s.to, "kind": s.kind.rawValue,
+                    "changes": s.changes.map(DiffRendering.json),
+                    "hooks": s.hooks.map { ["name": $0.name, "phase": $0.phase, "kind": $0.kind] },
+                    "sql": s.sql, "tablesRebuilt": s.tablesRebuilt, "rowsTouched": s.rowsTouched,
+                    "extraBytes": s.extraBytes,
+                ]
+            },
+            "alternatives": r.alternatives.map { ["versions": $0.versions, "cost": $0.cost] },
+            "risks": r.risks.map { risk -> [String: Any] in
+                var o: [String: Any] = ["kind": risk.kind.rawValue, "message": risk.message]
+                if let step = risk.step { o["step"] = step }
+                if let count = risk.count { o["count"] = count }
+                return o
+            },
+        ]
+        if let store = r.store { object["store"] = store }
+        if let version = r.detectedVersion { object["detectedVersion"] = version }
+        if let how = r.matchedBy { object["matchedBy"] = how }
+        if let noChain = r.noChain {
+            object["noChain"] = [
+                "message": noChain.message,
+                "gaps": noChain.gaps.map { gap in
+                    ["from": gap.from, "to": gap.to, "blocking": gap.blocking.map(DiffRendering.json)]
+                },
+            ]
+        }
+        return object
+    }
+
+    static func header(_ r: DryRunReport) -> [String] {
+        var lines: [String] = []
+        if let store = r.store {
+            let how = r.matchedBy == "metadata" ? "its metadata" : "its schema"
+            lines.append("store \(store) is at \(r.detectedVersion ?? "?") (known from \(how), \(r.layout) layout)")
+        } else {
+            lines.append("no store given: planning from \(r.from) (\(r.layout) layout)")
+        }
+        return lines
+    }
+
+    static func text(_ r: DryRunReport) -> String {
+        var lines = header(r)
+        if let noChain = r.noChain {
+            lines.append(noChain.description)
+            return lines.joined(separator: "\n")
+        }
+        if r.steps.isEmpty {
+            lines.append("already at \(r.to): nothing to do")
+            return lines.joined(separator: "\n")
+        }
+        let versions = [r.from] + r.steps.map(\.to)
+        lines.append("chain: \(versions.joined(separator: " → ")) (\(r.steps.count) step(s), cost \(r.totalCost))")
+        for alternative in r.alternatives {
+            lines.append("  alternative: \(alternative.versions.joined(separator: " → ")) (cost \(alternative.cost))")
+        }
+        for (i, s) in r.steps.enumerated() {
+            lines.append("")
+            lines.append("step \(i + 1)/\(r.steps.count): \(s.from) → \(s.to) [\(s.kind.rawValue)]")
+            for change in s.changes {
+                let mark = change.isInferable ? (change.verdict.condition == nil ? "ok " : "if ") : "NO "
+                lines.append("  \(mark) \(change.kind.rawValue) \(change.subject): \(change.verdict.reason)")
+            }
+            for hook in s.hooks { lines.append("  hook \(hook.name) (\(hook.kind), \(hook.phase) the schema change)") }
+            lines.append(
+                "  tables rebuilt: \(s.tablesRebuilt.isEmpty ? "none" : s.tablesRebuilt.joined(separator: ", ")); rows touched: \(s.rowsTouched); extra disk: \(bytes(s.extraBytes))"
+            )
+            lines.append("  SQL:")
+            lines += s.sql.map { "    \($0)" }
+        }
+        lines.append("")
+        lines.append(r.risks.isEmpty ? "risks: none found" : "risks:")
+        lines += r.risks.map { "  - " + ($0.step.map { "[\($0)] " } ?? "") + $0.message }
+        return lines.joined(separator: "\n")
+    }
+
+    static func markdown(_ r: DryRunReport) -> String {
+        var lines = ["# Migration plan: \(r.plan)", ""]
+        lines += header(r).map { $0 + "  " }
+        lines.append("")
+        if let noChain = r.noChain {
+            lines.append("**No chain:** \(noChain.message)")
+            lines.append("")
+            for gap in noChain.gaps {
+                lines.append("- \(gap.from) → \(gap.to)")
+                lines += gap.blocking.map { "  - `\($0.subject)`: \($0.verdict.reason)" }
+            }
+            return lines.joined(separator: "\n")
+        }
+        lines.append("| step | from | to | kind | tables rebuilt | rows touched | extra disk | hooks |")
+        lines.append("|---:|---|---|---|---|---:|---:|---|")
+        for (i, s) in r.steps.enumerated() {
+            let hooks = s.hooks.map { "\($0.name) (\($0.phase))" }.joined(separator: ", ")
+            lines.append(
+                "| \(i + 1) | \(s.from) | \(s.to) | \(s.kind.rawValue) | \(s.tablesRebuilt.joined(separator: ", ")) | \(s.rowsTouched) | \(bytes(s.extraBytes)) | \(hooks) |"
+            )
+        }
+        if !r.alternatives.isEmpty {
+            lines.append("")
+            lines.append("Alternatives considered: " + r.alternatives.map { "\($0.versions.joined(separator: " → ")) (cost \($0.cost))" }.joined(separator: "; ") + ". Chosen cost: \(r.totalCost).")
+        }
+        for (i, s) in r.steps.enumerated() {
+            lines.append("")
+            lines.append("## Step \(i + 1): \(s.from) → \(s.to)")
+            lines.append("")
+            lines += s.changes.map { "- \($0.isInferable ? "✅" : "❌") `\($0.kind.rawValue)` **\($0.subject)**: \($0.verdict.reason)" }
+            lines.append("")
+            lines.append("```sql")
+            lines += s.sql
+            lines.append("```")
+        }
+        lines.append("")
+        lines.append("## Risks")
+        lines.append("")
+        lines += r.risks.isEmpty ? ["None found."] : r.risks.map { "- " + ($0.step.map { "*\($0)*: " } ?? "") + $0.message }
+        return lines.joined(separator: "\n")
+    }
+
+    static func bytes(_ n: Int) -> String {
+        if n >= 1 << 30 { return String(format: "%.1f GiB", Double(n) / Double(1 << 30)) }
+        if n >= 1 << 20 { return String(format: "%.1f MiB", Double(n) / Double(1 << 20)) }
+        if n >= 1 << 10 { return String(format: "%.1f KiB", Double(n) / Double(1 << 10)) }
+        return "\(n) B"
+    }
+}

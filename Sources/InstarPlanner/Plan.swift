@@ -1,0 +1,115 @@
+import Foundation
+import InstarModel
+
+/// A user's declaration of a version chain: which versions exist in which order, how the store is laid
+/// out, which steps need app code (hooks) and which versions must not be skipped.
+public struct Plan: Sendable {
+    /// The plan's name (defaults to its file name).
+    public var name: String
+    /// The plan file, for messages; relative paths in it resolve against its folder.
+    public var file: String
+    /// The store layout: `instar` or `coredata`.
+    public var layout: String
+    /// Every version, oldest first.
+    public var versions: [Model]
+    /// The version `migrate` goes to when none is given (default: the last).
+    public var target: String?
+    /// Versions a chain must stop at (never skipped).
+    public var pinned: [String]
+    public var stages: [CustomStage]
+    public var hooks: [String: HookDefinition]
+    public var options: PlanOptions
+    /// Where keys were written, by a path such as `stages[0].from` or `hooks.fill`.
+    public var locations: [String: SourceLocation]
+
+    public init(
+        name: String, file: String, layout: String = "instar", versions: [Model], target: String? = nil,
+        pinned: [String] = [], stages: [CustomStage] = [], hooks: [String: HookDefinition] = [:],
+        options: PlanOptions = PlanOptions(), locations: [String: SourceLocation] = [:]
+    ) {
+        self.name = name
+        self.file = file
+        self.layout = layout
+        self.versions = versions
+        self.target = target
+        self.pinned = pinned
+        self.stages = stages
+        self.hooks = hooks
+        self.options = options
+        self.locations = locations
+    }
+
+    public func index(of version: String) -> Int? {
+        versions.firstIndex { $0.name == version }
+    }
+
+    /// The default target: `target`, else the newest version.
+    public var targetVersion: String? { target ?? versions.last?.name }
+
+    public func location(_ key: String) -> SourceLocation {
+        locations[key] ?? SourceLocation(file: file)
+    }
+}
+
+/// A step that runs app code: the step itself is still an inferred migration from `from` to `to`;
+/// `before` hooks run on the old shape, `after` hooks on the new one.
+public struct CustomStage: Sendable, Hashable {
+    public var from: String
+    public var to: String
+    public var before: [String]
+    public var after: [String]
+
+    public init(from: String, to: String, before: [String] = [], after: [String] = []) {
+        self.from = from
+        self.to = to
+        self.before = before
+        self.after = after
+    }
+
+    public var hooks: [String] { before + after }
+}
+
+/// App code a custom stage runs. Executed by the runtime.
+public enum HookDefinition: Sendable, Hashable {
+    /// Statements run inside the step's transaction.
+    case sql([String])
+    /// One statement run over key ranges of a table, `batchSize` rows per transaction; the statement
+    /// uses the named parameters `:start` and `:end` (inclusive) for the key range.
+    case batchedSQL(table: String, sql: String, batchSize: Int)
+    /// An external program (argument vector), run only with `--allow-commands`.
+    case command([String])
+    /// A hook the app registers in Swift under this name.
+    case swift(String)
+
+    public var kindName: String {
+        switch self {
+        case .sql: "sql"
+        case .batchedSQL: "batchedSQL"
+        case .command: "command"
+        case .swift: "swift"
+        }
+    }
+}
+
+public struct PlanOptions: Sendable, Hashable {
+    /// SQLite's `secure_delete` during migration: nil keeps the library's setting (`fast`, `on`, `off`).
+    public var secureDelete: String?
+    /// Cost of one step in rows, so that among equally costly chains the shorter one wins.
+    public var stepCost: Int
+    /// How many versions one step may skip at most. Skips are searched lazily, but each candidate
+    /// costs a diff; the bound keeps planning of long histories (hundreds of versions) fast.
+    public var maxSkip: Int
+
+    public init(secureDelete: String? = nil, stepCost: Int = 1, maxSkip: Int = 64) {
+        self.secureDelete = secureDelete
+        self.stepCost = stepCost
+        self.maxSkip = maxSkip
+    }
+}
+
+/// A plan file that cannot be used: every problem, each with file, line and key.
+public struct PlanError: Error, Sendable, CustomStringConvertible {
+    public var problems: [ModelProblem]
+    public init(_ problems: [ModelProblem]) { self.problems = problems }
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}

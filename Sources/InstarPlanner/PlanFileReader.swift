@@ -1,0 +1,287 @@
+import Foundation
+import InstarModel
+import InstarModelIO
+import Yams
+
+/// Reads plan files (YAML; JSON accepted). Paths in a plan resolve against the plan file's folder.
+///
+/// ```yaml
+/// name: music
+/// layout: instar
+/// versions: [models/v1.yaml, models/v2.yaml, models/v3.yaml]
+/// target: Music 3
+/// pinned: [Music 2]
+/// stages:
+///   - from: Music 2
+///     to: Music 3
+///     before: [fillArtists]
+/// hooks:
+///   fillArtists:
+///     sql: INSERT INTO "Artist" …
+/// ```
+public enum PlanFileReader {
+    static let planKeys = ["name", "layout", "versions", "bundle", "order", "target", "pinned", "stages", "hooks", "options"]
+    static let stageKeys = ["from", "to", "before", "after"]
+    static let hookKinds = ["sql", "batchedSQL", "command", "swift"]
+    static let batchedKeys = ["table", "size", "sql"]
+    static let optionKeys = ["secureDelete", "stepCost", "maxSkip"]
+
+    public static func read(path: String) throws(PlanError) -> Plan {
+        let source: YAMLSource
+        do {
+            source = try YAMLSource.load(path: path)
+        } catch {
+            throw PlanError(error.problems)
+        }
+        return try read(source)
+    }
+
+    static func read(_ source: YAMLSource) throws(PlanError) -> Plan {
+        var walker = YAMLWalker(source: source)
+        let folder = URL(fileURLWithPath: source.file).deletingLastPathComponent()
+        let pairs = walker.pairs(source.root, what: "a plan file")
+        walker.checkKeys(pairs, allowed: planKeys, what: "the plan")
+        var plan = Plan(
+            name: URL(fileURLWithPath: source.file).deletingPathExtension().lastPathComponent, file: source.file,
+            versions: [])
+        var locations: [String: SourceLocation] = [:]
+        var versionPaths: [(String, Node)] = []
+        var bundle: (String, Node)?
+        var order: [String]?
+        for pair in pairs {
+            locations[pair.key] = source.location(of: pair.keyNode)
+            let v = pair.value
+            switch pair.key {
+            case "name": plan.name = walker.string(v, what: "name") ?? plan.name
+            case "layout":
+                let layout = walker.string(v, what: "layout") ?? "instar"
+                if !["instar", "coredata"].contains(layout) {
+                    walker.report(.invalidValue, "unknown layout '\(layout)'", at: v, hint: "layouts: instar, coredata")
+                }
+                plan.layout = layout
+            case "versions":
+                guard let list = v.sequence else {
+                    walker.report(.invalidValue, "versions must be a list of model files, oldest first", at: v)
+                    continue
+                }
+                for item in list {
+                    if let path = walker.string(item, what: "a version") { versionPaths.append((path, item)) }
+                }
+            case "bundle": bundle = walker.string(v, what: "bundle").map { ($0, v) }
+            case "order": order = walker.stringList(v, what: "order")
+            case "target": plan.target = walker.string(v, what: "target")
+            case "pinned": plan.pinned = walker.stringList(v, what: "pinned")
+            case "stages":
+                guard let list = v.sequence else {
+                    walker.report(.invalidValue, "stages must be a list", at: v)
+                    continue
+                }
+                for (i, item) in list.enumerated() {
+                    if let stage = readStage(item, index: i, walker: &walker, locations: &locations) {
+                        plan.stages.append(stage)
+                    }
+                }
+            case "hooks":
+                for entry in walker.pairs(v, what: "hooks") {
+                    locations["hooks.\(entry.key)"] = source.location(of: entry.keyNode)
+                    if let hook = readHook(entry.key, entry.value, walker: &walker) { plan.hooks[entry.key] = hook }
+                }
+            case "options":
+                let options = walker.pairs(v, what: "options")
+                walker.checkKeys(options, allowed: optionKeys, what: "options")
+                for option in options {
+                    switch option.key {
+                    case "secureDelete":
+                        let value = walker.string(option.value, what: "secureDelete")?.lowercased()
+                        if let value, ["on", "off", "fast"].contains(value) {
+                            plan.options.secureDelete = value
+                        } else {
+                            walker.report(.invalidValue, "secureDelete must be on, off or fast", at: option.value)
+                        }
+                    case "stepCost": plan.options.stepCost = walker.int(option.value, what: "stepCost") ?? 1
+                    case "maxSkip": plan.options.maxSkip = max(1, walker.int(option.value, what: "maxSkip") ?? 64)
+                    default: break
+                    }
+                }
+            default: break
+            }
+        }
+        // Versions: model files, or an Xcode bundle.
+        var problems = walker.problems
+        if !versionPaths.isEmpty && bundle != nil {
+            problems.append(
+                ModelProblem(
+                    .invalidValue, "give either 'versions' or 'bundle', not both", location: locations["bundle"]))
+        }
+        for (path, node) in versionPaths {
+            let resolved = resolve(path, against: folder)
+            do {
+                plan.versions.append(try ModelLoader.load(resolved))
+            } catch {
+                problems.append(
+                    contentsOf: error.problems.map { p in
+                        var p = p
+                        if p.kind == .unreadable {
+                            p.message = "version '\(path)': " + p.message
+                            p.location = source.location(of: node)
+                        }
+                        return p
+                    })
+            }
+        }
+        if let (path, node) = bundle {
+            let resolved = resolve(path, against: folder)
+            do {
+                let models = try ModelBundle.read(xcdatamodeld: URL(fileURLWithPath: resolved))
+                if let order {
+                    for name in order {
+                        if let model = models.version(named: name) {
+                            plan.versions.append(model)
+                        } else {
+                            problems.append(
+                                ModelProblem(
+                                    .invalidValue, "the bundle has no version '\(name)'", location: locations["order"],
+                                    hint: Spelling.suggestion(for: name, among: models.versions.map(\.name))))
+                        }
+                    }
+                } else {
+                    plan.versions = models.versions
+                }
+            } catch {
+                problems += error.problems.isEmpty
+                    ? [ModelProblem(.unreadable, "cannot read bundle '\(path)'", location: source.location(of: node))]
+                    : error.problems
+            }
+        }
+        if versionPaths.isEmpty && bundle == nil {
+            problems.append(
+                ModelProblem(
+                    .missingKey, "the plan lists no versions", location: SourceLocation(file: source.file, line: 1),
+                    hint: "add 'versions: [path/to/v1.yaml, …]' (oldest first) or 'bundle: Model.xcdatamodeld'"))
+        }
+        plan.locations = locations
+        if problems.isEmpty { problems = PlanValidator.problems(in: plan) }
+        if !problems.isEmpty { throw PlanError(problems) }
+        return plan
+    }
+
+    static func resolve(_ path: String, against folder: URL) -> String {
+        // Keep a bundle's "#version" suffix out of path resolution.
+        if path.hasPrefix("/") { return path }
+        return folder.appendingPathComponent(path).path
+    }
+
+    static func readStage(_ node: Node, index: Int, walker: inout YAMLWalker, locations: inout [String: SourceLocation])
+        -> CustomStage?
+    {
+        let pairs = walker.pairs(node, what: "a stage")
+        walker.checkKeys(pairs, allowed: stageKeys, what: "a stage")
+        var stage = CustomStage(from: "", to: "")
+        locations["stages[\(index)]"] = walker.source.location(of: node)
+        for pair in pairs {
+            locations["stages[\(index)].\(pair.key)"] = walker.source.location(of: pair.value)
+            switch pair.key {
+            case "from": stage.from = walker.string(pair.value, what: "from") ?? ""
+            case "to": stage.to = walker.string(pair.value, what: "to") ?? ""
+            case "before": stage.before = walker.stringList(pair.value, what: "before")
+            case "after": stage.after = walker.stringList(pair.value, what: "after")
+            default: break
+            }
+        }
+        if stage.from.isEmpty || stage.to.isEmpty {
+            walker.report(.missingKey, "a stage needs 'from' and 'to' versions", at: node)
+            return nil
+        }
+        return stage
+    }
+
+    static func readHook(_ name: String, _ node: Node, walker: inout YAMLWalker) -> HookDefinition? {
+        let pairs = walker.pairs(node, what: "hook '\(name)'")
+        walker.checkKeys(pairs, allowed: hookKinds, what: "a hook")
+        guard pairs.count == 1, let pair = pairs.first else {
+            walker.report(
+                .invalidValue, "hook '\(name)' must have exactly one kind", at: node,
+                hint: "one of: \(hookKinds.joined(separator: ", "))")
+            return nil
+        }
+        switch pair.key {
+        case "sql":
+            return .sql(walker.stringList(pair.value, what: "sql"))
+        case "batchedSQL":
+            let fields = walker.pairs(pair.value, what: "batchedSQL")
+            walker.checkKeys(fields, allowed: batchedKeys, what: "batchedSQL")
+            var table = "", sql = "", size = 1000
+            for field in fields {
+                switch field.key {
+                case "table": table = walker.string(field.value, what: "table") ?? ""
+                case "sql": sql = walker.string(field.value, what: "sql") ?? ""
+                case "size": size = walker.int(field.value, what: "size") ?? 1000
+                default: break
+                }
+            }
+            if table.isEmpty || sql.isEmpty {
+                walker.report(.missingKey, "batchedSQL needs 'table' and 'sql'", at: pair.value)
+                return nil
+            }
+            if size <= 0 {
+                walker.report(.invalidValue, "batch size must be positive", at: pair.value)
+                return nil
+            }
+            return .batchedSQL(table: table, sql: sql, batchSize: size)
+        case "command":
+            if let text = pair.value.scalar?.string {
+                return .command(text.split(separator: " ").map(String.init))
+            }
+            return .command(walker.stringList(pair.value, what: "command"))
+        case "swift":
+            return walker.string(pair.value, what: "swift").map(HookDefinition.swift)
+        default:
+            return nil
+        }
+    }
+}
+
+/// Cross-checks of a plan's names: versions, stages, hooks, target.
+enum PlanValidator {
+    static func problems(in plan: Plan) -> [ModelProblem] {
+        var problems: [ModelProblem] = []
+        let names = plan.versions.map(\.name)
+        var seen = Set<String>()
+        for name in names where !seen.insert(name).inserted {
+            problems.append(
+                ModelProblem(
+                    .duplicateEntity, "version '\(name)' is listed twice", location: plan.location("versions"),
+                    hint: "each version needs a distinct name (the model file's 'name', or its file name)"))
+        }
+        func check(_ version: String, _ key: String) {
+            if !names.contains(version) {
+                problems.append(
+                    ModelProblem(
+                        .invalidValue, "unknown version '\(version)'", location: plan.location(key),
+                        hint: (Spelling.suggestion(for: version, among: names).map { $0 + " " } ?? "")
+                            + "versions: \(names.joined(separator: ", "))"))
+            }
+        }
+        if let target = plan.target { check(target, "target") }
+        for version in plan.pinned { check(version, "pinned") }
+        for (i, stage) in plan.stages.enumerated() {
+            check(stage.from, "stages[\(i)].from")
+            check(stage.to, "stages[\(i)].to")
+            if let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a >= b {
+                problems.append(
+                    ModelProblem(
+                        .invalidValue, "stage \(stage.from) → \(stage.to) goes backwards",
+                        location: plan.location("stages[\(i)]"), hint: "a stage goes from an older to a newer version"))
+            }
+            for hook in stage.hooks where plan.hooks[hook] == nil {
+                problems.append(
+                    ModelProblem(
+                        .missingKey, "stage \(stage.from) → \(stage.to) names hook '\(hook)', which is not defined",
+                        location: plan.location("stages[\(i)]"),
+                        hint: (Spelling.suggestion(for: hook, among: Array(plan.hooks.keys)).map { $0 + " " } ?? "")
+                            + "define it under 'hooks:'"))
+            }
+        }
+        return problems
+    }
+}

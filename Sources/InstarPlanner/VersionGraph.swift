@@ -1,0 +1,144 @@
+import InstarInference
+import InstarModel
+
+/// What running one step costs, as the planner compares chains.
+public struct StepCost: Sendable, Hashable, Comparable {
+    /// Rows copied by table rebuilds and data moves (adds and renames in place cost nothing).
+    public var rowsRewritten: Int
+    /// Tables the step rebuilds.
+    public var tablesRebuilt: [String]
+
+    public init(rowsRewritten: Int, tablesRebuilt: [String] = []) {
+        self.rowsRewritten = rowsRewritten
+        self.tablesRebuilt = tablesRebuilt
+    }
+
+    public static func < (a: StepCost, b: StepCost) -> Bool { a.rowsRewritten < b.rowsRewritten }
+}
+
+/// Estimates the cost of a step. The store layer implements it (it knows which changes rebuild a
+/// table in its layout and how many rows each table has); the planner only compares numbers.
+public protocol StepCostModel: Sendable {
+    func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost
+}
+
+/// Without a store: every rebuilt table weighs the same nominal amount.
+public struct NominalCostModel: StepCostModel {
+    public init() {}
+    public func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost {
+        StepCost(rowsRewritten: 0)
+    }
+}
+
+/// An edge of the version graph: a step the runtime can perform.
+public struct Step: Sendable {
+    public enum Kind: String, Sendable {
+        /// Inferred from the two versions, no app code.
+        case lightweight
+        /// Declared in the plan: an inferred step with hooks before and/or after.
+        case custom
+        /// Proposed by Instar where no chain exists; needs the user's hook.
+        case synthesized
+    }
+
+    public var from: String
+    public var to: String
+    public var kind: Kind
+    public var diff: ModelDiff
+    public var cost: StepCost
+    public var stage: CustomStage?
+}
+
+/// The versions of a plan and the steps between them, built lazily: a skip edge (V1 → V4) is only
+/// inferred when a chain search asks for it.
+public final class VersionGraph: @unchecked Sendable {
+    public let plan: Plan
+    public let costModel: any StepCostModel
+    public let hashes: [VersionHashes]
+    private var diffs: [Int: ModelDiff] = [:]
+    private var costs: [Int: StepCost] = [:]
+
+    public init(plan: Plan, costModel: any StepCostModel = NominalCostModel()) {
+        self.plan = plan
+        self.costModel = costModel
+        self.hashes = plan.versions.map(VersionHashes.init(model:))
+    }
+
+    public var versions: [Model] { plan.versions }
+
+    private func key(_ i: Int, _ j: Int) -> Int { i * versions.count + j }
+
+    public func diff(_ i: Int, _ j: Int) -> ModelDiff {
+        if let cached = diffs[key(i, j)] { return cached }
+        let diff = ModelDiff(from: versions[i], to: versions[j])
+        diffs[key(i, j)] = diff
+        return diff
+    }
+
+    public func cost(_ i: Int, _ j: Int) -> StepCost {
+        if let cached = costs[key(i, j)] { return cached }
+        let cost = costModel.cost(from: versions[i], to: versions[j], diff: diff(i, j))
+        costs[key(i, j)] = cost
+        return cost
+    }
+
+    /// The declared custom stage from `i` to `j`, if any.
+    public func stage(_ i: Int, _ j: Int) -> CustomStage? {
+        plan.stages.first { plan.index(of: $0.from) == i && plan.index(of: $0.to) == j }
+    }
+
+    /// The step from `i` to `j` if the runtime can perform it: a declared stage, or an inferable diff
+    /// that loses nothing the versions in between would keep.
+    public func step(_ i: Int, _ j: Int) -> Step? {
+        let d = diff(i, j)
+        if let stage = stage(i, j) {
+            return Step(from: versions[i].name, to: versions[j].name, kind: .custom, diff: d, cost: cost(i, j), stage: stage)
+        }
+        guard d.isInferable else { return nil }
+        if j > i + 1 && !preservesChain(i, j) { return nil }
+        return Step(from: versions[i].name, to: versions[j].name, kind: .lightweight, diff: d, cost: cost(i, j))
+    }
+
+    /// A skip edge is only safe when it keeps every entity and property that the consecutive steps keep
+    /// (and maps them to the same place): otherwise skipping would drop data that stepping preserves,
+    /// for example a rename whose identifier is not carried into the later version.
+    func preservesChain(_ i: Int, _ j: Int) -> Bool {
+        let direct = diff(i, j)
+        // Follow every property of version i through the consecutive steps.
+        for mapping in direct.mappings {
+            guard let source = mapping.source else { continue }
+            let chained = chainedEntity(source, from: i, to: j)
+            if chained?.entity != mapping.destination { return false }
+            for property in mapping.properties {
+                guard let s = property.source else { continue }
+                let through = chainedProperty(s.name, of: source, from: i, to: j)
+                if through != property.destination?.name { return false }
+            }
+        }
+        return true
+    }
+
+    private func chainedEntity(_ entity: String, from i: Int, to j: Int) -> (entity: String, Void)? {
+        var current = entity
+        for k in i..<j {
+            guard let next = diff(k, k + 1).destination(ofEntity: current) else { return nil }
+            current = next
+        }
+        return (current, ())
+    }
+
+    private func chainedProperty(_ property: String, of entity: String, from i: Int, to j: Int) -> String? {
+        var currentEntity = entity
+        var currentProperty = property
+        for k in i..<j {
+            let d = diff(k, k + 1)
+            guard let mapping = d.mappings.first(where: { $0.source == currentEntity }),
+                let nextEntity = mapping.destination,
+                let next = mapping.properties.first(where: { $0.source?.name == currentProperty })?.destination
+            else { return nil }
+            currentEntity = nextEntity
+            currentProperty = next.name
+        }
+        return currentProperty
+    }
+}

@@ -1,0 +1,87 @@
+import GRDB
+import InstarInference
+import InstarModel
+import InstarPlanner
+
+/// The planner's cost model for a layout: a step costs the rows of the tables it rebuilds or fills.
+///
+/// Which tables a step rebuilds is decided exactly as the executor will decide it, against the layout's
+/// schema of the step's first version. Row counts come from the store (by entity, carried across
+/// renames through canonical names); without a store every table counts as `nominalRows`.
+public struct StepCostEstimator: StepCostModel {
+    public let layout: any StoreLayout
+    /// Rows per entity, keyed by canonical entity name (renaming identifier, else name).
+    public let rowsByEntity: [String: Int]
+    public let nominalRows: Int
+
+    public init(layout: any StoreLayout, rowsByEntity: [String: Int] = [:], nominalRows: Int = 1000) {
+        self.layout = layout
+        self.rowsByEntity = rowsByEntity
+        self.nominalRows = nominalRows
+    }
+
+    public func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost {
+        guard diff.isInferable,
+            let program = try? StepCompiler(diff: diff, from: old, to: new, layout: layout).compile(),
+            let oldMap = try? layout.storageMap(for: old)
+        else { return StepCost(rowsRewritten: 0) }
+        let plan = StepSQLPlanner.plan(program, actual: oldMap.schema, viewsAndTriggers: [])
+        var rows = 0
+        var rebuilt: [String] = []
+        for t in program.transformations {
+            guard let source = t.source else { continue }
+            switch plan.tables[t.target.name] {
+            case .rebuilt?, .created?:
+                rebuilt.append(t.target.name)
+                rows += rowCount(ofTable: source, map: oldMap, model: old)
+            default: break
+            }
+        }
+        return StepCost(rowsRewritten: rows, tablesRebuilt: rebuilt.sorted())
+    }
+
+    /// Rows of a table of `model`: its entities' counts, or the nominal weight when unknown.
+    public func rowCount(ofTable table: String, map: StorageMap, model: Model) -> Int {
+        let entities = map.entities.filter { $0.value.table == table }.map(\.key)
+        if entities.isEmpty { return nominalRows }  // a join table
+        var total = 0
+        var known = false
+        for name in entities {
+            if let count = rowsByEntity[model.entity(named: name)?.canonicalName ?? name] {
+                total += count
+                known = true
+            }
+        }
+        return known ? total : nominalRows
+    }
+}
+
+extension SQLiteStore {
+    /// Rows per entity of a store at `model`, keyed by canonical entity name, for the cost model.
+    public func rowsByEntity(at model: Model) throws(StoreError) -> [String: Int] {
+        let map: StorageMap
+        do {
+            map = try layout.storageMap(for: model)
+        } catch {
+            throw StoreError(.layout, path: path, error.description)
+        }
+        do {
+            return try withDatabase { db in
+                var result: [String: Int] = [:]
+                for (name, storage) in map.entities {
+                    var sql = "SELECT count(*) FROM \(storage.table.sqlQuoted)"
+                    var arguments: [DatabaseValueConvertible] = []
+                    if let column = map.entityTables[storage.table]?.discriminator, let value = storage.discriminatorValue {
+                        sql += " WHERE \(column.sqlQuoted) = ?"
+                        arguments.append(value.databaseValue)
+                    }
+                    let canonical = model.entity(named: name)?.canonicalName ?? name
+                    result[canonical, default: 0] += try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
+                }
+                return result
+            }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "counting rows")
+        }
+    }
+}
