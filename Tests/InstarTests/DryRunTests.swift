@@ -1,0 +1,78 @@
+import Foundation
+import InstarModel
+import InstarPlanner
+import InstarRuntime
+import InstarStore
+import Testing
+
+/// `instar plan` never writes: the store file is byte-for-byte the same, with no journal left behind.
+@Suite struct DryRunTests {
+    let v1 = "name: V1\nentities:\n  Track:\n    attributes:\n      title: string?\n      artistName: string?\n      plays: int64?\n"
+    let v2 = "name: V2\nentities:\n  Track:\n    attributes:\n      title: string = untitled\n      performer: string?\n      plays: int64?\n"
+
+    func setUp() throws -> (URL, String, String) {
+        let dir = try temporaryDirectory()
+        try v1.write(to: dir.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        try v2.write(to: dir.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        let plan = dir.appendingPathComponent("plan.yaml").path
+        try "versions: [v1.yaml, v2.yaml]\n".write(toFile: plan, atomically: true, encoding: .utf8)
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let created = try SQLiteStore.create(at: store, model: try model(v1, name: "V1"))
+        try created.withDatabase { db in
+            try db.execute(
+                sql: "INSERT INTO Track (_pk, title, artistName, plays) VALUES (1, 'a', 'Adele', 3), (2, NULL, 'Sia', NULL), (3, 'c', NULL, 1)")
+        }
+        try created.close()
+        return (dir, plan, store)
+    }
+
+    @Test func planReportIsReadOnlyAndCountsRisks() throws {
+        let (dir, plan, store) = try setUp()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let result = try runInstar(["plan", plan, "--store", store, "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+        for suffix in ["-journal", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: store + suffix))
+        }
+        let json = try #require(result.json)
+        #expect(json["from"] as? String == "V1")
+        #expect(json["to"] as? String == "V2")
+        let steps = try #require(json["steps"] as? [[String: Any]])
+        #expect(steps.count == 1)
+        #expect(steps[0]["kind"] as? String == "lightweight")
+        #expect(steps[0]["rowsTouched"] as? Int == 3)  // title's NOT NULL change rebuilds Track
+        #expect((steps[0]["sql"] as? [String])?.contains { $0.hasPrefix("INSERT INTO") } == true)
+        let risks = try #require(json["risks"] as? [[String: Any]])
+        // artistName has two non-NULL values that will be dropped, and looks like a rename.
+        #expect(risks.contains { $0["kind"] as? String == "droppedValues" && $0["count"] as? Int == 2 })
+        #expect(risks.contains { $0["kind"] as? String == "probableRename" })
+    }
+
+    @Test func textAndMarkdownReportsNameTheChain() throws {
+        let (dir, plan, store) = try setUp()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = try runInstar(["plan", plan, "--store", store])
+        #expect(text.stdout.contains("chain: V1 → V2"))
+        #expect(text.stdout.contains("store \(store) is at V1"))
+        let markdown = try runInstar(["plan", plan, "--store", store, "--format", "markdown"])
+        #expect(markdown.stdout.contains("| 1 | V1 | V2 | lightweight | Track | 3 |"))
+        #expect(markdown.stdout.contains("```sql"))
+    }
+
+    @Test func noChainExitsOneAndExplains() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "name: A\nentities:\n  E:\n    attributes:\n      n: string?\n".write(
+            to: dir.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
+        try "name: B\nentities:\n  E:\n    attributes:\n      n: int64?\n".write(
+            to: dir.appendingPathComponent("b.yaml"), atomically: true, encoding: .utf8)
+        let plan = dir.appendingPathComponent("plan.yaml").path
+        try "versions: [a.yaml, b.yaml]\n".write(toFile: plan, atomically: true, encoding: .utf8)
+        let result = try runInstar(["plan", plan])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("no chain of inferable steps leads from A to B"))
+        #expect(result.stdout.contains("E.n"))
+    }
+}
