@@ -5,6 +5,7 @@ struct DiffBuilder {
     let old: Model
     let new: Model
     let mappings: [EntityMapping]
+    let destinationBySource: [String: String]
     var changes: [Change] = []
     var warnings: [Warning] = []
 
@@ -12,11 +13,15 @@ struct DiffBuilder {
         self.old = old
         self.new = new
         self.mappings = mappings
+        var index: [String: String] = [:]
+        for mapping in mappings {
+            if let s = mapping.source, let d = mapping.destination { index[s] = d }
+        }
+        self.destinationBySource = index
     }
 
     func destination(ofEntity source: String?) -> String? {
-        guard let source else { return nil }
-        return mappings.first { $0.source == source }?.destination
+        source.flatMap { destinationBySource[$0] }
     }
 
     mutating func renamingConflicts(_ conflicts: [(String, [String])]) {

@@ -11,6 +11,10 @@ public struct ModelDiff: Sendable {
     public let mappings: [EntityMapping]
     public let changes: [Change]
     public let warnings: [Warning]
+    private let destinationBySource: [String: String]
+    private let sourceByDestination: [String: String]
+    /// Source entity → source property → destination property name.
+    private let propertyDestinations: [String: [String: String]]
 
     /// True when every change can be performed by an inferred, in-place migration.
     public var isInferable: Bool { changes.allSatisfy(\.isInferable) }
@@ -25,6 +29,22 @@ public struct ModelDiff: Sendable {
         self.toVersion = new.name
         let (mappings, conflicts) = EntityMapping.mappings(from: old, to: new)
         self.mappings = mappings
+        var destinationBySource: [String: String] = [:]
+        var sourceByDestination: [String: String] = [:]
+        var propertyDestinations: [String: [String: String]] = [:]
+        for mapping in mappings {
+            guard let source = mapping.source, let destination = mapping.destination else { continue }
+            destinationBySource[source] = destination
+            sourceByDestination[destination] = source
+            var properties: [String: String] = [:]
+            for property in mapping.properties {
+                if let s = property.source, let d = property.destination { properties[s.name] = d.name }
+            }
+            propertyDestinations[source] = properties
+        }
+        self.destinationBySource = destinationBySource
+        self.sourceByDestination = sourceByDestination
+        self.propertyDestinations = propertyDestinations
         var builder = DiffBuilder(old: old, new: new, mappings: mappings)
         builder.renamingConflicts(conflicts)
         builder.entityChanges()
@@ -47,11 +67,16 @@ public struct ModelDiff: Sendable {
 
     /// The destination entity of an older entity, if it survives.
     public func destination(ofEntity source: String) -> String? {
-        mappings.first { $0.source == source }?.destination
+        destinationBySource[source]
     }
 
     /// The source entity of a newer entity, if it existed before.
     public func source(ofEntity destination: String) -> String? {
-        mappings.first { $0.destination == destination }?.source
+        sourceByDestination[destination]
+    }
+
+    /// The newer name of an older entity's property, if it survives.
+    public func destination(ofProperty property: String, in sourceEntity: String) -> String? {
+        propertyDestinations[sourceEntity]?[property]
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One version of a data model: its entities, validated and with inheritance resolved.
 ///
 /// A `Model` can only be built through its throwing initializer, so every `Model` in the program is
@@ -17,6 +19,7 @@ public struct Model: Sendable {
 
     private let entityIndex: [String: Int]
     private let resolvedProperties: [String: [ResolvedProperty]]
+    private let hashCache = HashCache()
 
     /// Validates and resolves the given entities.
     ///
@@ -45,6 +48,11 @@ public struct Model: Sendable {
         if !result.problems.isEmpty { throw ModelError(result.problems) }
         self.entityIndex = result.entityIndex
         self.resolvedProperties = result.resolvedProperties
+    }
+
+    /// Core Data's version identity of this model, computed once.
+    public var versionHashes: VersionHashes {
+        hashCache.value { VersionHashes(computing: self) }
     }
 
     public func entity(named name: String) -> Entity? {
@@ -103,5 +111,20 @@ public struct Model: Sendable {
     public func location(ofEntity entity: String, property: String? = nil) -> SourceLocation? {
         if let property, let loc = locations["\(entity).\(property)"] { return loc }
         return locations[entity] ?? source.map { SourceLocation(file: $0) }
+    }
+}
+
+/// Memoises a model's version hashes; models are immutable, so the first result stays right.
+final class HashCache: @unchecked Sendable {
+    private var cached: VersionHashes?
+    private let lock = NSLock()
+
+    func value(_ compute: () -> VersionHashes) -> VersionHashes {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached { return cached }
+        let value = compute()
+        cached = value
+        return value
     }
 }

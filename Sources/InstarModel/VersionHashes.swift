@@ -16,6 +16,10 @@ public struct VersionHashes: Sendable, Hashable {
     public let versionHashesDigest: String
 
     public init(model: Model) {
+        self = model.versionHashes
+    }
+
+    init(computing model: Model) {
         var hasher = EntityHasher(model: model)
         var hashes: [String: Data] = [:]
         for entity in model.entities {

@@ -14,7 +14,10 @@ public struct YAMLSource {
     /// Parses `text`; a syntax error becomes a ``ModelProblem`` with the parser's line and column.
     public static func parse(_ text: String, file: String) throws(ModelError) -> YAMLSource {
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            // Tags are not resolved (every scalar stays a string): readers interpret values by key, and
+            // Yams' default resolution runs several regular expressions per scalar, which dominated
+            // the time to load hundreds of model versions.
+            guard let node = try Yams.compose(yaml: text, .basic) else {
                 throw ModelError(ModelProblem(.syntax, "the file is empty", location: SourceLocation(file: file)))
             }
             return YAMLSource(file: file, root: node)

@@ -91,33 +91,100 @@ public struct ChainFinder {
         return Chain(steps: steps, stepCost: plan.options.stepCost)
     }
 
-    /// Dijkstra over lightweight steps within [a, b]; a step may not jump over a custom stage's
-    /// start because all waypoints are segment ends.
+    /// The cheapest chain of lightweight steps within [a, b] (no step may jump over a custom stage's
+    /// start, because all waypoints are segment ends).
+    ///
+    /// Inferring every possible skip of a long history costs a diff per pair, so the search is lazy: a
+    /// skip over versions whose single steps all exist is assumed possible, at the cost of the dearest
+    /// step it replaces; the skips on the chain found are then checked for real (inferable, and keeping
+    /// everything the single steps keep) and priced exactly, and the search repeats until every step of
+    /// the chain is checked. Only when no chain exists that way are all skips tried, to bridge a pair
+    /// that cannot be stepped directly.
     func shortestPath(from a: Int, to b: Int) -> [Step]? {
         guard a < b else { return a == b ? [] : nil }
-        let stepCost = graph.plan.options.stepCost
-        var best: [Int: (cost: Int, steps: Int, previous: Int, step: Step?)] = [a: (0, 0, -1, nil)]
-        var done = Set<Int>()
-        while true {
-            guard
-                let (node, entry) = best.filter({ !done.contains($0.key) })
-                    .min(by: { ($0.value.cost, $0.value.steps, $0.key) < ($1.value.cost, $1.value.steps, $1.key) })
-            else { return nil }
-            if node == b { break }
-            done.insert(node)
-            for next in (node + 1)...min(b, node + graph.plan.options.maxSkip) where !done.contains(next) {
-                guard graph.stage(node, next) == nil, let step = graph.step(node, next) else { continue }
-                let cost = entry.cost + step.cost.rowsRewritten + stepCost
-                let count = entry.steps + 1
-                if let current = best[next], (current.cost, current.steps) <= (cost, count) { continue }
-                best[next] = (cost, count, node, step)
+        let maxSkip = graph.plan.options.maxSkip
+        graph.prepareSingleSteps(from: a, to: b)
+        // Single steps, exactly.
+        var single: [Int: Step] = [:]
+        for k in a..<b {
+            if graph.stage(k, k + 1) == nil, let step = graph.step(k, k + 1) { single[k] = step }
+        }
+        var checked: [Int: [Int: Step?]] = [:]
+        func candidates(_ k: Int, exhaustive: Bool) -> [(Int, Int, Bool)] {
+            var result: [(Int, Int, Bool)] = []
+            var dearest = 0
+            var contiguous = true
+            for m in (k + 1)...min(b, k + maxSkip) {
+                if graph.stage(k, m) != nil { continue }
+                if let known = checked[k]?[m] {
+                    if let step = known { result.append((m, step.cost.rowsRewritten, true)) }
+                } else if m == k + 1 {
+                    if let step = single[k] { result.append((m, step.cost.rowsRewritten, true)) }
+                } else if exhaustive {
+                    let step = graph.step(k, m)
+                    checked[k, default: [:]][m] = step
+                    if let step { result.append((m, step.cost.rowsRewritten, true)) }
+                }
+                if m - 1 >= k {
+                    if let step = single[m - 1] { dearest = max(dearest, step.cost.rowsRewritten) } else { contiguous = false }
+                }
+                if !exhaustive, m > k + 1, contiguous, checked[k]?[m] == nil {
+                    result.append((m, dearest, false))
+                }
+            }
+            return result
+        }
+        for exhaustive in [false, true] {
+            while true {
+                guard let path = dijkstra(from: a, to: b, edges: { candidates($0, exhaustive: exhaustive) }) else { break }
+                var allChecked = true
+                for (k, m, isChecked) in path where !isChecked {
+                    checked[k, default: [:]][m] = graph.step(k, m)
+                    allChecked = false
+                }
+                if allChecked {
+                    return path.map { k, m, _ in m == k + 1 && checked[k]?[m] == nil ? single[k]! : checked[k]![m]!! }
+                }
             }
         }
-        var path: [Step] = []
-        var node = b
-        while node != a, let entry = best[node], let step = entry.step {
-            path.append(step)
-            node = entry.previous
+        return nil
+    }
+
+    /// Dijkstra over nodes a…b; `edges(k)` gives (next, cost, checked). Ties: fewer steps, then the
+    /// lower version index, so results are deterministic.
+    private func dijkstra(from a: Int, to b: Int, edges: (Int) -> [(Int, Int, Bool)]) -> [(Int, Int, Bool)]? {
+        let stepCost = graph.plan.options.stepCost
+        let count = b - a + 1
+        var cost = [Int?](repeating: nil, count: count)
+        var steps = [Int](repeating: 0, count: count)
+        var previous = [(Int, Bool)?](repeating: nil, count: count)
+        var done = [Bool](repeating: false, count: count)
+        cost[0] = 0
+        while true {
+            var node: Int?
+            for i in 0..<count where !done[i] {
+                guard let c = cost[i] else { continue }
+                if let n = node, (cost[n]!, steps[n]) <= (c, steps[i]) { continue }
+                node = i
+            }
+            guard let current = node else { return nil }
+            if current == count - 1 { break }
+            done[current] = true
+            for (next, rows, isChecked) in edges(a + current) {
+                let i = next - a
+                guard !done[i] else { continue }
+                let c = cost[current]! + rows + stepCost
+                if let existing = cost[i], (existing, steps[i]) <= (c, steps[current] + 1) { continue }
+                cost[i] = c
+                steps[i] = steps[current] + 1
+                previous[i] = (current, isChecked)
+            }
+        }
+        var path: [(Int, Int, Bool)] = []
+        var node = count - 1
+        while node != 0, let (from, isChecked) = previous[node] {
+            path.append((a + from, a + node, isChecked))
+            node = from
         }
         return path.reversed()
     }
@@ -133,19 +200,39 @@ public struct ChainFinder {
     }
 
     /// Other chains worth showing next to the chosen one: stepping through every version, and the
-    /// single direct step, when they exist and differ from the choice.
+    /// single direct step, when they exist, differ from the choice and obey the plan (stop at every
+    /// pinned version and take every custom stage in the range, as ``cheapestChain(from:to:)`` does).
     public func alternatives(to chosen: Chain) -> [Chain] {
         guard let first = chosen.steps.first, let last = chosen.steps.last,
             let a = graph.plan.index(of: first.from), let b = graph.plan.index(of: last.to)
         else { return [] }
         var result: [Chain] = []
         let everyVersion = (a..<b).compactMap { graph.step($0, $0 + 1) }
-        if everyVersion.count == b - a, everyVersion.map(\.to) != chosen.steps.map(\.to) {
+        if everyVersion.count == b - a, everyVersion.map(\.to) != chosen.steps.map(\.to),
+            obeysPlan(everyVersion, from: a, to: b)
+        {
             result.append(Chain(steps: everyVersion, stepCost: chosen.stepCost))
         }
-        if b - a > 1, chosen.steps.count > 1, let direct = graph.step(a, b), graph.stage(a, b) == nil {
+        if b - a > 1, chosen.steps.count > 1, let direct = graph.step(a, b), graph.stage(a, b) == nil,
+            obeysPlan([direct], from: a, to: b)
+        {
             result.append(Chain(steps: [direct], stepCost: chosen.stepCost))
         }
         return result
+    }
+
+    /// Whether steps from `a` to `b` stop at every pinned version strictly between them and take
+    /// every custom stage within [a, b].
+    func obeysPlan(_ steps: [Step], from a: Int, to b: Int) -> Bool {
+        let plan = graph.plan
+        let stops = Set(steps.map(\.to))
+        for pinned in plan.pinned {
+            if let p = plan.index(of: pinned), p > a, p < b, !stops.contains(pinned) { return false }
+        }
+        for stage in plan.stages {
+            guard let s = plan.index(of: stage.from), let e = plan.index(of: stage.to), s >= a, e <= b else { continue }
+            if !steps.contains(where: { $0.from == stage.from && $0.to == stage.to }) { return false }
+        }
+        return true
     }
 }

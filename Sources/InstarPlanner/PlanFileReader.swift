@@ -65,7 +65,10 @@ public enum PlanFileReader {
                     continue
                 }
                 for item in list {
-                    if let path = walker.string(item, what: "a version") { versionPaths.append((path, item)) }
+                    if let path = walker.string(item, what: "a version") {
+                        locations["versions[\(versionPaths.count)]"] = source.location(of: item)
+                        versionPaths.append((path, item))
+                    }
                 }
             case "bundle": bundle = walker.string(v, what: "bundle").map { ($0, v) }
             case "order": order = walker.stringList(v, what: "order")
@@ -113,10 +116,13 @@ public enum PlanFileReader {
                 ModelProblem(
                     .invalidValue, "give either 'versions' or 'bundle', not both", location: locations["bundle"]))
         }
-        for (path, node) in versionPaths {
-            let resolved = resolve(path, against: folder)
+        // Model files are independent: read them on all cores (long histories have hundreds).
+        let loaded = ParallelMap.map(versionPaths.map { resolve($0.0, against: folder) }) { path in
+            Result { () throws(ModelError) -> Model in try ModelLoader.load(path) }
+        }
+        for ((path, node), result) in zip(versionPaths, loaded) {
             do {
-                plan.versions.append(try ModelLoader.load(resolved))
+                plan.versions.append(try result.get())
             } catch {
                 problems.append(
                     contentsOf: error.problems.map { p in
@@ -267,7 +273,13 @@ enum PlanValidator {
         for (i, stage) in plan.stages.enumerated() {
             check(stage.from, "stages[\(i)].from")
             check(stage.to, "stages[\(i)].to")
-            if let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a >= b {
+            if let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a == b {
+                problems.append(
+                    ModelProblem(
+                        .invalidValue, "stage \(stage.from) → \(stage.to) goes nowhere: 'from' and 'to' are the same version",
+                        location: plan.location("stages[\(i)]"),
+                        hint: "a stage migrates from one version to a newer one; to run code without a schema change, add a version with a new hashModifier"))
+            } else if let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a > b {
                 problems.append(
                     ModelProblem(
                         .invalidValue, "stage \(stage.from) → \(stage.to) goes backwards",

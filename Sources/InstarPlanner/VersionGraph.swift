@@ -61,7 +61,20 @@ public final class VersionGraph: @unchecked Sendable {
     public init(plan: Plan, costModel: any StepCostModel = NominalCostModel()) {
         self.plan = plan
         self.costModel = costModel
-        self.hashes = plan.versions.map(VersionHashes.init(model:))
+        self.hashes = ParallelMap.map(plan.versions) { $0.versionHashes }
+    }
+
+    /// Infers and prices every single step of [a, b] on all cores: a chain search needs them all.
+    public func prepareSingleSteps(from a: Int, to b: Int) {
+        let pending = (a..<max(a, b)).filter { diffs[key($0, $0 + 1)] == nil }
+        let results = ParallelMap.map(pending) { k -> (ModelDiff, StepCost) in
+            let diff = ModelDiff(from: versions[k], to: versions[k + 1])
+            return (diff, costModel.cost(from: versions[k], to: versions[k + 1], diff: diff))
+        }
+        for (k, (diff, cost)) in zip(pending, results) {
+            diffs[key(k, k + 1)] = diff
+            costs[key(k, k + 1)] = cost
+        }
     }
 
     public var versions: [Model] { plan.versions }
@@ -104,41 +117,26 @@ public final class VersionGraph: @unchecked Sendable {
     /// for example a rename whose identifier is not carried into the later version.
     func preservesChain(_ i: Int, _ j: Int) -> Bool {
         let direct = diff(i, j)
-        // Follow every property of version i through the consecutive steps.
         for mapping in direct.mappings {
             guard let source = mapping.source else { continue }
-            let chained = chainedEntity(source, from: i, to: j)
-            if chained?.entity != mapping.destination { return false }
+            // Follow the entity and each of its properties through the consecutive steps.
+            var entity: String? = source
+            var properties: [String: String] = [:]
+            for property in mapping.properties {
+                if let s = property.source { properties[s.name] = s.name }
+            }
+            for k in i..<j {
+                guard let current = entity else { break }
+                let step = diff(k, k + 1)
+                entity = step.destination(ofEntity: current)
+                properties = properties.compactMapValues { step.destination(ofProperty: $0, in: current) }
+            }
+            if entity != mapping.destination { return false }
             for property in mapping.properties {
                 guard let s = property.source else { continue }
-                let through = chainedProperty(s.name, of: source, from: i, to: j)
-                if through != property.destination?.name { return false }
+                if properties[s.name] != property.destination?.name { return false }
             }
         }
         return true
-    }
-
-    private func chainedEntity(_ entity: String, from i: Int, to j: Int) -> (entity: String, Void)? {
-        var current = entity
-        for k in i..<j {
-            guard let next = diff(k, k + 1).destination(ofEntity: current) else { return nil }
-            current = next
-        }
-        return (current, ())
-    }
-
-    private func chainedProperty(_ property: String, of entity: String, from i: Int, to j: Int) -> String? {
-        var currentEntity = entity
-        var currentProperty = property
-        for k in i..<j {
-            let d = diff(k, k + 1)
-            guard let mapping = d.mappings.first(where: { $0.source == currentEntity }),
-                let nextEntity = mapping.destination,
-                let next = mapping.properties.first(where: { $0.source?.name == currentProperty })?.destination
-            else { return nil }
-            currentEntity = nextEntity
-            currentProperty = next.name
-        }
-        return currentProperty
     }
 }

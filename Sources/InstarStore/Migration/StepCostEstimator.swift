@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import InstarInference
 import InstarModel
@@ -13,6 +14,7 @@ public struct StepCostEstimator: StepCostModel {
     /// Rows per entity, keyed by canonical entity name (renaming identifier, else name).
     public let rowsByEntity: [String: Int]
     public let nominalRows: Int
+    private let maps = StorageMapCache()
 
     public init(layout: any StoreLayout, rowsByEntity: [String: Int] = [:], nominalRows: Int = 1000) {
         self.layout = layout
@@ -21,9 +23,9 @@ public struct StepCostEstimator: StepCostModel {
     }
 
     public func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost {
-        guard diff.isInferable,
-            let program = try? StepCompiler(diff: diff, from: old, to: new, layout: layout).compile(),
-            let oldMap = try? layout.storageMap(for: old)
+        guard diff.isInferable, let oldMap = maps.map(for: old, layout: layout), let newMap = maps.map(for: new, layout: layout),
+            let program = try? StepCompiler(diff: diff, from: old, to: new, oldMap: oldMap, newMap: newMap, layout: layout)
+                .compile()
         else { return StepCost(rowsRewritten: 0) }
         let plan = StepSQLPlanner.plan(program, actual: oldMap.schema, viewsAndTriggers: [])
         var rows = 0
@@ -83,5 +85,21 @@ extension SQLiteStore {
         } catch {
             throw StoreError.from(error, path: path, doing: "counting rows")
         }
+    }
+}
+
+/// Storage maps by version, computed once: pricing a long history asks for each many times.
+final class StorageMapCache: @unchecked Sendable {
+    private var maps: [String: StorageMap] = [:]
+    private let lock = NSLock()
+
+    func map(for model: Model, layout: any StoreLayout) -> StorageMap? {
+        let key = model.name + "\u{0}" + (model.source ?? "")
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached = maps[key] { return cached }
+        guard let map = try? layout.storageMap(for: model) else { return nil }
+        maps[key] = map
+        return map
     }
 }

@@ -1,0 +1,32 @@
+import Dispatch
+import Foundation
+
+/// `map` over independent items on all cores, results in input order.
+enum ParallelMap {
+    static func map<T: Sendable, R>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] {
+        guard items.count > 1 else { return items.map(transform) }
+        let results = ResultBox<R>(count: items.count)
+        DispatchQueue.concurrentPerform(iterations: items.count) { i in
+            results.set(i, transform(items[i]))
+        }
+        return results.values()
+    }
+}
+
+/// Slots written by concurrent iterations, each exactly once.
+private final class ResultBox<R>: @unchecked Sendable {
+    private var slots: [R?]
+    private let lock = NSLock()
+
+    init(count: Int) {
+        slots = Array(repeating: nil, count: count)
+    }
+
+    func set(_ index: Int, _ value: R) {
+        lock.lock()
+        slots[index] = value
+        lock.unlock()
+    }
+
+    func values() -> [R] { slots.map { $0! } }
+}
