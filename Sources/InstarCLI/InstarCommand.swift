@@ -23,7 +23,7 @@ struct InstarCommand: ParsableCommand {
             """,
         subcommands: [
             ModelCommand.self, DiffCommand.self, StoreCommand.self, InspectCommand.self, PlanCommand.self,
-            MigrateCommand.self,
+            MigrateCommand.self, GraphCommand.self, LintCommand.self,
         ]
     )
 }

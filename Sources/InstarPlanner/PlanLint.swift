@@ -1,0 +1,311 @@
+import InstarInference
+import InstarModel
+
+/// One problem `instar lint` found in a plan: how bad, what, where, and what to do about it.
+public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Hashable {
+        /// The plan cannot do what it says: a chain is missing, or a step fails at run time.
+        case error
+        /// The plan works but probably not as intended.
+        case warning
+    }
+
+    /// Which check fired; stable identifiers for scripts (`--format json`).
+    public enum Check: String, Sendable, Hashable, CaseIterable {
+        /// The plan file itself is invalid (the reader's problems: unknown versions, undefined hooks,
+        /// stages going backwards or nowhere, syntax).
+        case invalidPlan
+        /// Some version (at least the oldest) has no chain to the target.
+        case unreachableTarget
+        /// Two stages for the same pair of versions.
+        case duplicateStage
+        /// A stage that no chain can take, because a chain must stop at a version inside it.
+        case unreachableStage
+        /// A custom stage whose step, between its hooks, cannot be inferred.
+        case customStageNotInferable
+        /// Versions that Core Data cannot tell apart.
+        case duplicateChecksum
+        /// An attribute or entity removed and a similar one added, without a renaming identifier.
+        case probableRename
+        /// A hook no stage names.
+        case unusedHook
+        /// A hook that runs an external program.
+        case commandHook
+    }
+
+    public var severity: Severity
+    public var check: Check
+    public var message: String
+    public var location: SourceLocation
+    public var hint: String?
+
+    public init(_ severity: Severity, _ check: Check, _ message: String, location: SourceLocation, hint: String? = nil) {
+        self.severity = severity
+        self.check = check
+        self.message = message
+        self.location = location
+        self.hint = hint
+    }
+
+    /// `file:line:col: warning: message` and an indented `hint:` line, as compilers print them.
+    public var description: String {
+        "\(location): \(severity.rawValue): \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
+    }
+}
+
+/// The checks behind `instar lint`: everything that can be known about a plan without a store.
+///
+/// Pure: reads the plan's versions and computes diffs, never touches a file. The plan reader already
+/// rejects unknown versions, undefined hooks and stages that go backwards or nowhere; `check` reports
+/// those too (for plans built in code), then looks for what the reader cannot see:
+///
+/// - a target that some version cannot reach (each blocking pair, with the changes that block it);
+/// - custom stages whose own step is not inferable, declared twice, or that no chain can take;
+/// - versions with identical version checksums;
+/// - attributes or entities removed and re-added without a renaming identifier;
+/// - hooks that no stage uses, and command hooks (which need `--allow-commands`).
+public enum PlanLint {
+    public static func check(_ plan: Plan) -> [LintFinding] {
+        var findings = PlanValidator.problems(in: plan).map(finding(from:))
+        guard !plan.versions.isEmpty else {
+            findings.append(
+                LintFinding(
+                    .error, .invalidPlan, "the plan lists no versions", location: plan.location("versions"),
+                    hint: "add 'versions: [path/to/v1.yaml, …]' (oldest first) or 'bundle: Model.xcdatamodeld'"))
+            return sorted(findings)
+        }
+        let graph = VersionGraph(plan: plan, costModel: NominalCostModel())
+        findings += stageFindings(plan, graph)
+        findings += reachability(plan, graph)
+        findings += duplicateChecksums(plan, graph)
+        findings += probableRenames(plan, graph)
+        findings += hookFindings(plan)
+        return sorted(findings)
+    }
+
+    /// A plan file that could not be read, as findings (so `lint` prints them in its own format).
+    public static func findings(for error: PlanError) -> [LintFinding] {
+        error.problems.map(finding(from:))
+    }
+
+    static func finding(from problem: ModelProblem) -> LintFinding {
+        var subject: [String] = []
+        if let entity = problem.entity { subject.append("entity '\(entity)'") }
+        if let property = problem.property { subject.append("property '\(property)'") }
+        let prefix = subject.isEmpty ? "" : subject.joined(separator: ", ") + ": "
+        return LintFinding(
+            .error, .invalidPlan, prefix + problem.message, location: problem.location ?? SourceLocation(file: ""),
+            hint: problem.hint)
+    }
+
+    /// Errors first within a line; otherwise in file order, then in the order the checks ran.
+    static func sorted(_ findings: [LintFinding]) -> [LintFinding] {
+        findings.enumerated().sorted { a, b in
+            let ka = (a.element.location.file, a.element.location.line ?? 0, a.element.location.column ?? 0, a.offset)
+            let kb = (b.element.location.file, b.element.location.line ?? 0, b.element.location.column ?? 0, b.offset)
+            return ka < kb
+        }.map(\.element)
+    }
+
+    // MARK: - Locations
+
+    /// Where version `i` is listed: its entry under `versions:`, else the `versions`/`bundle` key.
+    static func versionLocation(_ plan: Plan, _ i: Int) -> SourceLocation {
+        plan.locations["versions[\(i)]"] ?? plan.locations["versions"] ?? plan.locations["bundle"]
+            ?? plan.versions[i].source.map { SourceLocation(file: $0) } ?? plan.location("versions")
+    }
+
+    static func stageLocation(_ plan: Plan, _ i: Int) -> SourceLocation {
+        plan.locations["stages[\(i)]"] ?? plan.location("stages")
+    }
+
+    static func line(_ location: SourceLocation) -> String {
+        location.line.map { "line \($0)" } ?? location.file
+    }
+
+    /// `Entity.property: reason` for the first blocking changes, and how many more there are.
+    static func blockingSummary(_ changes: [Change], limit: Int = 3) -> String {
+        let shown = changes.prefix(limit).map { "\($0.subject): \($0.verdict.reason)" }
+        let more = changes.count > limit ? "; and \(changes.count - limit) more" : ""
+        return shown.joined(separator: "; ") + more
+    }
+
+    // MARK: - Stages
+
+    static func stageFindings(_ plan: Plan, _ graph: VersionGraph) -> [LintFinding] {
+        var findings: [LintFinding] = []
+        var firstStage: [String: Int] = [:]
+        let targetIndex = plan.targetVersion.flatMap(plan.index(of:)) ?? plan.versions.count - 1
+        for (i, stage) in plan.stages.enumerated() {
+            guard let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a < b else { continue }
+            let arrow = "\(stage.from) → \(stage.to)"
+            // Declared twice: the graph takes the first, so the second one's hooks never run.
+            let key = "\(a)→\(b)"
+            if let first = firstStage[key] {
+                findings.append(
+                    LintFinding(
+                        .error, .duplicateStage,
+                        "stage \(arrow) is declared twice (first at \(line(stageLocation(plan, first)))); only the first one's hooks run",
+                        location: stageLocation(plan, i),
+                        hint: "merge the two stages into one: list every hook under its 'before:' or 'after:'"))
+                continue
+            }
+            firstStage[key] = i
+            // The step between the hooks is still an inferred migration.
+            let diff = graph.diff(a, b)
+            if !diff.isInferable {
+                let blocking = diff.blockingChanges
+                findings.append(
+                    LintFinding(
+                        .error, .customStageNotInferable,
+                        "custom stage \(arrow) cannot run: its schema change is not inferable (\(blocking.count) blocking change(s): \(blockingSummary(blocking)))",
+                        location: stageLocation(plan, i),
+                        hint:
+                            "hooks run before and after an inferred migration and cannot replace it: split it into \(stage.from) → \(stage.from)′ → \(stage.from)″: in \(stage.from)′ add the new shape beside the old one (for example a temporary attribute), fill it in this stage's 'after' hook, and in \(stage.from)″ drop the old one (a renaming identifier carries the new one to its final name)"
+                    ))
+            }
+            // A chain must stop at pinned versions and at the ends of other stages: one inside this
+            // stage splits it, and the stage is never taken.
+            guard b <= targetIndex else { continue }
+            var inside: [String] = []
+            for pinned in plan.pinned {
+                if let p = plan.index(of: pinned), p > a, p < b { inside.append("pinned version '\(pinned)'") }
+            }
+            for (j, other) in plan.stages.enumerated() where j != i {
+                guard let c = plan.index(of: other.from), let d = plan.index(of: other.to), c < d, d <= targetIndex,
+                    (c > a && c < b) || (d > a && d < b)
+                else { continue }
+                inside.append("stage \(other.from) → \(other.to)")
+            }
+            if !inside.isEmpty {
+                findings.append(
+                    LintFinding(
+                        .error, .unreachableStage,
+                        "stage \(arrow) is never taken: chains stop at \(inside.joined(separator: " and ")), which lies inside it, so its hooks never run",
+                        location: stageLocation(plan, i),
+                        hint: "stages must not overlap and must not span a pinned version: end the stage there, or split it in two"))
+            }
+        }
+        return findings
+    }
+
+    // MARK: - Reachability
+
+    /// Every version older than the target must have a chain to it: a store in the field may be at any
+    /// of them. One finding per blocking pair, naming the versions it strands.
+    static func reachability(_ plan: Plan, _ graph: VersionGraph) -> [LintFinding] {
+        guard let target = plan.targetVersion, let t = plan.index(of: target) else { return [] }
+        let finder = ChainFinder(graph: graph)
+        var stranded: [String: (gap: NoChain.Gap, starts: [String])] = [:]
+        var order: [String] = []
+        var other: [LintFinding] = []
+        for s in 0..<t {
+            let start = plan.versions[s].name
+            do {
+                _ = try finder.cheapestChain(from: start, to: target)
+            } catch {
+                if error.gaps.isEmpty {
+                    other.append(
+                        LintFinding(
+                            .error, .unreachableTarget, "no chain leads from \(start) to the target \(target): \(error.message)",
+                            location: plan.location("target")))
+                }
+                for gap in error.gaps {
+                    let key = "\(gap.from)\u{0}\(gap.to)"
+                    if stranded[key] == nil {
+                        stranded[key] = (gap, [])
+                        order.append(key)
+                    }
+                    stranded[key]?.starts.append(start)
+                }
+            }
+        }
+        let findings = order.compactMap { key -> LintFinding? in
+            guard let (gap, starts) = stranded[key] else { return nil }
+            let affected =
+                starts.count == 1 && starts[0] == plan.versions[0].name
+                ? "from the oldest version, \(starts[0])"
+                : "from \(starts.joined(separator: ", "))"
+            let location = plan.index(of: gap.to).map { versionLocation(plan, $0) } ?? plan.location("versions")
+            return LintFinding(
+                .error, .unreachableTarget,
+                "the target \(target) cannot be reached \(affected): \(gap.from) → \(gap.to) is not inferable (\(blockingSummary(gap.blocking, limit: 5)))",
+                location: location,
+                hint:
+                    "a custom stage alone does not help, its schema change is still inferred: insert versions between \(gap.from) and \(gap.to) that make the change in inferable parts (add the new shape beside the old, fill it in a stage's hook, then drop the old); 'instar diff' on the two versions shows every change")
+        }
+        return other + findings
+    }
+
+    // MARK: - Versions
+
+    static func duplicateChecksums(_ plan: Plan, _ graph: VersionGraph) -> [LintFinding] {
+        var groups: [String: [Int]] = [:]
+        var order: [String] = []
+        for (i, hashes) in graph.hashes.enumerated() {
+            if groups[hashes.versionChecksum] == nil { order.append(hashes.versionChecksum) }
+            groups[hashes.versionChecksum, default: []].append(i)
+        }
+        return order.compactMap { checksum -> LintFinding? in
+            guard let members = groups[checksum], members.count > 1 else { return nil }
+            let names = members.map { "'\(plan.versions[$0].name)'" }.joined(separator: ", ")
+            return LintFinding(
+                .warning, .duplicateChecksum,
+                "versions \(names) have identical version checksums (\(checksum.prefix(8))…): Core Data cannot tell them apart",
+                location: versionLocation(plan, members[1]),
+                hint:
+                    "Core Data's staged migration (NSStagedMigrationManager) identifies each stage's model by its version checksum and fails when two are identical; a store's metadata cannot say which of them it is at either. If the schema really changed in a way hashes ignore, give an entity or property of the newer version a 'hashModifier'; if nothing changed, drop the duplicate version")
+        }
+    }
+
+    static func probableRenames(_ plan: Plan, _ graph: VersionGraph) -> [LintFinding] {
+        guard plan.versions.count > 1 else { return [] }
+        var findings: [LintFinding] = []
+        for k in 0..<(plan.versions.count - 1) {
+            let newer = plan.versions[k + 1]
+            for warning in graph.diff(k, k + 1).warnings {
+                guard warning.kind == .probableRename || warning.kind == .probableEntityRename else { continue }
+                let location =
+                    warning.entity.flatMap { newer.location(ofEntity: $0, property: warning.property) }
+                    ?? versionLocation(plan, k + 1)
+                findings.append(
+                    LintFinding(
+                        .warning, .probableRename, "\(plan.versions[k].name) → \(newer.name): \(warning.message)",
+                        location: location,
+                        hint:
+                            "without a renaming identifier ('renamedFrom:' in Instar model files, the Renaming ID in Xcode) Core Data and Instar treat it as a removal plus an addition, and the old values are dropped"
+                    ))
+            }
+        }
+        return findings
+    }
+
+    // MARK: - Hooks
+
+    static func hookFindings(_ plan: Plan) -> [LintFinding] {
+        let used = Set(plan.stages.flatMap(\.hooks))
+        var findings: [LintFinding] = []
+        for name in plan.hooks.keys.sorted() {
+            guard let hook = plan.hooks[name] else { continue }
+            let location = plan.location("hooks.\(name)")
+            if !used.contains(name) {
+                findings.append(
+                    LintFinding(
+                        .warning, .unusedHook, "hook '\(name)' is defined but no stage runs it", location: location,
+                        hint: "name it in a stage's 'before:' or 'after:' list, or remove it"))
+            }
+            if case .command(let arguments) = hook {
+                let program = arguments.first.map { "'\($0)'" } ?? "an empty command"
+                findings.append(
+                    LintFinding(
+                        .warning, .commandHook,
+                        "hook '\(name)' runs an external program (\(program)): 'instar migrate' refuses to run it without --allow-commands",
+                        location: location,
+                        hint:
+                            "a command runs outside the step's transaction, so a failed step cannot undo it: make it idempotent and pass --allow-commands, or use an 'sql' or 'batchedSQL' hook, which commits or rolls back with the step"
+                    ))
+            }
+        }
+        return findings
+    }
+}
