@@ -23,8 +23,15 @@ struct PlanCommand: ParsableCommand {
 
             Without --store the chain starts at the plan's oldest version (or --from).
 
-            Exit status 0 when a chain exists, 1 when none does (the report says why), 65/66 when an \
-            input cannot be read.
+            Where no chain exists, the report says why and proposes one per gap (intermediate versions \
+            and hooks: a temporary attribute and a conversion hook for a type change or external storage \
+            turned off, a pick-one hook for to-many → to-one, a fill hook template for optional → \
+            required; the manual recipe in words otherwise). With --scaffold <dir> the proposal is written \
+            out: the intermediate model files (YAML) and hooks.yaml, the versions/stages/hooks to paste \
+            into the plan. Existing files are never overwritten.
+
+            Exit status 0 when a chain exists (or --scaffold wrote its files), 1 when none does (the \
+            report says why) or the scaffold could not be written, 65/66 when an input cannot be read.
 
             Example:
               instar plan Plans/music/plan.yaml --store music.sqlite --format markdown
@@ -46,6 +53,9 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Output format: text, markdown or json.")
     var format: ReportFormat = .text
 
+    @Option(help: ArgumentHelp("Where no chain exists: write the proposed intermediate models and hooks here.", valueName: "dir"))
+    var scaffold: String?
+
     func run() throws {
         let plan = try loadPlan(plan)
         let report: DryRunReport
@@ -56,6 +66,10 @@ struct PlanCommand: ParsableCommand {
         } catch let error as StepCompileError {
             printError(error.message)
             throw InstarExit.failure
+        }
+        if let scaffold {
+            try ScaffoldWriter.write(report: report, plan: plan, directory: scaffold, format: format)
+            return
         }
         switch format {
         case .json: printOut(jsonText(ReportRendering.json(report)))

@@ -50,6 +50,8 @@ public struct DryRunReport: Sendable {
     public var risks: [Risk]
     /// Set when no chain exists: why.
     public var noChain: NoChain?
+    /// When no chain exists: a proposed decomposition per gap (see ``Decomposer``).
+    public var proposals: [Decomposition] = []
 }
 
 /// Builds a ``DryRunReport``. Opens the store read-only; never writes.
@@ -88,6 +90,7 @@ public enum DryRun {
             chain = try finder.cheapestChain(from: current.name, to: target)
         } catch {
             report.noChain = error
+            report.proposals = proposals(for: error, plan: plan, layout: layout, store: store, current: current)
             return report
         }
         report.totalCost = chain.totalCost
@@ -148,9 +151,7 @@ public enum DryRun {
         var risks: [DryRunReport.Risk] = []
         let map = try layout.storageMap(for: current)
         func locate(_ entity: String, _ property: String?) -> (table: String, column: String?, filter: (String, SQLValue)?)? {
-            guard let store, store.path.isEmpty == false else { return nil }
-            let sourceModel = step.diff.fromVersion
-            _ = sourceModel
+            guard store != nil else { return nil }
             // Find the entity of the store's version with the same canonical name.
             guard let e = current.entities.first(where: { $0.name == entity || $0.canonicalName == entity }),
                 let storage = map.entities[e.name]

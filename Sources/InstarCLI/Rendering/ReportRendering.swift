@@ -37,6 +37,7 @@ enum ReportRendering {
                     ["from": gap.from, "to": gap.to, "blocking": gap.blocking.map(DiffRendering.json)]
                 },
             ]
+            object["proposals"] = r.proposals.map(ProposalRendering.json)
         }
         return object
     }
@@ -56,6 +57,7 @@ enum ReportRendering {
         var lines = header(r)
         if let noChain = r.noChain {
             lines.append(noChain.description)
+            lines += ProposalRendering.text(r.proposals)
             return lines.joined(separator: "\n")
         }
         if r.steps.isEmpty {
@@ -98,6 +100,7 @@ enum ReportRendering {
                 lines.append("- \(gap.from) → \(gap.to)")
                 lines += gap.blocking.map { "  - `\($0.subject)`: \($0.verdict.reason)" }
             }
+            lines += ProposalRendering.markdown(r.proposals)
             return lines.joined(separator: "\n")
         }
         lines.append("| step | from | to | kind | tables rebuilt | rows touched | extra disk | hooks |")

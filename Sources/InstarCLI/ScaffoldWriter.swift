@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import Instar
+
+/// `instar plan … --scaffold <dir>`: prints the report, then writes the proposals' files (never
+/// overwriting one) and says what it wrote.
+enum ScaffoldWriter {
+    static func write(report: DryRunReport, plan: Plan, directory: String, format: ReportFormat) throws {
+        let files: [Scaffold.File]
+        if report.noChain != nil, !report.proposals.isEmpty {
+            files = Scaffold.files(for: report.proposals, plan: plan, directory: directory)
+        } else {
+            files = []
+        }
+        let existing = files.filter { FileManager.default.fileExists(atPath: $0.path) }
+        if !existing.isEmpty {
+            printError(
+                "--scaffold: refusing to overwrite \(existing.map(\.path).joined(separator: ", ")); nothing was written. Choose another directory, or move the files away first")
+            throw InstarExit.failure
+        }
+        do {
+            if !files.isEmpty {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            for file in files {
+                // `withoutOverwriting`: a file that appeared since the check is still not replaced.
+                try Data(file.contents.utf8).write(to: URL(fileURLWithPath: file.path), options: [.withoutOverwriting])
+            }
+        } catch {
+            printError("--scaffold: cannot write into \(directory): \(error.localizedDescription)")
+            throw InstarExit.failure
+        }
+        let summary: String
+        if report.noChain == nil {
+            summary = "nothing to scaffold: a chain from \(report.from) to \(report.to) exists"
+        } else if files.isEmpty {
+            summary = "nothing to scaffold: no gap has a proposal"
+        } else {
+            summary =
+                "scaffold: wrote \(files.count) file(s); paste \(Scaffold.snippetName) into \(plan.file)"
+                + (report.proposals.contains(where: \.hasTemplates) ? " and edit the TEMPLATE hooks" : "")
+        }
+        switch format {
+        case .json:
+            var object = ReportRendering.json(report)
+            object["scaffold"] = files.map { ["path": $0.path, "role": $0.role] }
+            printOut(jsonText(object))
+        case .text, .markdown:
+            printOut(format == .text ? ReportRendering.text(report) : ReportRendering.markdown(report))
+            printOut("")
+            printOut(summary)
+            for file in files { printOut("  wrote \(file.path) (\(file.role))") }
+        }
+        if report.noChain != nil, files.isEmpty { throw InstarExit.failure }
+    }
+}

@@ -1,0 +1,99 @@
+import InstarModel
+
+/// Built-in value conversions for synthesized hooks, as SQL over the stored values of the Instar
+/// layout: strings as text, numbers as integers or reals, Booleans as 0/1, dates as ISO-8601 text in
+/// UTC (`2024-05-01T12:00:00.000Z`), UUIDs as text.
+///
+/// A conversion never fails: a value that does not convert becomes NULL, and ``Conversion/lossy``
+/// says which values those are, so that the report can count them as a risk before anything runs.
+public enum Converters {
+    public struct Conversion: Sendable, Hashable {
+        /// The SQL expression of the new value, over the old value.
+        public var expression: String
+        /// Which non-NULL old values become NULL; nil when every value converts.
+        public var lossy: String?
+    }
+
+    /// Spaces, tabs, line feeds and carriage returns, as `trim`'s second argument.
+    static let whitespace = "char(32, 9, 10, 13)"
+
+    /// The conversion of `value` (an SQL expression, typically a quoted column) from `from` to `to`,
+    /// or nil when there is no built-in one.
+    public static func conversion(from: AttributeType, to: AttributeType, value: String) -> Conversion? {
+        let trimmed = "trim(\(value), \(whitespace))"
+        // The trimmed text is an optional sign and then only `chars`, with at least one digit first.
+        func only(_ chars: String) -> String {
+            "(\(trimmed) GLOB '[\(chars)]*' OR \(trimmed) GLOB '[+-][\(chars)]*') AND substr(\(trimmed), 2) NOT GLOB '*[^\(chars)]*'"
+        }
+        let textLike: Set<AttributeType> = [.string, .uri, .uuid]
+        switch (from, to) {
+        case (.string, let t) where t.isInteger:
+            let (low, high) = integerRange(t)
+            return Conversion(
+                expression:
+                    "CASE WHEN \(only("0-9")) AND CAST(\(trimmed) AS REAL) BETWEEN \(low) AND \(high) THEN CAST(\(trimmed) AS INTEGER) END",
+                lossy:
+                    "text that is not a whole number (an optional sign and digits, spaces around allowed) or is outside the \(t.xcodeName) range")
+        case (.string, .double), (.string, .float), (.string, .decimal):
+            let cast = to == .decimal ? "NUMERIC" : "REAL"
+            return Conversion(
+                expression:
+                    "CASE WHEN \(only("0-9.")) AND \(trimmed) GLOB '*[0-9]*' AND \(trimmed) NOT GLOB '*.*.*' THEN CAST(\(trimmed) AS \(cast)) END",
+                lossy:
+                    "text that is not a plain decimal number (an optional sign, digits and at most one point; no exponent, no thousands separators)")
+        case (.string, .boolean):
+            return Conversion(
+                expression:
+                    "CASE lower(\(trimmed)) WHEN 'yes' THEN 1 WHEN 'true' THEN 1 WHEN '1' THEN 1 WHEN 'no' THEN 0 WHEN 'false' THEN 0 WHEN '0' THEN 0 END",
+                lossy: "text other than YES, true, 1, NO, false or 0 (any case)")
+        case (.string, .date):
+            return Conversion(
+                expression:
+                    "CASE WHEN \(trimmed) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' AND date(substr(\(trimmed), 1, 10), '+0 days') = substr(\(trimmed), 1, 10) THEN strftime('%Y-%m-%dT%H:%M:%fZ', \(trimmed)) END",
+                lossy:
+                    "text that is not an ISO-8601 date or date-time (YYYY-MM-DD, optionally followed by T or a space, HH:MM[:SS[.SSS]] and Z or ±HH:MM), or names a day that does not exist (2023-02-29)")
+        case (let f, .string) where f.isNumeric:
+            return Conversion(expression: "CAST(\(value) AS TEXT)", lossy: nil)
+        case (.boolean, .string):
+            return Conversion(
+                expression: "CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) <> 0 THEN 'true' ELSE 'false' END",
+                lossy: nil)
+        case (.date, .string):
+            // Dates are ISO-8601 text already.
+            return Conversion(expression: value, lossy: nil)
+        case (let f, .uuid) where textLike.contains(f):
+            let hex4 = String(repeating: "[0-9A-F]", count: 4)
+            let pattern = [hex4 + hex4, hex4, hex4, hex4, hex4 + hex4 + hex4].joined(separator: "-")
+            return Conversion(
+                expression: "CASE WHEN upper(\(trimmed)) GLOB '\(pattern)' THEN upper(\(trimmed)) END",
+                lossy: "text that is not a UUID (8-4-4-4-12 hexadecimal digits)")
+        case (let f, .string), (let f, .uri):
+            guard textLike.contains(f) else { return nil }
+            return Conversion(expression: value, lossy: nil)
+        case (.binary, .transformable), (.transformable, .binary):
+            return Conversion(expression: value, lossy: nil)
+        default:
+            return nil
+        }
+    }
+
+    /// A hint for the conversions Instar has no built-in for.
+    public static func hint(from: AttributeType, to: AttributeType, value: String) -> String? {
+        switch (from, to) {
+        case (.date, let t) where t.isNumeric:
+            return "dates are ISO-8601 text; seconds since 2001-01-01 UTC (Core Data's reference date) are round((julianday(\(value)) - 2451910.5) * 86400, 3), since 1970 round((julianday(\(value)) - 2440587.5) * 86400, 3)"
+        case (let f, .date) where f.isNumeric:
+            return "dates are ISO-8601 text; from seconds since 2001-01-01 UTC: strftime('%Y-%m-%dT%H:%M:%fZ', \(value) + 978307200, 'unixepoch')"
+        default:
+            return nil
+        }
+    }
+
+    static func integerRange(_ type: AttributeType) -> (String, String) {
+        switch type {
+        case .integer16: ("-32768", "32767")
+        case .integer32: ("-2147483648", "2147483647")
+        default: ("-9223372036854775808", "9223372036854775807")
+        }
+    }
+}

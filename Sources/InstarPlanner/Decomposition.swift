@@ -1,0 +1,191 @@
+import InstarInference
+import InstarModel
+
+/// A proposed way across a gap that no chain of inferable steps crosses: intermediate versions,
+/// the hooks that move the data between them, and what could go wrong.
+///
+/// The shape follows Core Data's staged migration: `A → A′` is an inferable step that only *adds*
+/// temporary properties (so both the old and the new shape exist at once) and runs hooks that fill
+/// them; `A′ → A″` is an inferable step that drops the old properties and renames the temporary ones
+/// into place. `A″` is the target version `B` with renaming identifiers on the renamed properties;
+/// renaming identifiers are not part of Core Data's version hashes, so `A″` *is* version `B` to Core
+/// Data and to every store.
+public struct Decomposition: Sendable {
+    /// What a blocking change gets.
+    public enum RecipeKind: String, Sendable {
+        /// A type change: a temporary attribute of the new type, a conversion hook, drop and rename.
+        case typeConversion
+        /// External storage turned off: a temporary in-store attribute, a copy hook, drop and rename.
+        case externalStorageCopy
+        /// To-many becomes to-one: a temporary to-one, a pick-one hook, drop and rename.
+        case pickOne
+        /// Optional becomes required without a default: a fill hook (a template), then the tightening.
+        case fillNulls
+        /// A new required attribute without a default: added optional first, filled (a template), then tightened.
+        case fillNewRequired
+        /// No mechanical recipe: what to do, in words.
+        case manual
+    }
+
+    /// How one blocking (or conditional) change is handled.
+    public struct Recipe: Sendable {
+        public var kind: RecipeKind
+        /// The change, with Core Data's verdict and the reason it blocks.
+        public var change: Change
+        /// One or two sentences: what the recipe does.
+        public var summary: String
+        /// The temporary property added in `A′`, if any.
+        public var temporary: String?
+        /// The hook that moves the data, if any.
+        public var hook: String?
+    }
+
+    /// A hook the proposal needs, ready to add to the plan's `hooks:`.
+    public struct Hook: Sendable {
+        public var name: String
+        public var definition: HookDefinition
+        /// `before` (runs on the old shape of its step) or `after` (on the new shape).
+        public var phase: String
+        /// The step it belongs to, as `"from → to"`.
+        public var step: String
+        /// True when the SQL holds a placeholder (``Decomposition/fillPlaceholder`` or
+        /// ``Decomposition/expressionPlaceholder``) that the user must replace: as written it fails.
+        public var isTemplate: Bool
+        /// What the hook does, and what happens to values it cannot handle.
+        public var purpose: String
+    }
+
+    /// One step of the proposed chain. Steps with hooks become custom stages in the plan.
+    public struct ProposedStep: Sendable {
+        public var from: String
+        public var to: String
+        /// Always ``Step/Kind/synthesized``: Instar proposed it, the user adds it to the plan.
+        public var kind: Step.Kind
+        /// The custom stage to declare, when the step runs hooks.
+        public var stage: CustomStage?
+        /// True when `from → to` is inferable (conditions allowed), as checked by ``ModelDiff``.
+        public var isInferable: Bool
+    }
+
+    /// Something that can lose or block data when the proposal runs.
+    public struct Risk: Sendable {
+        public var subject: String
+        public var message: String
+        /// `SELECT count(*) …` over the store at version `from`, counting the rows concerned.
+        public var countSQL: String?
+        /// The count, once a dry run evaluated `countSQL` on a store.
+        public var count: Int?
+    }
+
+    /// Written where the user must supply a value, in fill hooks.
+    public static let fillPlaceholder = "<FILL VALUE>"
+    /// Written where the user must supply a conversion, in hooks without a built-in converter.
+    public static let expressionPlaceholder = "<SQL EXPRESSION>"
+
+    public var from: String
+    public var to: String
+    /// Every change that blocks inference, and the conditional ones the proposal resolves.
+    public var recipes: [Recipe]
+    /// `A′`: the source version plus temporary properties; nil when no temporary is needed.
+    public var intermediate: Model?
+    /// `A″`: the target version with renaming identifiers on renamed-into-place properties; nil when
+    /// the target version is used as it is.
+    public var final: Model?
+    /// The target version as the plan has it.
+    public var target: Model
+    public var hooks: [Hook]
+    public var steps: [ProposedStep]
+    public var risks: [Risk]
+    /// Further facts: checks that failed, conditions left to run time.
+    public var notes: [String]
+
+    /// The versions of the proposed chain: `[A, A′, A″]`, `[A, A′, B]` or `[A, B]`.
+    public var versions: [String] { steps.isEmpty ? [] : [steps[0].from] + steps.map(\.to) }
+
+    /// The manual recipes, in words; nil when every change has a mechanical recipe.
+    public var manualRecipe: String? {
+        let texts = recipes.filter { $0.kind == .manual }.map { "\($0.change.subject): \($0.summary)" }
+        return texts.isEmpty ? nil : texts.joined(separator: "\n")
+    }
+
+    /// True when the proposed chain covers every blocking change (no manual recipe is left) and each
+    /// step checks as inferable.
+    public var isComplete: Bool { manualRecipe == nil && !steps.isEmpty && steps.allSatisfy(\.isInferable) }
+
+    /// True when a hook holds a placeholder the user must edit.
+    public var hasTemplates: Bool { hooks.contains(where: \.isTemplate) }
+
+    /// Hook definitions by name, as a plan's `hooks:` wants them.
+    public var hookDefinitions: [String: HookDefinition] {
+        Dictionary(hooks.map { ($0.name, $0.definition) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The custom stages to declare in the plan.
+    public var stages: [CustomStage] { steps.compactMap(\.stage) }
+
+    /// The models of the proposed chain, oldest first, as a plan's `versions:` wants them (the first
+    /// is the source version, which the caller supplies).
+    public func models(from source: Model) -> [Model] {
+        var models = [source]
+        if let intermediate { models.append(intermediate) }
+        if !steps.isEmpty { models.append(final ?? target) }
+        return models
+    }
+}
+
+/// Where a layout keeps what a synthesized hook reads and writes, for one model version.
+///
+/// The planner does not know the layouts (they live in the store module, which depends on the
+/// planner); the store module supplies this from a layout's storage map.
+public protocol StorageNaming {
+    /// The table holding the entity's rows.
+    func table(of entity: String) -> String?
+    /// The primary-key column of the entity's table.
+    func primaryKey(of entity: String) -> String?
+    /// The column of an attribute or a to-one relationship of the entity (inherited ones included).
+    func column(of property: String, in entity: String) -> String?
+    /// A SQL condition selecting the entity's rows in a table shared with other entities
+    /// (`"_entity" IN ('Car', 'Van')`), or nil when the table holds only this entity.
+    func rowFilter(of entity: String) -> String?
+    /// How a to-many relationship of the entity keeps its links.
+    func links(of relationship: String, in entity: String) -> LinkStorage?
+}
+
+/// Where the links of a to-many relationship are, as seen from its owner.
+public enum LinkStorage: Sendable, Hashable {
+    /// The destination rows hold the owner's key in `column` (the inverse to-one's foreign key),
+    /// with a position column when the relationship is ordered.
+    case inverseForeignKey(table: String, column: String, primaryKey: String, position: String?)
+    /// A link table: `ownerColumn` holds the owner's key, `destinationColumn` the destination's.
+    case joinTable(name: String, ownerColumn: String, destinationColumn: String, position: String?)
+}
+
+/// Names by the Instar layout's conventions (table = root entity, column = property name, key
+/// `_pk`), for when no layout is at hand. It does not know where to-many links are kept.
+public struct ConventionalNaming: StorageNaming {
+    public let model: Model
+    public init(model: Model) { self.model = model }
+    public func table(of entity: String) -> String? { model.entity(named: entity) == nil ? nil : model.root(of: entity) }
+    public func primaryKey(of entity: String) -> String? { "_pk" }
+    public func column(of property: String, in entity: String) -> String? { property }
+    public func rowFilter(of entity: String) -> String? {
+        let root = model.root(of: entity)
+        guard model.hierarchy(below: root).count > 1 else { return nil }
+        let kinds = model.hierarchy(below: entity).map { SQLText.literal($0) }.joined(separator: ", ")
+        return "\(SQLText.identifier("_entity")) IN (\(kinds))"
+    }
+    public func links(of relationship: String, in entity: String) -> LinkStorage? { nil }
+}
+
+/// SQL spelling helpers for synthesized hooks (the planner cannot use the store's).
+public enum SQLText {
+    /// `"name"`, with embedded quotes doubled.
+    public static func identifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `'text'`, with embedded quotes doubled.
+    public static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}

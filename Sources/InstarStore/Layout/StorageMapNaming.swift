@@ -1,0 +1,56 @@
+import InstarModel
+import InstarPlanner
+
+/// The names a layout gives one model version, as synthesized hooks need them (``StorageNaming``):
+/// read from the layout's ``StorageMap``, so hooks name exactly the tables and columns a step makes.
+public struct StorageMapNaming: StorageNaming {
+    public let model: Model
+    public let map: StorageMap
+
+    public init(model: Model, map: StorageMap) {
+        self.model = model
+        self.map = map
+    }
+
+    public init(model: Model, layout: any StoreLayout) throws(LayoutError) {
+        self.init(model: model, map: try layout.storageMap(for: model))
+    }
+
+    public func table(of entity: String) -> String? { map.entities[entity]?.table }
+
+    public func primaryKey(of entity: String) -> String? {
+        map.entities[entity].flatMap { map.entityTables[$0.table]?.primaryKey }
+    }
+
+    public func column(of property: String, in entity: String) -> String? { map.entities[entity]?.columns[property] }
+
+    public func rowFilter(of entity: String) -> String? {
+        guard let storage = map.entities[entity], let discriminator = map.entityTables[storage.table]?.discriminator
+        else { return nil }
+        let values = storage.kinds.compactMap { map.entities[$0]?.discriminatorValue?.literal }
+        guard !values.isEmpty else { return nil }
+        return "\(SQLIdentifier.quoted(discriminator)) IN (\(values.joined(separator: ", ")))"
+    }
+
+    public func links(of relationship: String, in entity: String) -> LinkStorage? {
+        guard let declaring = model.property(relationship, of: entity)?.declaringEntity else { return nil }
+        switch map.relationships[RelationshipKey(entity: declaring, name: relationship)] {
+        case .inverseForeignKey(let inverse, let position)?:
+            guard case .foreignKey(let table, let column)? = map.relationships[inverse],
+                let primaryKey = map.entityTables[table]?.primaryKey
+            else { return nil }
+            return .inverseForeignKey(table: table, column: column, primaryKey: primaryKey, position: position)
+        case .joinTable(let name, let ownerColumn, let destinationColumn, let position)?:
+            return .joinTable(name: name, ownerColumn: ownerColumn, destinationColumn: destinationColumn, position: position)
+        case .foreignKey?, nil:
+            return nil
+        }
+    }
+}
+
+extension Decomposer {
+    /// A decomposer whose hooks use the names of `layout`.
+    public init(layout: any StoreLayout, expressions: [String: String] = [:]) {
+        self.init(naming: { try? StorageMapNaming(model: $0, layout: layout) }, expressions: expressions)
+    }
+}
