@@ -35,6 +35,9 @@ struct MigrateCommand: ParsableCommand {
     @Flag(help: "Let the plan's command hooks run (they run outside the transaction).")
     var allowCommands = false
 
+    @Option(help: "SQLite secure_delete while migrating: on, off or fast (default: the plan's option, else SQLite's setting).")
+    var secureDelete: String?
+
     @Option(help: "Path of the store.")
     var store: String
 
@@ -65,6 +68,7 @@ struct MigrateCommand: ParsableCommand {
         let candidates = try models.map(loadModel) + [target]
         let opened = try openStore(store, readOnly: dryRun)
         do {
+            if let secureDelete { try opened.setSecureDelete(secureDelete) }
             let detection = try opened.detectVersion(among: candidates)
             guard let current = detection.version else {
                 var message = "cannot tell which version the store is at"
@@ -98,6 +102,7 @@ struct MigrateCommand: ParsableCommand {
         let plan = try loadPlan(path)
         let migrator = Migrator(plan: plan)
         migrator.allowCommands = allowCommands
+        migrator.secureDelete = secureDelete
         if dryRun {
             printError("use 'instar plan \(path) --store \(store)' for a dry run of a plan")
             throw ExitCode.validationFailure

@@ -18,6 +18,8 @@ public final class Migrator {
     public let plan: Plan
     /// Lets command hooks run (they execute outside the transaction, so the user must opt in).
     public var allowCommands = false
+    /// Overrides the plan's `secureDelete` option: `on`, `off` or `fast` (see ``SQLiteStore/setSecureDelete(_:)``).
+    public var secureDelete: String?
     private var swiftHooks: [String: SwiftHook] = [:]
 
     public init(plan: Plan) {
@@ -77,6 +79,9 @@ public final class Migrator {
     {
         let store = try SQLiteStore.open(at: path, layout: layout)
         defer { try? store.close() }
+        if let mode = secureDelete ?? plan.options.secureDelete {
+            try store.setSecureDelete(mode)
+        }
         let (_, chain, _) = try chain(for: store, to: target)
         let hooks = HookRunner(plan: plan, swiftHooks: swiftHooks, allowCommands: allowCommands, storePath: path)
         var outcomes: [StepOutcome] = []

@@ -135,6 +135,29 @@ public final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// Sets SQLite's `secure_delete` on this connection: `on` zero-fills every freed page (what
+    /// Debian's SQLite does by default), `fast` only pages written anyway, `off` none.
+    ///
+    /// A table rebuild frees the old table's pages; with `on` they are all overwritten and journaled,
+    /// which roughly doubles the cost of a rebuild. `fast` keeps most of the privacy (deleted content
+    /// is overwritten where pages are touched) for a fraction of the cost; freed pages may still hold
+    /// old values until reused or vacuumed. Instar leaves the setting alone unless asked.
+    public func setSecureDelete(_ mode: String) throws(StoreError) {
+        let value: String
+        switch mode.lowercased() {
+        case "on", "true", "1": value = "1"
+        case "off", "false", "0": value = "0"
+        case "fast": value = "FAST"
+        default:
+            throw StoreError(.sqlite, path: path, "unknown secure_delete mode '\(mode)'", hint: "use on, off or fast")
+        }
+        do {
+            try queue.inDatabase { db in try db.execute(sql: "PRAGMA secure_delete = \(value)") }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "setting secure_delete")
+        }
+    }
+
     /// Closes the connection (also done when the store is released).
     public func close() throws {
         try queue.close()

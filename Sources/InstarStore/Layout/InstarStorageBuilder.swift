@@ -123,10 +123,10 @@ struct InstarStorageBuilder {
         let name = uniqueTableName("\(first.entity)_\(first.name)")
         var destinationColumn = first.name
         var ownerColumn = second?.name ?? "_owner"
-        if destinationColumn == ownerColumn {
+        if destinationColumn.sqliteFolded == ownerColumn.sqliteFolded {
             destinationColumn = "\(firstRelationship.destination)_\(first.name)"
             ownerColumn = "\(first.entity)_\(ownerColumn)"
-            if destinationColumn == ownerColumn { ownerColumn += "_inverse" }
+            if destinationColumn.sqliteFolded == ownerColumn.sqliteFolded { ownerColumn += "_inverse" }
         }
         let ownerTable = entities[first.entity]!.table
         let destinationTable = entities[firstRelationship.destination]!.table
@@ -139,8 +139,13 @@ struct InstarStorageBuilder {
                 references: ForeignKeyReference(
                     table: destinationTable, column: InstarLayout.primaryKey, onDelete: "CASCADE")),
         ]
-        let destinationPosition = firstRelationship.isOrdered ? "\(destinationColumn)_position" : nil
-        let ownerPosition = secondRelationship?.isOrdered == true ? "\(ownerColumn)_position" : nil
+        // A position column must not take the other side's name (`x` ordered, inverse called `x_position`).
+        var positionNames = ColumnRegistry(reserved: [ownerColumn, destinationColumn])
+        let destinationPosition =
+            firstRelationship.isOrdered ? positionNames.claim("\(destinationColumn)_position", owner: first.entity) : nil
+        let ownerPosition =
+            secondRelationship?.isOrdered == true
+            ? positionNames.claim("\(ownerColumn)_position", owner: second?.entity ?? first.entity) : nil
         for position in [destinationPosition, ownerPosition].compactMap({ $0 }) {
             columns.append(ColumnDefinition(name: position, declaredType: "INTEGER"))
         }
@@ -209,18 +214,25 @@ struct InstarStorageBuilder {
         var index = index
         var suffix = 1
         let base = index.name
-        while indexNames.contains(index.name) || tables[index.name] != nil {
+        while indexNames.contains(index.name.sqliteFolded) || hasTable(named: index.name) {
             suffix += 1
             index.name = "\(base)_\(suffix)"
         }
-        indexNames.insert(index.name)
+        indexNames.insert(index.name.sqliteFolded)
         indexes.append(index)
     }
 
+    /// SQLite compares names case-insensitively (ASCII), so `Item` and `ITEM` are one table.
+    private func hasTable(named name: String) -> Bool {
+        tables.keys.contains { $0.sqliteFolded == name.sqliteFolded }
+    }
+
     private func uniqueTableName(_ base: String) -> String {
+        // Bookkeeping names (`_instar_…`) are the layout's own; suffixes alone would never leave the prefix.
+        let base = base.hasPrefix("_instar_") ? "_" + base : base
         var name = base
         var suffix = 1
-        while tables[name] != nil || name.hasPrefix("_instar_") {
+        while hasTable(named: name) {
             suffix += 1
             name = "\(base)_\(suffix)"
         }
@@ -233,19 +245,26 @@ struct ColumnRegistry {
     private var taken: Set<String>
 
     init(reserved: Set<String>) {
-        taken = reserved
+        taken = Set(reserved.map(\.sqliteFolded))
     }
 
     mutating func claim(_ name: String, owner: String) -> String {
         var candidate = name
-        if taken.contains(candidate) { candidate = "\(owner)_\(name)" }
+        if taken.contains(candidate.sqliteFolded) { candidate = "\(owner)_\(name)" }
         var suffix = 1
         let base = candidate
-        while taken.contains(candidate) {
+        while taken.contains(candidate.sqliteFolded) {
             suffix += 1
             candidate = "\(base)_\(suffix)"
         }
-        taken.insert(candidate)
+        taken.insert(candidate.sqliteFolded)
         return candidate
+    }
+}
+
+extension String {
+    /// The name as SQLite compares identifiers: ASCII letters without case, every other character exactly.
+    var sqliteFolded: String {
+        String(String.UnicodeScalarView(unicodeScalars.map { $0.value >= 65 && $0.value <= 90 ? Unicode.Scalar($0.value + 32)! : $0 }))
     }
 }

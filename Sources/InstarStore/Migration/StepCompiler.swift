@@ -19,12 +19,19 @@ public struct StepCompiler {
     let layout: any StoreLayout
 
     public init(diff: ModelDiff, from old: Model, to new: Model, layout: any StoreLayout) throws {
+        try self.init(
+            diff: diff, from: old, to: new, oldMap: layout.storageMap(for: old), newMap: layout.storageMap(for: new),
+            layout: layout)
+    }
+
+    /// With storage maps computed beforehand (the planner prices hundreds of steps over the same versions).
+    public init(diff: ModelDiff, from old: Model, to new: Model, oldMap: StorageMap, newMap: StorageMap, layout: any StoreLayout) {
         self.diff = diff
         self.old = old
         self.new = new
         self.layout = layout
-        self.oldMap = try layout.storageMap(for: old)
-        self.newMap = try layout.storageMap(for: new)
+        self.oldMap = oldMap
+        self.newMap = newMap
     }
 
     public func compile() throws -> StepProgram {
@@ -225,10 +232,9 @@ public struct StepCompiler {
 
     /// The older storage of a newer relationship, if it existed.
     private func oldStorage(of key: RelationshipKey) -> (RelationshipStorage, ResolvedProperty)? {
-        guard let entity = sourceEntity(of: key.entity), let sourceProperty = propertyMapping(key.entity, key.name),
+        guard sourceEntity(of: key.entity) != nil, let sourceProperty = propertyMapping(key.entity, key.name),
             sourceProperty.property.relationship != nil
         else { return nil }
-        _ = entity
         let oldKey = RelationshipKey(entity: sourceProperty.declaringEntity, name: sourceProperty.name)
         return oldMap.relationships[oldKey].map { ($0, sourceProperty) }
     }
@@ -284,7 +290,15 @@ public struct StepCompiler {
             columns[destination] = .column(fk)
             if let destinationPosition { columns[destinationPosition] = .value(.integer(1)) }
             if let ownerPosition {
-                columns[ownerPosition] = .position(partition: .column(fk), order: [.column(info.primaryKey)], step: 1)
+                // An inverse that was ordered already kept its positions beside this key: keep them.
+                let kept = oldMap.relationships.values.lazy.compactMap { old -> String? in
+                    guard case .inverseForeignKey(let inverse, let position?) = old,
+                        case .foreignKey(let t, let c)? = oldMap.relationships[inverse], t == table, c == fk
+                    else { return nil }
+                    return position
+                }.first
+                columns[ownerPosition] =
+                    kept.map { .column($0) } ?? .position(partition: .column(fk), order: [.column(info.primaryKey)], step: 1)
             }
             return TableTransformation(
                 target: target, role: .joinTable, source: table, columns: columns, filter: [.isNotNull(fk)],

@@ -60,10 +60,6 @@ public enum StepSQLPlanner {
             if let source = t.source { tableRenames[source] = t.target.name }
         }
 
-        for view in viewsAndTriggers.map(\.self) where !view.isEmpty {
-            _ = view  // names are dropped below by kind; kept for symmetry
-        }
-
         // 1. Decide in place or rebuild; create and fill new tables.
         var inPlace: [(TableTransformation, TableDefinition, [PlannedStatement])] = []
         for t in program.transformations {
