@@ -73,8 +73,8 @@ public struct CustomStage: Sendable, Hashable {
 public enum HookDefinition: Sendable, Hashable {
     /// Statements run inside the step's transaction.
     case sql([String])
-    /// One statement run over key ranges of a table, `batchSize` rows per transaction; the statement
-    /// uses the named parameters `:start` and `:end` (inclusive) for the key range.
+    /// One statement run over key ranges of a table, `batchSize` keys per run; the statement uses the
+    /// named parameters `:start` and `:end` (inclusive) for the key range.
     case batchedSQL(table: String, sql: String, batchSize: Int)
     /// An external program (argument vector), run only with `--allow-commands`.
     case command([String])

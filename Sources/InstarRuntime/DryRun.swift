@@ -98,6 +98,7 @@ public enum DryRun {
             DryRunReport.Alternative(versions: $0.versions, cost: $0.totalCost)
         }
         let bytesPerRow = try store.map { try averageRowBytes($0) } ?? 0
+        var lineage = Lineage(current: current)
         for (index, step) in chain.steps.enumerated() {
             guard let old = plan.versions.first(where: { $0.name == step.from }),
                 let new = plan.versions.first(where: { $0.name == step.to })
@@ -123,7 +124,9 @@ public enum DryRun {
             report.risks += step.diff.warnings.map {
                 DryRunReport.Risk(kind: .probableRename, step: label, message: $0.message, count: nil)
             }
-            report.risks += try dataRisks(step: step, label: label, store: store, current: current, layout: layout)
+            report.risks += try dataRisks(
+                step: step, label: label, store: store, current: current, lineage: lineage, layout: layout)
+            lineage.advance(through: step.diff)
         }
         return report
     }
@@ -145,21 +148,21 @@ public enum DryRun {
 
     /// Values lost and NULLs or rows that block the step, counted in the store where the entity and
     /// property can be found in its current version (matched by canonical name).
-    static func dataRisks(step: Step, label: String, store: SQLiteStore?, current: Model, layout: any StoreLayout) throws
-        -> [DryRunReport.Risk]
-    {
+    /// Values lost and NULLs or rows that block the step, counted in the store. Names in the step's
+    /// first version are traced back to the store's version through the earlier steps (`lineage`);
+    /// what did not exist in the store yet cannot be counted.
+    static func dataRisks(
+        step: Step, label: String, store: SQLiteStore?, current: Model, lineage: Lineage, layout: any StoreLayout
+    ) throws -> [DryRunReport.Risk] {
         var risks: [DryRunReport.Risk] = []
         let map = try layout.storageMap(for: current)
         func locate(_ entity: String, _ property: String?) -> (table: String, column: String?, filter: (String, SQLValue)?)? {
-            guard store != nil else { return nil }
-            // Find the entity of the store's version with the same canonical name.
-            guard let e = current.entities.first(where: { $0.name == entity || $0.canonicalName == entity }),
-                let storage = map.entities[e.name]
-            else { return nil }
+            guard store != nil, let storeEntity = lineage.entity(entity), let storage = map.entities[storeEntity] else {
+                return nil
+            }
             var column: String?
             if let property {
-                guard let p = current.properties(of: e.name).first(where: { $0.name == property || $0.property.canonicalName == property }),
-                    let c = storage.columns[p.name]
+                guard let storeProperty = lineage.property(property, of: entity), let c = storage.columns[storeProperty]
                 else { return nil }
                 column = c
             }
@@ -176,7 +179,8 @@ public enum DryRun {
             }
             return try? store.withDatabase { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) }
         }
-        let oldEntity = { (change: Change) in change.oldName.map { _ in change.entity } ?? change.entity }
+        // Removed attributes are reported under the entity's newer name; the store knows the older one.
+        let oldEntity = { (change: Change) in step.diff.source(ofEntity: change.entity) ?? change.entity }
         for change in step.diff.changes {
             switch change.kind {
             case .attributeRemoved where change.dropsData:
@@ -236,5 +240,43 @@ public enum DryRun {
             }
             return rows == 0 ? 0 : pages * size / rows
         }
+    }
+}
+
+/// Traces entity and property names of a later version back to the store's version, step by step.
+struct Lineage {
+    /// Entity name in the version being looked at → entity name in the store's version.
+    private var entities: [String: String]
+    /// Entity (looked-at version) → property (looked-at) → property (store's version).
+    private var properties: [String: [String: String]]
+
+    init(current: Model) {
+        entities = Dictionary(uniqueKeysWithValues: current.entities.map { ($0.name, $0.name) })
+        properties = Dictionary(
+            uniqueKeysWithValues: current.entities.map { e in
+                (e.name, Dictionary(uniqueKeysWithValues: current.properties(of: e.name).map { ($0.name, $0.name) }))
+            })
+    }
+
+    func entity(_ name: String) -> String? { entities[name] }
+    func property(_ name: String, of entity: String) -> String? { properties[entity]?[name] }
+
+    /// Moves the view one step later: names of the step's second version.
+    mutating func advance(through diff: ModelDiff) {
+        var nextEntities: [String: String] = [:]
+        var nextProperties: [String: [String: String]] = [:]
+        for mapping in diff.mappings {
+            guard let s = mapping.source, let d = mapping.destination, let origin = entities[s] else { continue }
+            nextEntities[d] = origin
+            var map: [String: String] = [:]
+            for p in mapping.properties {
+                if let sp = p.source, let dp = p.destination, let originProperty = properties[s]?[sp.name] {
+                    map[dp.name] = originProperty
+                }
+            }
+            nextProperties[d] = map
+        }
+        entities = nextEntities
+        properties = nextProperties
     }
 }

@@ -31,6 +31,15 @@ struct InstarStorageBuilder {
         for root in roots {
             try buildEntityTable(root: root)
         }
+        // Foreign keys were declared with the destination's root entity; point them at its table, whose
+        // name differs when it had to avoid a clash (`Item` and `ITEM` are one name to SQLite).
+        for table in tableOrder {
+            for i in tables[table]!.columns.indices {
+                if let root = tables[table]!.columns[i].references?.table, let name = entities[root]?.table {
+                    tables[table]!.columns[i].references!.table = name
+                }
+            }
+        }
         for root in roots {
             for entity in hierarchy(below: root) {
                 buildToManyStorage(of: entity)

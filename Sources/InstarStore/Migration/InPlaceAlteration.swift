@@ -65,8 +65,8 @@ enum InPlaceAlteration {
         let table = source.name.sqlQuoted
         // Renames go through temporary names when one column takes another's old name.
         let renames = copies.filter { $0.key != $0.value }.sorted { $0.key < $1.key }
-        let sourceNames = Set(source.columns.map(\.name))
-        let needsTwoPhase = renames.contains { sourceNames.contains($0.value) }
+        let sourceNames = Set(source.columns.map(\.name.sqliteFolded))  // SQLite ignores ASCII case in names
+        let needsTwoPhase = renames.contains { sourceNames.contains($0.value.sqliteFolded) }
         if needsTwoPhase {
             for (index, rename) in renames.enumerated() {
                 statements.append(
