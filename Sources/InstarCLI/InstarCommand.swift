@@ -23,7 +23,7 @@ struct InstarCommand: ParsableCommand {
             """,
         subcommands: [
             ModelCommand.self, DiffCommand.self, StoreCommand.self, InspectCommand.self, PlanCommand.self,
-            MigrateCommand.self, GraphCommand.self, LintCommand.self,
+            MigrateCommand.self, StatusCommand.self, RestoreCommand.self, GraphCommand.self, LintCommand.self,
         ]
     )
 }

@@ -14,7 +14,14 @@ struct MigrateCommand: ParsableCommand {
             inferred directly (a plain Core Data lightweight migration).
 
             Each step commits schema, data and metadata together after verification (schema, foreign \
-            keys, row counts), or nothing changes.
+            keys, row counts), or nothing changes. Hooks and batches commit with a journal kept inside \
+            the store: a migration that is killed, fails or stops (--time-budget, Ctrl-C) continues \
+            exactly where it stopped when migrate runs again ('instar status' shows where). One \
+            migrator at a time: a second one is told who holds the store, or waits (--wait).
+
+            Exit codes: 0 done; 1 failed (the store is at the last committed point); 2 another \
+            migration holds the store; 75 stopped by --time-budget; 130/143 stopped by SIGINT/SIGTERM \
+            after committing the current batch.
 
             Refuses, with the reasons, when the step cannot be inferred, the store's schema has drifted \
             from its version, or the data does not satisfy a change (NULLs in an attribute that \
@@ -34,6 +41,18 @@ struct MigrateCommand: ParsableCommand {
 
     @Flag(help: "Let the plan's command hooks run (they run outside the transaction).")
     var allowCommands = false
+
+    @Option(help: "With a plan: stop at the next safe point after this many seconds (exit 75); run again to continue.")
+    var timeBudget: Double?
+
+    @Option(help: "With a plan: wait up to this many seconds for another migration of the store to finish.")
+    var wait: Double?
+
+    @Option(help: "With a plan: take an online backup of the store to this path before the first step.")
+    var backup: String?
+
+    @Option(help: "Progress output: bar (terminals), lines, json (one event per line), none.")
+    var progress: ProgressStyle?
 
     @Option(help: "SQLite secure_delete while migrating: on, off or fast (default: the plan's option, else SQLite's setting).")
     var secureDelete: String?
@@ -107,23 +126,50 @@ struct MigrateCommand: ParsableCommand {
             printError("use 'instar plan \(path) --store \(store)' for a dry run of a plan")
             throw ExitCode.validationFailure
         }
+        let stop = StopRequest()
+        let signalSources = stop.handleSignals()
+        defer { signalSources.forEach { $0.cancel() } }
+        let reporter = ProgressReporter(style: progress ?? (isTerminal(FileHandle.standardOutput) ? .bar : .lines))
         do {
-            let opened = try openStore(store, readOnly: true)
-            let (current, chain, _) = try migrator.chain(for: opened, to: to)
-            try opened.close()
-            if chain.steps.isEmpty {
-                printOut("the store is already at \(current.name); nothing to do")
-                return
+            let result = try migrator.migrate(
+                storeAt: store, to: to, timeBudget: timeBudget, wait: wait ?? 0, backup: backup, stop: stop,
+                progress: reporter.report)
+            reporter.finish()
+            switch result {
+            case .finished(let steps):
+                if steps == 0 {
+                    printOut("the store is already at the target; nothing to do")
+                } else if let journal = try? Migrator.status(ofStoreAt: store).journal {
+                    let versions = [journal.chain.first?.from ?? "?"] + journal.chain.map(\.to)
+                    let seconds = journal.timings.values.reduce(0, +)
+                    printOut("migrated \(store): \(versions.joined(separator: " → ")) in \(String(format: "%.2f", seconds)) s")
+                }
+            case .paused(let reason):
+                printOut("stopped at a safe point: \(reason.rawValue). Everything done so far is committed.")
+                printOut("resume with: instar migrate \(path) --store \(store)\(to.map { " --to '\($0)'" } ?? "")")
+                switch reason {
+                case .timeBudget: throw InstarExit.paused
+                case .interrupt: throw ExitCode(130)
+                case .terminate: throw ExitCode(143)
+                }
             }
-            let outcomes = try migrator.migrate(storeAt: store, to: to) { printOut($0) }
-            let seconds = outcomes.reduce(0) { $0 + $1.seconds }
-            printOut("migrated \(store): \(chain.versions.joined(separator: " → ")) in \(String(format: "%.2f", seconds)) s")
         } catch let error as StoreError {
+            reporter.finish()
             throw fail(error)
         } catch let error as NoChain {
+            reporter.finish()
             printError(error.description + "\n  hint: run 'instar plan \(path)' to see a proposed decomposition")
             throw InstarExit.failure
         } catch let error as HookError {
+            reporter.finish()
+            printError(error.description)
+            throw InstarExit.failure
+        } catch let error as LeaseError {
+            reporter.finish()
+            printError(error.description)
+            throw InstarExit.locked
+        } catch let error as ResumeRefused {
+            reporter.finish()
             printError(error.description)
             throw InstarExit.failure
         }

@@ -11,6 +11,10 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 /// Exit codes that scripts can rely on (sysexits-style, documented in `instar --help`).
 enum InstarExit {
     static let failure = ExitCode(1)
+    /// Another migration holds the store.
+    static let locked = ExitCode(2)
+    /// Stopped by the time budget at a safe point: run again to continue (sysexits' EX_TEMPFAIL).
+    static let paused = ExitCode(75)
     static let invalidInput = ExitCode(65)
     static let unreadable = ExitCode(66)
 }
@@ -74,3 +78,5 @@ func loadPlan(_ path: String) throws -> Plan {
         throw unreadable ? InstarExit.unreadable : InstarExit.invalidInput
     }
 }
+
+func isTerminal(_ handle: FileHandle) -> Bool { isatty(handle.fileDescriptor) != 0 }

@@ -146,3 +146,10 @@ extension Data {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }
+
+/// SHA-256 of text as lowercase hex: fingerprints of plans and steps.
+public enum Fingerprint {
+    public static func of(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -2,14 +2,83 @@ import Foundation
 import GRDB
 import InstarPlanner
 
-/// What a Swift hook gets: the store's connection inside the step's transaction, and where it runs.
-public struct HookContext {
-    public let db: Database
+/// What a Swift hook gets: the store, the step, a checkpoint that commits with its work, and helpers
+/// to work in batches, report progress and notice cancellation.
+///
+/// A Swift hook runs outside the step's transaction. Whatever it writes through ``write(_:)`` or
+/// ``batches(of:size:_:)`` commits together with its checkpoint, so after a crash the hook resumes at
+/// the next batch and each batch's effect happens exactly once.
+public final class HookContext {
     /// The step, as `"from → to"`.
     public let step: String
     /// `before` (old shape) or `after` (new shape).
     public let phase: HookPhase
     public let storePath: String
+    /// True when this hook already ran partly in an earlier, interrupted attempt.
+    public let isResumed: Bool
+    /// The checkpoint committed with the hook's last unit of work (nil at the start).
+    public private(set) var checkpoint: String?
+
+    let commit: (String?, (Database) throws -> Void) throws -> Void
+    let progress: (Int, Int?) -> Void
+    let stop: StopRequest
+
+    init(
+        step: String, phase: HookPhase, storePath: String, checkpoint: String?, stop: StopRequest,
+        commit: @escaping (String?, (Database) throws -> Void) throws -> Void, progress: @escaping (Int, Int?) -> Void
+    ) {
+        self.step = step
+        self.phase = phase
+        self.storePath = storePath
+        self.checkpoint = checkpoint
+        self.isResumed = checkpoint != nil
+        self.stop = stop
+        self.commit = commit
+        self.progress = progress
+    }
+
+    /// Runs `body` in a transaction that also records `checkpoint`; both commit or neither does.
+    public func write(checkpoint: String? = nil, _ body: (Database) throws -> Void) throws {
+        try commit(checkpoint, body)
+        if let checkpoint { self.checkpoint = checkpoint }
+    }
+
+    /// Calls `body` for consecutive key ranges of `table` (by rowid), `size` keys each, each range in its
+    /// own transaction with its checkpoint; resumes after the last committed range.
+    public func batches(of table: String, size: Int, _ body: (Database, ClosedRange<Int64>) throws -> Void) throws {
+        var bounds: (Int64, Int64)?
+        try commit(nil) { db in bounds = try KeyRanges.bounds(of: table, db) }
+        guard let (low, high) = bounds else { return }
+        let batches = KeyRanges.count(low: low, high: high, size: size)
+        var start = checkpoint.flatMap(Int64.init).map { $0 + 1 } ?? low
+        while start <= high {
+            if isCancelled { return }
+            let end = min(high, start + Int64(size) - 1)
+            try write(checkpoint: String(end)) { db in try body(db, start...end) }
+            progress(KeyRanges.count(low: low, high: end, size: size), batches)
+            start = end + 1
+        }
+    }
+
+    /// Reports progress (shown as a bar on a terminal, and sent to the progress stream).
+    public func reportProgress(done: Int, total: Int?) { progress(done, total) }
+
+    /// True once a stop was requested (signal, time budget): finish the current unit and return.
+    public var isCancelled: Bool { stop.requested != nil }
+}
+
+enum KeyRanges {
+    static func bounds(of table: String, _ db: Database) throws -> (Int64, Int64)? {
+        let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard let row = try Row.fetchOne(db, sql: "SELECT min(rowid), max(rowid) FROM \(quoted)"),
+            let low = row[0] as Int64?, let high = row[1] as Int64?
+        else { return nil }
+        return (low, high)
+    }
+
+    static func count(low: Int64, high: Int64, size: Int) -> Int {
+        Int((high - low) / Int64(size)) + 1
+    }
 }
 
 public enum HookPhase: String, Sendable {
@@ -25,84 +94,8 @@ public struct HookError: Error, CustomStringConvertible {
     public var step: String
     public var message: String
 
-    public var description: String { "hook '\(hook)' failed in step \(step): \(message); the step was rolled back" }
-}
-
-/// Runs the hooks a plan defines. SQL hooks run inside the step's transaction, so their effect commits
-/// exactly once, with the step.
-struct HookRunner {
-    let plan: Plan
-    let swiftHooks: [String: SwiftHook]
-    let allowCommands: Bool
-    let storePath: String
-
-    func run(_ names: [String], phase: HookPhase, step: String, db: Database) throws {
-        for name in names {
-            guard let definition = plan.hooks[name] else {
-                throw HookError(hook: name, step: step, message: "the plan does not define it")
-            }
-            do {
-                try run(definition, name: name, phase: phase, step: step, db: db)
-            } catch let error as HookError {
-                throw error
-            } catch let error as DatabaseError {
-                throw HookError(hook: name, step: step, message: "SQLite: \(error.message ?? "\(error)")")
-            } catch {
-                throw HookError(hook: name, step: step, message: "\(error)")
-            }
-        }
-    }
-
-    private func run(_ definition: HookDefinition, name: String, phase: HookPhase, step: String, db: Database) throws {
-        switch definition {
-        case .sql(let statements):
-            for sql in statements { try db.execute(sql: sql) }
-        case .batchedSQL(let table, let sql, let size):
-            let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            guard let bounds = try Row.fetchOne(db, sql: "SELECT min(rowid), max(rowid) FROM \(quoted)"),
-                let low = bounds[0] as Int64?, let high = bounds[1] as Int64?
-            else { return }
-            var start = low
-            while start <= high {
-                let end = start + Int64(size) - 1
-                try db.execute(sql: sql, arguments: ["start": start, "end": end])
-                start = end + 1
-            }
-        case .command(let arguments):
-            guard allowCommands else {
-                throw HookError(
-                    hook: name, step: step,
-                    message: "it runs an external command, which needs --allow-commands (commands run outside the step's transaction and must be idempotent)")
-            }
-            try runCommand(arguments, name: name, phase: phase, step: step)
-        case .swift(let registered):
-            guard let hook = swiftHooks[registered] else {
-                throw HookError(
-                    hook: name, step: step,
-                    message: "no Swift hook is registered as '\(registered)'; call migrator.register(hook: \"\(registered)\") { … } before migrating")
-            }
-            try hook(HookContext(db: db, step: step, phase: phase, storePath: storePath))
-        }
-    }
-
-    private func runCommand(_ arguments: [String], name: String, phase: HookPhase, step: String) throws {
-        guard let executable = arguments.first else {
-            throw HookError(hook: name, step: step, message: "the command is empty")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments.dropFirst()
-        process.currentDirectoryURL = URL(fileURLWithPath: plan.file).deletingLastPathComponent()
-        var environment = ProcessInfo.processInfo.environment
-        environment["INSTAR_STORE"] = storePath
-        environment["INSTAR_STEP"] = step
-        environment["INSTAR_PHASE"] = phase.rawValue
-        environment["INSTAR_HOOK"] = name
-        process.environment = environment
-        try process.run()
-        process.waitUntilExit()
-        if process.terminationStatus != 0 {
-            throw HookError(hook: name, step: step, message: "the command exited with status \(process.terminationStatus)")
-        }
+    public var description: String {
+        "hook '\(hook)' failed in step \(step): \(message)\n  the store is at the last committed point; the journal records the error ('instar status'); run migrate again to retry from there"
     }
 }
+

@@ -72,47 +72,59 @@ public final class Migrator {
         return (current, chain, graph)
     }
 
-    /// Migrates the store at `path` to `target`, one transaction per step; returns what ran.
+    /// Runs (or resumes) the migration of the store at `path` to `target`.
+    ///
+    /// Each step, hook and batch commits with its journal record, so a run that is killed, fails, or
+    /// stops for its time budget or a signal continues exactly where it stopped the next time this is
+    /// called. A second migrator on the same store gets a ``LeaseError`` naming the owner (or waits up
+    /// to `wait` seconds); a dead owner's lease is taken over.
+    ///
+    /// - Parameters:
+    ///   - timeBudget: stop at the next safe point once this many seconds have passed.
+    ///   - backup: take an online backup to this path before the first step (fresh runs only).
+    ///   - stop: a request to stop at the next safe point (signal handlers and apps set it).
+    ///   - progress: events as they happen (also on ``progressEvents``).
     @discardableResult
-    public func migrate(storeAt path: String, to target: String? = nil, progress: ((String) -> Void)? = nil) throws
-        -> [StepOutcome]
-    {
+    public func migrate(
+        storeAt path: String, to target: String? = nil, timeBudget: TimeInterval? = nil, wait: TimeInterval = 0,
+        backup: String? = nil, stop: StopRequest = StopRequest(), progress: ((ProgressEvent) -> Void)? = nil
+    ) throws -> MigrationResult {
         let store = try SQLiteStore.open(at: path, layout: layout)
         defer { try? store.close() }
         if let mode = secureDelete ?? plan.options.secureDelete {
             try store.setSecureDelete(mode)
         }
-        let (_, chain, _) = try chain(for: store, to: target)
-        let hooks = HookRunner(plan: plan, swiftHooks: swiftHooks, allowCommands: allowCommands, storePath: path)
-        var outcomes: [StepOutcome] = []
-        for (index, step) in chain.steps.enumerated() {
-            guard let old = plan.versions.first(where: { $0.name == step.from }),
-                let new = plan.versions.first(where: { $0.name == step.to })
-            else { continue }
-            let label = "\(step.from) → \(step.to)"
-            progress?("step \(index + 1)/\(chain.steps.count): \(label) (\(step.kind.rawValue))")
-            var hookError: HookError?
-            do {
-                let outcome = try store.migrate(
-                    from: old, to: new,
-                    before: { db in
-                        do { try hooks.run(step.stage?.before ?? [], phase: .before, step: label, db: db) } catch let e as HookError {
-                            hookError = e
-                            throw e
-                        }
-                    },
-                    after: { db in
-                        do { try hooks.run(step.stage?.after ?? [], phase: .after, step: label, db: db) } catch let e as HookError {
-                            hookError = e
-                            throw e
-                        }
-                    })
-                outcomes.append(outcome)
-            } catch {
-                if let hookError { throw hookError }
-                throw error
-            }
+        let continuation = streamContinuation
+        let executor = ChainExecutor(
+            plan: plan, store: store, hooks: swiftHooks, allowCommands: allowCommands, stop: stop,
+            deadline: timeBudget.map { Date().addingTimeInterval($0) },
+            emit: { event in
+                progress?(event)
+                continuation?.yield(event)
+            })
+        try executor.claimLease(wait: wait)
+        defer { executor.releaseLease() }
+        let result = try executor.run {
+            let (_, chain, _) = try self.chain(for: store, to: target)
+            if let backup, !chain.steps.isEmpty { try store.backup(to: backup) }
+            return chain.steps
         }
-        return outcomes
+        return result
+    }
+
+    private var streamContinuation: AsyncStream<ProgressEvent>.Continuation?
+
+    /// Progress events of the next `migrate` calls, as an `AsyncStream` (for SwiftUI and async code).
+    public func progressEvents() -> AsyncStream<ProgressEvent> {
+        AsyncStream { continuation in self.streamContinuation = continuation }
+    }
+
+    /// The journal of the store's latest run (unfinished first), for `instar status`.
+    public static func status(ofStoreAt path: String) throws -> (journal: JournalEntry?, lease: Lease?) {
+        let store = try SQLiteStore.open(at: path, readOnly: true)
+        defer { try? store.close() }
+        return try store.withDatabase { db in
+            (try Journal.unfinished(db) ?? Journal.latest(db), try Lease.holder(db))
+        }
     }
 }

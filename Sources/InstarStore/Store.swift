@@ -158,6 +158,37 @@ public final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// Copies the whole store to `destination` with SQLite's online backup API (a consistent snapshot,
+    /// even of a store in WAL mode). Refuses to overwrite an existing file.
+    public func backup(to destination: String) throws(StoreError) {
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw StoreError(.alreadyExists, path: destination, "a file already exists where the backup should go")
+        }
+        do {
+            let target = try DatabaseQueue(path: destination)
+            try queue.backup(to: target)
+            try target.close()
+        } catch {
+            try? FileManager.default.removeItem(atPath: destination)
+            throw StoreError.from(error, path: path, doing: "backing up to \(destination)")
+        }
+    }
+
+    /// Replaces the store's content with the backup at `source`, through the backup API (so the store
+    /// file is rewritten under SQLite's locks, never half-copied).
+    public func restore(from source: String) throws(StoreError) {
+        guard FileManager.default.fileExists(atPath: source) else {
+            throw StoreError(.notFound, path: source, "no such backup file")
+        }
+        do {
+            let backup = try DatabaseQueue(path: source, configuration: Self.configuration(readOnly: true, busyTimeout: 2))
+            try backup.backup(to: queue)
+            try backup.close()
+        } catch {
+            throw StoreError.from(error, path: path, doing: "restoring from \(source)")
+        }
+    }
+
     /// Closes the connection (also done when the store is released).
     public func close() throws {
         try queue.close()

@@ -50,9 +50,11 @@ extension SQLiteStore {
         var detection = VersionDetection(
             layout: layout.name, version: nil, matchedBy: nil, metadataVersionName: metadata?.versionName, closest: nil,
             drift: [])
-        if let hashes = metadata?.entityHashes, !hashes.isEmpty,
-            let match = all.first(where: { VersionHashes(model: $0).entityHashes == hashes })
-        {
+        // Versions differing only in what Core Data does not hash (defaults, indexes) share their hashes:
+        // the one the metadata names is the store's.
+        let hashes = metadata?.entityHashes ?? [:]
+        let matches = hashes.isEmpty ? [] : all.filter { VersionHashes(model: $0).entityHashes == hashes }
+        if let match = matches.first(where: { $0.name == metadata?.versionName }) ?? matches.first {
             detection.version = match
             detection.matchedBy = .metadata
             detection.drift = try drift(match)

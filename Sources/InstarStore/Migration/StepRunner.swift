@@ -40,9 +40,11 @@ extension SQLiteStore {
     /// conditions are checked, so it can fix the data); `after` runs on the new shape once the step is
     /// verified, and the schema and foreign keys are checked again after it.
     @discardableResult
+    ///
+    /// `onStatement` is called before each statement of the step (the runtime's failpoints use it).
     public func migrate(
         from old: Model, to new: Model, before: ((Database) throws -> Void)? = nil,
-        after: ((Database) throws -> Void)? = nil
+        after: ((Database) throws -> Void)? = nil, onStatement: ((Int) -> Void)? = nil
     ) throws(StoreError) -> StepOutcome {
         let start = Date()
         let diff = ModelDiff(from: old, to: new)
@@ -69,7 +71,8 @@ extension SQLiteStore {
                     let extras = try ViewsAndTriggers.read(db)
                     for extra in extras { try db.execute(sql: extra.dropSQL) }
                     let stepPlan = StepSQLPlanner.plan(program, actual: actual, viewsAndTriggers: extras.map(\.sql))
-                    for statement in stepPlan.statements {
+                    for (index, statement) in stepPlan.statements.enumerated() {
+                        onStatement?(index)
                         do {
                             try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments))
                         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {

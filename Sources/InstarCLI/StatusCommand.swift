@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import Instar
+
+/// `instar status --store <db>`: the migration journal kept inside the store.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the store's migration journal: where a run is, its errors, who holds the store.",
+        discussion: """
+            Reads the store without writing. Shows the unfinished run if there is one (else the last \\
+            run): its chain, the current step, phase, hook and checkpoint, attempts, the last error, \\
+            timings, and the lease holder.
+
+            Exit status 0 when no run is unfinished, 1 when one is (paused, failed, or interrupted).
+
+            Example:
+              instar status --store music.sqlite --format json
+            """
+    )
+
+    @Option(help: "Path of the store.")
+    var store: String
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func run() throws {
+        let status: (journal: JournalEntry?, lease: Lease?)
+        do {
+            status = try Migrator.status(ofStoreAt: store)
+        } catch let error as StoreError {
+            throw fail(error)
+        }
+        let unfinished = status.journal.map { $0.status != .finished } ?? false
+        switch format {
+        case .json:
+            var object: [String: Any] = ["store": store, "unfinished": unfinished]
+            if let journal = status.journal,
+                let data = try? Journal.encoder.encode(journal),
+                let value = try? JSONSerialization.jsonObject(with: data)
+            {
+                object["journal"] = value
+            }
+            if let lease = status.lease {
+                object["lease"] = ["owner": lease.owner, "pid": lease.pid, "host": lease.host, "alive": lease.isAlive]
+            }
+            printOut(jsonText(object))
+        case .text:
+            guard let journal = status.journal else {
+                printOut("no migration has run on \(store)")
+                return
+            }
+            var lines = ["run \(journal.run) of plan \(journal.plan): \(journal.status.rawValue)"]
+            lines.append("chain: " + ([journal.chain.first?.from ?? "?"] + journal.chain.map(\.to)).joined(separator: " → "))
+            if journal.status != .finished {
+                lines.append("at: " + journal.position)
+            }
+            lines.append("attempts: \(journal.attempts); started \(Journal.iso(journal.startedAt)); updated \(Journal.iso(journal.updatedAt))")
+            if let error = journal.lastError { lines.append("last error: \(error)") }
+            for (step, seconds) in journal.timings.sorted(by: { $0.key < $1.key }) {
+                lines.append(String(format: "  %@: %.2f s", step, seconds))
+            }
+            if let lease = status.lease {
+                lines.append("held by \(lease)\(lease.isAlive ? "" : " (no longer running: the next migrate takes over)")")
+            }
+            if journal.status != .finished {
+                lines.append("continue with: instar migrate \(journal.planFile) --store \(store)")
+            }
+            printOut(lines.joined(separator: "\n"))
+        }
+        if unfinished { throw InstarExit.failure }
+    }
+}
+
+/// `instar restore --backup <file> --store <db>`: put a backup back.
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Put back a backup taken with 'instar migrate --backup'.",
+        discussion: """
+            Copies the backup into the store with SQLite's backup API (never half-written). Refuses \\
+            while another migration holds the store.
+
+            Example:
+              instar restore --backup music.before.sqlite --store music.sqlite
+            """
+    )
+
+    @Option(help: "The backup file.")
+    var backup: String
+
+    @Option(help: "The store to overwrite with the backup.")
+    var store: String
+
+    func run() throws {
+        do {
+            let opened = try SQLiteStore.open(at: store)
+            if let holder = try opened.withDatabase({ db in try Lease.holder(db) }), holder.isAlive,
+                holder.pid != getpid()
+            {
+                printError(LeaseError(path: store, holder: holder).description)
+                throw InstarExit.locked
+            }
+            try opened.restore(from: backup)
+            printOut("restored \(store) from \(backup)")
+        } catch let error as StoreError {
+            throw fail(error)
+        }
+    }
+}

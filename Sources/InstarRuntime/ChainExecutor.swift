@@ -1,0 +1,425 @@
+import Foundation
+import GRDB
+import InstarInference
+import InstarModel
+import InstarPlanner
+import InstarStore
+
+/// A resumed run would not do what the journal recorded: the plan changed under it.
+public struct ResumeRefused: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String {
+        "\(path): cannot resume the unfinished migration: \(reason)\n  hint: restore the plan as it was, or restore the backup taken before the run ('instar restore')"
+    }
+}
+
+/// Runs a chain step by step, hook by hook, batch by batch, each unit committed with its journal record.
+///
+/// Within a step, hooks are split around the step's transaction: SQL hooks right next to the schema
+/// change (the `before` SQL hooks after the last non-SQL one, the `after` SQL hooks before the first
+/// non-SQL one) run inside the step's transaction; every other hook commits on its own (batched SQL
+/// and Swift hooks once per batch, with their checkpoint).
+final class ChainExecutor {
+    let plan: Plan
+    let store: SQLiteStore
+    let hooks: [String: SwiftHook]
+    let allowCommands: Bool
+    let stop: StopRequest
+    let deadline: Date?
+    let emit: (ProgressEvent) -> Void
+    let lease = Lease.mine()
+
+    init(
+        plan: Plan, store: SQLiteStore, hooks: [String: SwiftHook], allowCommands: Bool, stop: StopRequest,
+        deadline: Date?, emit: @escaping (ProgressEvent) -> Void
+    ) {
+        self.plan = plan
+        self.store = store
+        self.hooks = hooks
+        self.allowCommands = allowCommands
+        self.stop = stop
+        self.deadline = deadline
+        self.emit = emit
+    }
+
+    // MARK: Lease
+
+    func claimLease(wait: TimeInterval) throws {
+        let giveUp = Date().addingTimeInterval(wait)
+        while true {
+            let holder: Lease? = try store.withDatabase { db in
+                var holder: Lease?
+                try db.inTransaction(.immediate) {
+                    holder = try Lease.claim(lease, db)
+                    return .commit
+                }
+                return holder
+            }
+            guard let holder else { return }
+            if Date() >= giveUp { throw LeaseError(path: store.path, holder: holder) }
+            Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
+        }
+    }
+
+    func releaseLease() {
+        try? store.withDatabase { db in try Lease.release(lease, db) }
+    }
+
+    // MARK: Journal
+
+    /// Runs `body` in one write transaction that also saves `entry` (and refreshes the lease).
+    func commit(_ entry: JournalEntry, failpoint: String, _ body: (Database) throws -> Void = { _ in }) throws {
+        var entry = entry
+        entry.updatedAt = Date()
+        try store.withDatabase { db in
+            try db.inTransaction(.immediate) {
+                try body(db)
+                try Journal.save(entry, db)
+                try Lease.write(lease, db)
+                Failpoints.hit("\(failpoint).before-commit")
+                return .commit
+            }
+        }
+        Failpoints.hit("\(failpoint).after-commit")
+    }
+
+    static func fingerprint(_ plan: Plan, from: String, to: String) -> String {
+        let old = plan.versions.first { $0.name == from }?.versionHashes.versionChecksum ?? "?"
+        let new = plan.versions.first { $0.name == to }?.versionHashes.versionChecksum ?? "?"
+        let stage = plan.stages.first { $0.from == from && $0.to == to }
+        let hooks = (stage?.before ?? []).map { "before \($0)=\(String(describing: plan.hooks[$0]))" }
+            + (stage?.after ?? []).map { "after \($0)=\(String(describing: plan.hooks[$0]))" }
+        return Fingerprint.of(([old, new] + hooks).joined(separator: "|"))
+    }
+
+    // MARK: Run
+
+    func run(start: () throws -> [Step]) throws -> MigrationResult {
+        var entry: JournalEntry
+        if let existing = try store.withDatabase({ db in try Journal.unfinished(db) }) {
+            entry = existing
+            for (index, record) in entry.chain.enumerated() where index >= entry.step {
+                let now = Self.fingerprint(plan, from: record.from, to: record.to)
+                if now != record.fingerprint {
+                    throw ResumeRefused(
+                        path: store.path,
+                        reason: "step \(index + 1) (\(record.from) → \(record.to)) is different in the plan now (its versions or hooks changed)")
+                }
+            }
+            if entry.status == .failed { entry.attempts += 1 }
+            entry.status = .running
+            entry.owner = lease.owner
+            emit(.started(run: entry.run, steps: entry.chain.count, resumedAt: Self.position(entry)))
+        } else {
+            let steps = try start()
+            if steps.isEmpty { return .finished(steps: 0) }
+            let now = Date()
+            entry = JournalEntry(
+                run: UUID().uuidString, plan: plan.name, planFile: plan.file, target: steps.last!.to,
+                chain: steps.map {
+                    .init(from: $0.from, to: $0.to, kind: $0.kind.rawValue, fingerprint: Self.fingerprint(plan, from: $0.from, to: $0.to))
+                }, step: 0, phase: .before, hook: 0, checkpoint: nil, attempts: 1, lastError: nil, startedAt: now,
+                updatedAt: now, owner: lease.owner, status: .running, timings: [:])
+            emit(.started(run: entry.run, steps: steps.count, resumedAt: nil))
+        }
+        try commit(entry, failpoint: "journal.start")
+        let started = Date()
+        do {
+            while entry.step < entry.chain.count {
+                if let reason = pauseReason() { return try pause(&entry, reason) }
+                let record = entry.chain[entry.step]
+                let stepStart = Date()
+                emit(.stepStarted(index: entry.step, of: entry.chain.count, from: record.from, to: record.to, kind: record.kind, estimatedRows: 0))
+                if let paused = try runStep(&entry) { return paused }
+                entry.timings["\(record.from) → \(record.to)", default: 0] += Date().timeIntervalSince(stepStart)
+                emit(.stepFinished(index: entry.step, of: entry.chain.count, seconds: Date().timeIntervalSince(stepStart)))
+                entry.step += 1
+                entry.phase = .before
+                entry.hook = 0
+                entry.checkpoint = nil
+                try commit(entry, failpoint: "step.done")
+            }
+        } catch {
+            entry.status = .failed
+            entry.lastError = "\(error)"
+            try? commit(entry, failpoint: "journal.failed")
+            throw error
+        }
+        entry.status = .finished
+        try commit(entry, failpoint: "journal.finish")
+        emit(.finished(steps: entry.chain.count, seconds: Date().timeIntervalSince(started)))
+        return .finished(steps: entry.chain.count)
+    }
+
+    static func position(_ entry: JournalEntry) -> String {
+        guard let record = entry.currentStep else { return "at the end" }
+        var text = "step \(entry.step + 1)/\(entry.chain.count) (\(record.from) → \(record.to)), \(entry.phase.rawValue) phase"
+        if entry.phase != .schema { text += ", hook \(entry.hook + 1)" }
+        if let checkpoint = entry.checkpoint { text += " at checkpoint \(checkpoint)" }
+        return text
+    }
+
+    private func pauseReason() -> PauseReason? {
+        if let deadline, Date() >= deadline { stop.request(.timeBudget) }
+        return stop.requested
+    }
+
+    private func pause(_ entry: inout JournalEntry, _ reason: PauseReason) throws -> MigrationResult {
+        entry.status = .paused
+        try commit(entry, failpoint: "journal.pause")
+        emit(.paused(reason: reason.rawValue))
+        return .paused(reason)
+    }
+
+    /// One step from wherever the journal says; returns a result when it paused.
+    private func runStep(_ entry: inout JournalEntry) throws -> MigrationResult? {
+        let record = entry.chain[entry.step]
+        guard let old = plan.versions.first(where: { $0.name == record.from }),
+            let new = plan.versions.first(where: { $0.name == record.to })
+        else { throw ResumeRefused(path: store.path, reason: "the plan no longer has \(record.from) or \(record.to)") }
+        let stage = plan.stages.first { $0.from == record.from && $0.to == record.to }
+        let before = stage?.before ?? []
+        let after = stage?.after ?? []
+        // SQL hooks next to the schema change join its transaction.
+        let lastSeparate = before.lastIndex { !isSQL($0) }.map { $0 + 1 } ?? 0
+        let beforeSeparate = Array(before[..<lastSeparate])
+        let beforeInside = Array(before[lastSeparate...])
+        let firstSeparate = after.firstIndex { !isSQL($0) } ?? after.count
+        let afterInside = Array(after[..<firstSeparate])
+        let afterSeparate = Array(after[firstSeparate...])
+        let label = "\(record.from) → \(record.to)"
+
+        if entry.phase == .before {
+            if let paused = try runSeparate(beforeSeparate, phase: .before, label: label, entry: &entry) { return paused }
+            entry.phase = .schema
+            entry.hook = 0
+            entry.checkpoint = nil
+            try commit(entry, failpoint: "phase.schema")
+        }
+        if entry.phase == .schema {
+            var next = entry
+            next.phase = .after
+            next.hook = 0
+            next.checkpoint = nil
+            next.updatedAt = Date()
+            let snapshot = next
+            var hookFailure: HookError?
+            do {
+                try store.migrate(
+                    from: old, to: new,
+                    before: { db in
+                        do { try self.runInline(beforeInside, phase: .before, label: label, db: db) } catch let e as HookError {
+                            hookFailure = e
+                            throw e
+                        }
+                    },
+                    after: { db in
+                        do { try self.runInline(afterInside, phase: .after, label: label, db: db) } catch let e as HookError {
+                            hookFailure = e
+                            throw e
+                        }
+                        try Journal.save(snapshot, db)
+                        try Lease.write(self.lease, db)
+                        Failpoints.hit("step.before-commit")
+                    },
+                    onStatement: { _ in Failpoints.hit("step.statement") })
+            } catch {
+                if let hookFailure { throw hookFailure }
+                throw error
+            }
+            Failpoints.hit("step.after-commit")
+            entry = next
+            if let reason = pauseReason() { return try pause(&entry, reason) }
+        }
+        if entry.phase == .after {
+            if let paused = try runSeparate(afterSeparate, phase: .after, label: label, entry: &entry) { return paused }
+        }
+        return nil
+    }
+
+    private func isSQL(_ hook: String) -> Bool {
+        if case .sql? = plan.hooks[hook] { return true }
+        return false
+    }
+
+    /// SQL hooks inside the step's transaction; a failure throws a ``HookError``.
+    private func runInline(_ names: [String], phase: HookPhase, label: String, db: Database) throws {
+        for name in names {
+            guard case .sql(let statements)? = plan.hooks[name] else { continue }
+            do {
+                for sql in statements { try db.execute(sql: sql) }
+            } catch {
+                throw HookError(hook: name, step: label, message: describe(error))
+            }
+            emit(.hook(name: name, done: 1, total: 1))
+        }
+    }
+
+    /// Hooks that commit on their own, from the journal's hook index and checkpoint.
+    private func runSeparate(_ names: [String], phase: HookPhase, label: String, entry: inout JournalEntry) throws
+        -> MigrationResult?
+    {
+        while entry.hook < names.count {
+            let name = names[entry.hook]
+            guard let definition = plan.hooks[name] else {
+                throw HookError(hook: name, step: label, message: "the plan does not define it")
+            }
+            do {
+                switch definition {
+                case .sql(let statements):
+                    var next = entry
+                    next.hook += 1
+                    next.checkpoint = nil
+                    try commit(next, failpoint: "hook") { db in
+                        for sql in statements { try db.execute(sql: sql) }
+                    }
+                    entry = next
+                    emit(.hook(name: name, done: 1, total: 1))
+                case .batchedSQL(let table, let sql, let size):
+                    if let paused = try runBatches(name, table: table, sql: sql, size: size, entry: &entry) { return paused }
+                case .swift(let registered):
+                    if let paused = try runSwift(name, registered: registered, phase: phase, label: label, entry: &entry) {
+                        return paused
+                    }
+                case .command(let arguments):
+                    try runCommand(name, arguments: arguments, phase: phase, label: label, entry: &entry)
+                }
+            } catch let error as HookError {
+                throw error
+            } catch {
+                throw HookError(hook: name, step: label, message: describe(error))
+            }
+            if let reason = pauseReason() { return try pause(&entry, reason) }
+        }
+        return nil
+    }
+
+    private func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return "SQLite: \(error.message ?? "\(error)")" }
+        return "\(error)"
+    }
+
+    private func runBatches(_ name: String, table: String, sql: String, size: Int, entry: inout JournalEntry) throws
+        -> MigrationResult?
+    {
+        let bounds = try store.withDatabase { db in try KeyRanges.bounds(of: table, db) }
+        if let (low, high) = bounds {
+            let total = KeyRanges.count(low: low, high: high, size: size)
+            var start = entry.checkpoint.flatMap(Int64.init).map { $0 + 1 } ?? low
+            while start <= high {
+                let end = min(high, start + Int64(size) - 1)
+                var next = entry
+                next.checkpoint = String(end)
+                try commit(next, failpoint: "batch") { db in
+                    try db.execute(sql: sql, arguments: ["start": start, "end": end])
+                }
+                entry = next
+                emit(.hook(name: name, done: KeyRanges.count(low: low, high: end, size: size), total: total))
+                start = end + 1
+                if start <= high, let reason = pauseReason() { return try pause(&entry, reason) }
+            }
+        }
+        var next = entry
+        next.hook += 1
+        next.checkpoint = nil
+        try commit(next, failpoint: "hook")
+        entry = next
+        return nil
+    }
+
+    private func runSwift(_ name: String, registered: String, phase: HookPhase, label: String, entry: inout JournalEntry)
+        throws -> MigrationResult?
+    {
+        guard let hook = hooks[registered] else {
+            throw HookError(
+                hook: name, step: label,
+                message: "no Swift hook is registered as '\(registered)'; call migrator.register(hook: \"\(registered)\") { … } before migrating")
+        }
+        var current = entry
+        let context = HookContext(
+            step: label, phase: phase, storePath: store.path, checkpoint: entry.checkpoint, stop: stop,
+            commit: { checkpoint, body in
+                var next = current
+                if let checkpoint { next.checkpoint = checkpoint }
+                try self.commit(next, failpoint: "batch", body)
+                current = next
+            },
+            progress: { done, total in self.emit(.hook(name: name, done: done, total: total)) })
+        try hook(context)
+        entry = current
+        if let reason = stop.requested { return try pause(&entry, reason) }
+        var next = entry
+        next.hook += 1
+        next.checkpoint = nil
+        try commit(next, failpoint: "hook")
+        entry = next
+        return nil
+    }
+
+    /// Runs an external program; it may print `instar:checkpoint <token>` and `instar:progress <done>/<total>`.
+    /// At least once: after a crash it runs again, told the last checkpoint and that it is resumed.
+    private func runCommand(_ name: String, arguments: [String], phase: HookPhase, label: String, entry: inout JournalEntry)
+        throws
+    {
+        guard allowCommands else {
+            throw HookError(
+                hook: name, step: label,
+                message: "it runs an external command, which needs --allow-commands (commands run outside the step's transaction and must be idempotent)")
+        }
+        guard let executable = arguments.first else { throw HookError(hook: name, step: label, message: "the command is empty") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments.dropFirst()
+        process.currentDirectoryURL = URL(fileURLWithPath: plan.file).deletingLastPathComponent()
+        var environment = ProcessInfo.processInfo.environment
+        environment["INSTAR_STORE"] = store.path
+        environment["INSTAR_STEP"] = label
+        environment["INSTAR_PHASE"] = phase.rawValue
+        environment["INSTAR_HOOK"] = name
+        environment["INSTAR_CHECKPOINT"] = entry.checkpoint ?? ""
+        environment["INSTAR_RESUMED"] = entry.checkpoint == nil && entry.attempts <= 1 ? "0" : "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var current = entry
+        var buffer = Data()
+        let handle = output.fileHandleForReading
+        func consume(_ line: String) throws {
+            if line.hasPrefix("instar:checkpoint ") {
+                var next = current
+                next.checkpoint = String(line.dropFirst("instar:checkpoint ".count))
+                try commit(next, failpoint: "batch")
+                current = next
+            } else if line.hasPrefix("instar:progress ") {
+                let parts = line.dropFirst("instar:progress ".count).split(separator: "/")
+                if let done = parts.first.flatMap({ Int($0) }) {
+                    emit(.hook(name: name, done: done, total: parts.count > 1 ? Int(parts[1]) : nil))
+                }
+            } else {
+                FileHandle.standardError.write(Data("[\(name)] \(line)\n".utf8))
+            }
+        }
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            while let newline = buffer.firstIndex(of: 10) {
+                try consume(String(decoding: buffer[..<newline], as: UTF8.self))
+                buffer.removeSubrange(...newline)
+            }
+        }
+        if !buffer.isEmpty { try consume(String(decoding: buffer, as: UTF8.self)) }
+        process.waitUntilExit()
+        entry = current
+        guard process.terminationStatus == 0 else {
+            throw HookError(hook: name, step: label, message: "the command exited with status \(process.terminationStatus)")
+        }
+        var next = entry
+        next.hook += 1
+        next.checkpoint = nil
+        try commit(next, failpoint: "hook")
+        entry = next
+    }
+}

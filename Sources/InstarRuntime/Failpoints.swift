@@ -1,0 +1,54 @@
+import Foundation
+
+/// Named places where a test can kill the process, to prove that a killed migration resumes exactly.
+///
+/// Inert unless the environment asks: `INSTAR_FAILPOINT=name` kills at the first hit of `name`,
+/// `name@3` at its third hit, `*@17` at the 17th hit of any failpoint. `INSTAR_FAILPOINT_TRACE=file`
+/// appends every hit's name to the file, so a script can enumerate all crash points of a run. The kill
+/// is SIGKILL: no handler, no cleanup, exactly like the app being killed by the system.
+public enum Failpoints {
+    private static let configuration: (name: String, count: Int)? = {
+        guard let spec = ProcessInfo.processInfo.environment["INSTAR_FAILPOINT"], !spec.isEmpty else { return nil }
+        let parts = spec.split(separator: "@", maxSplits: 1)
+        return (String(parts[0]), parts.count > 1 ? Int(parts[1]) ?? 1 : 1)
+    }()
+    private static let tracePath = ProcessInfo.processInfo.environment["INSTAR_FAILPOINT_TRACE"]
+    private static let state = FailpointState()
+
+    /// True when any failpoint setting is present (the fast path checks only this).
+    public static let isActive = configuration != nil || tracePath != nil
+
+    @inline(__always)
+    public static func hit(_ name: String) {
+        guard isActive else { return }
+        state.hit(name, configuration: configuration, tracePath: tracePath)
+    }
+}
+
+private final class FailpointState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var hits: [String: Int] = [:]
+    private var total = 0
+
+    func hit(_ name: String, configuration: (name: String, count: Int)?, tracePath: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        hits[name, default: 0] += 1
+        total += 1
+        if let tracePath, let handle = FileHandle(forWritingAtPath: tracePath) ?? create(tracePath) {
+            handle.seekToEndOfFile()
+            handle.write(Data((name + "\n").utf8))
+            try? handle.close()
+        }
+        guard let configuration else { return }
+        let count = configuration.name == "*" ? total : (configuration.name == name ? hits[name]! : 0)
+        if count == configuration.count {
+            kill(getpid(), SIGKILL)
+        }
+    }
+
+    private func create(_ path: String) -> FileHandle? {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        return FileHandle(forWritingAtPath: path)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+
+/// The record of a migration run, kept inside the store so that it commits atomically with the work.
+///
+/// Every unit of work (a step's transaction, one hook, one batch) commits together with the journal
+/// update that says it is done. A killed run therefore resumes exactly where it stopped: the journal
+/// and the data can never disagree.
+public struct JournalEntry: Sendable, Codable, Equatable {
+    public enum Phase: String, Sendable, Codable {
+        /// Hooks that run on the old shape, before the step's transaction.
+        case before
+        /// The step's transaction: the schema change with its SQL hooks.
+        case schema
+        /// Hooks that run on the new shape, after the step's transaction.
+        case after
+    }
+
+    public enum Status: String, Sendable, Codable {
+        case running, paused, failed, finished
+    }
+
+    public struct StepRecord: Sendable, Codable, Equatable {
+        public var from: String
+        public var to: String
+        public var kind: String
+        /// Identifies what the step does (both versions' checksums and its hooks' definitions), so a
+        /// resumed run can tell whether the plan changed under it.
+        public var fingerprint: String
+    }
+
+    public var run: String
+    public var plan: String
+    public var planFile: String
+    public var target: String
+    public var chain: [StepRecord]
+    public var step: Int
+    public var phase: Phase
+    /// Index of the next hook to run within the phase's separately committed hooks.
+    public var hook: Int
+    /// The current hook's checkpoint (a batch's last key, or a command's token).
+    public var checkpoint: String?
+    public var attempts: Int
+    public var lastError: String?
+    public var startedAt: Date
+    public var updatedAt: Date
+    public var owner: String
+    public var status: Status
+    /// Seconds spent per step label.
+    public var timings: [String: Double]
+
+    public var currentStep: StepRecord? { step < chain.count ? chain[step] : nil }
+
+    /// Where the run is, in words: "step 3/5 (A → B), after phase, hook 2 at checkpoint 4100".
+    public var position: String { ChainExecutor.position(self) }
+}
+
+/// Reading and writing the journal table. All writes happen inside the caller's transaction.
+public enum Journal {
+    public static let table = "_instar_journal"
+
+    static func create(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS "\(table)" (
+                  "run" TEXT PRIMARY KEY NOT NULL, "plan" TEXT NOT NULL, "status" TEXT NOT NULL,
+                  "step" INTEGER NOT NULL, "phase" TEXT NOT NULL, "hook" INTEGER NOT NULL, "checkpoint" TEXT,
+                  "attempts" INTEGER NOT NULL, "lastError" TEXT, "owner" TEXT NOT NULL,
+                  "startedAt" TEXT NOT NULL, "updatedAt" TEXT NOT NULL, "entry" TEXT NOT NULL)
+                """)
+    }
+
+    /// The newest run that has not finished, if any.
+    public static func unfinished(_ db: Database) throws -> JournalEntry? {
+        try latest(db, where: "\"status\" <> 'finished'")
+    }
+
+    /// The newest run of any status.
+    public static func latest(_ db: Database) throws -> JournalEntry? {
+        try latest(db, where: "1")
+    }
+
+    private static func latest(_ db: Database, where condition: String) throws -> JournalEntry? {
+        guard try db.tableExists(table) else { return nil }
+        guard
+            let text = try String.fetchOne(
+                db, sql: "SELECT \"entry\" FROM \"\(table)\" WHERE \(condition) ORDER BY \"updatedAt\" DESC LIMIT 1")
+        else { return nil }
+        return try decoder.decode(JournalEntry.self, from: Data(text.utf8))
+    }
+
+    static func save(_ entry: JournalEntry, _ db: Database) throws {
+        try create(db)
+        let text = String(decoding: try encoder.encode(entry), as: UTF8.self)
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO "\(table)" ("run", "plan", "status", "step", "phase", "hook", "checkpoint",
+                  "attempts", "lastError", "owner", "startedAt", "updatedAt", "entry")
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                entry.run, entry.plan, entry.status.rawValue, entry.step, entry.phase.rawValue, entry.hook,
+                entry.checkpoint, entry.attempts, entry.lastError, entry.owner, iso(entry.startedAt),
+                iso(entry.updatedAt), text,
+            ])
+    }
+
+    public static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    public static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        e.dateEncodingStrategy = .iso8601
+        return e
+    }()
+
+    static let decoder: JSONDecoder = {
+        let d = JSONDecoder()
+        d.dateDecodingStrategy = .iso8601
+        return d
+    }()
+}

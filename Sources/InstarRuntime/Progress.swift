@@ -1,0 +1,60 @@
+import Dispatch
+import Foundation
+
+/// What a running migration reports, for progress bars, logs and the Swift API's `AsyncStream`.
+public enum ProgressEvent: Sendable, Equatable {
+    /// A run starts or resumes; `resumedAt` describes where when resuming.
+    case started(run: String, steps: Int, resumedAt: String?)
+    case stepStarted(index: Int, of: Int, from: String, to: String, kind: String, estimatedRows: Int)
+    /// A hook's progress: done out of total units (batches, rows, or what a command reports).
+    case hook(name: String, done: Int, total: Int?)
+    case stepFinished(index: Int, of: Int, seconds: Double)
+    /// Stopped at a safe point (time budget or signal); the journal says where.
+    case paused(reason: String)
+    case finished(steps: Int, seconds: Double)
+}
+
+/// How a migration call ended without an error.
+public enum MigrationResult: Sendable, Equatable {
+    /// The store is at the target.
+    case finished(steps: Int)
+    /// Stopped at a safe point; run `migrate` again to continue.
+    case paused(PauseReason)
+}
+
+public enum PauseReason: String, Sendable {
+    case timeBudget = "the time budget is spent"
+    case interrupt = "interrupted (SIGINT)"
+    case terminate = "terminated (SIGTERM)"
+}
+
+/// A request to stop at the next safe point, set by signal handlers, a time budget or the app.
+public final class StopRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reason: PauseReason?
+
+    public init() {}
+
+    public func request(_ reason: PauseReason) {
+        lock.lock()
+        if self.reason == nil { self.reason = reason }
+        lock.unlock()
+    }
+
+    public var requested: PauseReason? {
+        lock.lock()
+        defer { lock.unlock() }
+        return reason
+    }
+
+    /// Turns SIGINT and SIGTERM into stop requests (the current batch finishes and commits first).
+    public func handleSignals() -> [any DispatchSourceSignal] {
+        [(SIGINT, PauseReason.interrupt), (SIGTERM, PauseReason.terminate)].map { signalNumber, reason in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [weak self] in self?.request(reason) }
+            source.resume()
+            return source
+        }
+    }
+}
