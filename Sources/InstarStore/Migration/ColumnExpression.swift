@@ -83,6 +83,22 @@ public indirect enum ColumnExpression: Sendable, Hashable {
         }
     }
 
+    /// The same expression reading other tables (lookups) under new names.
+    public func renamingTables(_ rename: (String) -> String) -> ColumnExpression {
+        switch self {
+        case .column, .value: self
+        case .cast(let e, let t): .cast(e.renamingTables(rename), t)
+        case .boolean(let e): .boolean(e.renamingTables(rename))
+        case .coalesce(let a, let b): .coalesce(a.renamingTables(rename), b.renamingTables(rename))
+        case .mapping(let e, let m): .mapping(e.renamingTables(rename), m)
+        case .position(let p, let o, let s):
+            .position(partition: p.renamingTables(rename), order: o.map { $0.renamingTables(rename) }, step: s)
+        case .lookup(let t, let v, let k, let e): .lookup(table: rename(t), value: v, key: k, equals: e.renamingTables(rename))
+        case .choose(let d, let values, let a, let b):
+            .choose(discriminator: d, values: values, then: a.renamingTables(rename), else: b.renamingTables(rename))
+        }
+    }
+
     /// Renders SQL, appending bound values to `arguments`. `qualifier` prefixes column references.
     public func render(_ arguments: inout [DatabaseValue], qualifier: String? = nil) -> String {
         switch self {

@@ -16,9 +16,10 @@ enum InPlaceAlteration {
         t.target.columns.first { t.columns[$0.name]?.copiedColumn == sourceColumn }?.name
     }
 
-    static func statements(for t: TableTransformation, source: TableDefinition, tableRenames: [String: String])
-        -> Result<[PlannedStatement], NotInPlace>
-    {
+    /// `tableName` is where the source table is when the statements run (it may have been set aside).
+    static func statements(
+        for t: TableTransformation, source: TableDefinition, tableRenames: [String: String], tableName: String
+    ) -> Result<[PlannedStatement], NotInPlace> {
         if !t.filter.isEmpty { return .failure(NotInPlace("rows of other entities leave the table")) }
         var copies: [String: String] = [:]  // source column → target column
         var additions: [ColumnDefinition] = []
@@ -62,7 +63,7 @@ enum InPlaceAlteration {
         }
 
         var statements: [PlannedStatement] = []
-        let table = source.name.sqlQuoted
+        let table = tableName.sqlQuoted
         // Renames go through temporary names when one column takes another's old name.
         let renames = copies.filter { $0.key != $0.value }.sorted { $0.key < $1.key }
         let sourceNames = Set(source.columns.map(\.name.sqliteFolded))  // SQLite ignores ASCII case in names

@@ -109,8 +109,12 @@ public struct StepCompiler {
         for destination in members {
             try fillOwnColumns(of: destination, into: &columns, sourceTable: sourceTable)
         }
+        // The table continues its source when it keeps the source's root entity; an entity that moves
+        // out of a hierarchy fills a new table from the old one's rows.
+        let continues = carried.contains(sourceInfo.root)
         return TableTransformation(
-            target: target, role: .entityTable, source: sourceTable, columns: columns, filter: filter, continuesSource: true)
+            target: target, role: .entityTable, source: sourceTable, columns: columns, filter: filter,
+            continuesSource: continues)
     }
 
     /// Columns of the properties an entity declares itself (inherited ones are filled by the ancestor).

@@ -36,15 +36,15 @@ public struct StepSQLPlan: Sendable {
 /// Turns a ``StepProgram`` into SQL: in-place `ALTER TABLE` where SQLite allows it, SQLite's documented
 /// table rebuild (new table, `INSERT … SELECT`, drop, rename, indexes) everywhere else.
 ///
-/// Order inside the step's single transaction: every new or rebuilt table is created and filled first,
-/// while all older tables still exist (a join table may be filled from another table's foreign keys);
-/// then tables are altered in place; then older tables are dropped; then new tables take their final
-/// names; then indexes, and the store's own views and triggers, are recreated.
+/// Order inside the step's single transaction: older tables that are rebuilt or renamed are set aside
+/// under temporary names; every new or rebuilt table is created and filled while all older tables
+/// still exist (a join table may be filled from another table's foreign keys); tables are altered in
+/// place; older tables are dropped; every table takes its final name; links to rows that left a table
+/// are removed; then indexes, and the store's own views and triggers, are recreated.
 public enum StepSQLPlanner {
     public static func plan(_ program: StepProgram, actual: StoreSchema, viewsAndTriggers: [String]) -> StepSQLPlan {
         var statements: [PlannedStatement] = []
         var tables: [String: TableTreatment] = [:]
-        var renames: [(from: String, to: String)] = []
         var temporaryCount = 0
         func temporaryName() -> String {
             temporaryCount += 1
@@ -60,13 +60,16 @@ public enum StepSQLPlanner {
             if let source = t.source { tableRenames[source] = t.target.name }
         }
 
-        // 1. Decide in place or rebuild; create and fill new tables.
-        var inPlace: [(TableTransformation, TableDefinition, [PlannedStatement])] = []
+        // Decide per table: in place, or rebuilt/created.
+        var inPlace: [(TableTransformation, TableDefinition)] = []
+        var copies: [TableTransformation] = []
         for t in program.transformations {
             if t.continuesSource, let source = t.source, let sourceDefinition = actual.table(named: source) {
-                switch InPlaceAlteration.statements(for: t, source: sourceDefinition, tableRenames: tableRenames) {
-                case .success(let alterations):
-                    inPlace.append((t, sourceDefinition, alterations))
+                switch InPlaceAlteration.statements(
+                    for: t, source: sourceDefinition, tableRenames: tableRenames, tableName: source)
+                {
+                case .success:
+                    inPlace.append((t, sourceDefinition))
                     continue
                 case .failure(let reason):
                     tables[t.target.name] = .rebuilt(reason: reason.message)
@@ -74,25 +77,47 @@ public enum StepSQLPlanner {
             } else {
                 tables[t.target.name] = .created
             }
+            copies.append(t)
+        }
+
+        // 1. Older tables that are rebuilt or renamed first take temporary names. SQLite rewrites every
+        //    foreign key that points at a renamed table, so references from tables that stay put follow
+        //    them through the step, and the new tables (created afterwards, with the final names in their
+        //    references) are not confused by an older table that still has one of those names.
+        var current: [String: String] = [:]
+        for table in actual.tables.map(\.name) { current[table] = table }
+        let renamedInPlace = Set(inPlace.filter { $0.1.name != $0.0.target.name }.map(\.1.name))
+        let rebuiltSources = Set(copies.filter(\.continuesSource).compactMap(\.source))
+        for table in actual.tables.map(\.name) where renamedInPlace.contains(table) || rebuiltSources.contains(table) {
             let temporary = temporaryName()
+            add("ALTER TABLE \(table.sqlQuoted) RENAME TO \(temporary.sqlQuoted)", [], "set \(table) aside")
+            current[table] = temporary
+        }
+
+        // 2. Create and fill new and rebuilt tables, reading the older tables wherever they now are.
+        var created: [String: String] = [:]  // target → temporary name
+        for t in copies {
+            let temporary = temporaryName()
+            created[t.target.name] = temporary
             add(t.target.createSQL(named: temporary), [], "create \(t.target.name)")
-            if let source = t.source {
+            if let source = t.source, let from = current[source] {
                 var arguments: [DatabaseValue] = []
                 let targetColumns = t.target.columns.map(\.name).filter { t.columns[$0] != nil }
-                let values = targetColumns.map { t.expression(for: $0).render(&arguments) }
-                var sql = "INSERT INTO \(temporary.sqlQuoted) (\(SQLIdentifier.list(targetColumns))) SELECT \(values.joined(separator: ", ")) FROM \(source.sqlQuoted)"
+                let values = targetColumns.map {
+                    t.expression(for: $0).renamingTables { current[$0] ?? $0 }.render(&arguments)
+                }
+                var sql = "INSERT INTO \(temporary.sqlQuoted) (\(SQLIdentifier.list(targetColumns))) SELECT \(values.joined(separator: ", ")) FROM \(from.sqlQuoted)"
                 if !t.filter.isEmpty {
                     sql += " WHERE " + t.filter.map { $0.render(&arguments) }.joined(separator: " AND ")
                 }
                 add(sql, arguments, "copy rows into \(t.target.name)")
             }
-            renames.append((temporary, t.target.name))
         }
 
-        // 2. Indexes on tables altered in place that the new version does not have are dropped first:
+        // 3. Indexes on tables altered in place that the new version does not have are dropped first:
         //    SQLite refuses to drop a column an index uses.
         let wanted = Set(program.targetSchema.indexes)
-        for (t, source, _) in inPlace {
+        for (t, source) in inPlace {
             for index in actual.indexes(on: source.name) {
                 var renamed = index
                 renamed.table = t.target.name
@@ -107,32 +132,66 @@ public enum StepSQLPlanner {
             }
         }
 
-        // 3. Alter in place.
-        for (t, source, alterations) in inPlace {
-            statements += alterations
-            tables[t.target.name] = .altered(alterations.map(\.purpose))
-            if source.name != t.target.name {
-                let temporary = temporaryName()
-                add("ALTER TABLE \(source.name.sqlQuoted) RENAME TO \(temporary.sqlQuoted)", [], "rename \(source.name)")
-                renames.append((temporary, t.target.name))
+        // 4. Alter in place.
+        for (t, source) in inPlace {
+            let name = current[source.name] ?? source.name
+            if case .success(let alterations) = InPlaceAlteration.statements(
+                for: t, source: source, tableRenames: tableRenames, tableName: name)
+            {
+                statements += alterations
+                tables[t.target.name] = .altered(alterations.map(\.purpose))
             }
         }
 
-        // 4. Drop older tables that were rebuilt or are gone.
+        // 5. Drop older tables that were rebuilt or are gone; a rebuilt table takes its older table's
+        //    (temporary) name, so that references to that table now lead to it.
         let alteredSources = Set(inPlace.map(\.1.name))
+        var finalNames: [(String, String)] = []
         for table in actual.tables.map(\.name) where !alteredSources.contains(table) {
-            add("DROP TABLE \(table.sqlQuoted)", [], "drop \(table)")
+            add("DROP TABLE \(current[table]!.sqlQuoted)", [], "drop \(table)")
             if tables[table] == nil { tables[table] = .dropped }
         }
+        for t in copies {
+            let temporary = created[t.target.name]!
+            if t.continuesSource, let source = t.source, let aside = current[source], aside != source {
+                add("ALTER TABLE \(temporary.sqlQuoted) RENAME TO \(aside.sqlQuoted)", [], "replace \(source)")
+                finalNames.append((aside, t.target.name))
+            } else {
+                finalNames.append((temporary, t.target.name))
+            }
+        }
+        for (t, source) in inPlace where current[source.name] != t.target.name {
+            finalNames.append((current[source.name]!, t.target.name))
+        }
 
-        // 5. Final names.
-        for (from, to) in renames {
+        // 6. Final names.
+        for (from, to) in finalNames {
             add("ALTER TABLE \(from.sqlQuoted) RENAME TO \(to.sqlQuoted)", [], "rename to \(to)")
         }
 
-        // 6. Indexes the new version wants and that do not exist yet.
+        // 7. Rows that left a table (a removed or moved sub-entity) take their links with them, as
+        //    Core Data's delete does: foreign keys to them become NULL, link-table rows go.
+        for t in program.transformations where !t.filter.isEmpty {
+            guard let key = t.target.columns.first(where: \.isPrimaryKey)?.name else { continue }
+            for table in program.targetSchema.tables {
+                for column in table.columns where column.references?.table == t.target.name {
+                    let target = "SELECT \(key.sqlQuoted) FROM \(t.target.name.sqlQuoted)"
+                    if table.primaryKey.contains(column.name) || column.notNull {
+                        add(
+                            "DELETE FROM \(table.name.sqlQuoted) WHERE \(column.name.sqlQuoted) NOT IN (\(target))", [],
+                            "unlink rows removed from \(t.target.name)")
+                    } else {
+                        add(
+                            "UPDATE \(table.name.sqlQuoted) SET \(column.name.sqlQuoted) = NULL WHERE \(column.name.sqlQuoted) IS NOT NULL AND \(column.name.sqlQuoted) NOT IN (\(target))",
+                            [], "unlink rows removed from \(t.target.name)")
+                    }
+                }
+            }
+        }
+
+        // 8. Indexes the new version wants and that do not exist yet.
         var existing = Set<IndexDefinition>()
-        for (t, source, _) in inPlace {
+        for (t, source) in inPlace {
             for index in actual.indexes(on: source.name) {
                 var renamed = index
                 renamed.table = t.target.name
@@ -148,7 +207,7 @@ public enum StepSQLPlanner {
             add(index.createSQL, [], "index \(index.name)")
         }
 
-        // 7. The store's own views and triggers, as they were.
+        // 9. The store's own views and triggers, as they were.
         for sql in viewsAndTriggers {
             add(sql, [], "recreate view or trigger")
         }
