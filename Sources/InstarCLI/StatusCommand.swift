@@ -8,8 +8,8 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show the store's migration journal: where a run is, its errors, who holds the store.",
         discussion: """
-            Reads the store without writing. Shows the unfinished run if there is one (else the last \\
-            run): its chain, the current step, phase, hook and checkpoint, attempts, the last error, \\
+            Reads the store without writing. Shows the unfinished run if there is one (else the last \
+            run): its chain, the current step, phase, hook and checkpoint, attempts, the last error, \
             timings, and the lease holder.
 
             Exit status 0 when no run is unfinished, 1 when one is (paused, failed, or interrupted).
@@ -79,7 +79,7 @@ struct RestoreCommand: ParsableCommand {
         commandName: "restore",
         abstract: "Put back a backup taken with 'instar migrate --backup'.",
         discussion: """
-            Copies the backup into the store with SQLite's backup API (never half-written). Refuses \\
+            Copies the backup into the store with SQLite's backup API (never half-written). Refuses \
             while another migration holds the store.
 
             Example:

@@ -29,6 +29,9 @@ final class ChainExecutor {
     let deadline: Date?
     let emit: (ProgressEvent) -> Void
     let lease = Lease.mine()
+    /// Whether this call committed any work: a time budget only stops a run that made progress, so
+    /// even a budget shorter than start-up moves a migration forward on every call.
+    private var progressMade = false
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: SwiftHook], allowCommands: Bool, stop: StopRequest,
@@ -82,6 +85,7 @@ final class ChainExecutor {
             }
         }
         Failpoints.hit("\(failpoint).after-commit")
+        if !failpoint.hasPrefix("journal.") { progressMade = true }
     }
 
     static func fingerprint(_ plan: Plan, from: String, to: String) -> String {
@@ -107,7 +111,9 @@ final class ChainExecutor {
                         reason: "step \(index + 1) (\(record.from) → \(record.to)) is different in the plan now (its versions or hooks changed)")
                 }
             }
-            if entry.status == .failed { entry.attempts += 1 }
+            // A run left `running` was killed: count it like a failure, so a command hook that may have
+            // been running is told it is resumed (at least once).
+            if entry.status == .failed || entry.status == .running { entry.attempts += 1 }
             entry.status = .running
             entry.owner = lease.owner
             emit(.started(run: entry.run, steps: entry.chain.count, resumedAt: Self.position(entry)))
@@ -161,7 +167,7 @@ final class ChainExecutor {
     }
 
     private func pauseReason() -> PauseReason? {
-        if let deadline, Date() >= deadline { stop.request(.timeBudget) }
+        if let deadline, Date() >= deadline, progressMade { stop.request(.timeBudget) }
         return stop.requested
     }
 
@@ -229,6 +235,7 @@ final class ChainExecutor {
                 throw error
             }
             Failpoints.hit("step.after-commit")
+            progressMade = true
             entry = next
             if let reason = pauseReason() { return try pause(&entry, reason) }
         }
@@ -338,7 +345,7 @@ final class ChainExecutor {
         }
         var current = entry
         let context = HookContext(
-            step: label, phase: phase, storePath: store.path, checkpoint: entry.checkpoint, stop: stop,
+            step: label, phase: phase, storePath: store.path, checkpoint: entry.checkpoint, stop: stop, deadline: deadline,
             commit: { checkpoint, body in
                 var next = current
                 if let checkpoint { next.checkpoint = checkpoint }
@@ -346,7 +353,12 @@ final class ChainExecutor {
                 current = next
             },
             progress: { done, total in self.emit(.hook(name: name, done: done, total: total)) })
-        try hook(context)
+        do {
+            try hook(context)
+        } catch {
+            entry = current  // the batches it committed stay done: keep their checkpoint in the journal
+            throw error
+        }
         entry = current
         if let reason = stop.requested { return try pause(&entry, reason) }
         var next = entry

@@ -22,9 +22,10 @@ public final class HookContext {
     let commit: (String?, (Database) throws -> Void) throws -> Void
     let progress: (Int, Int?) -> Void
     let stop: StopRequest
+    let deadline: Date?
 
     init(
-        step: String, phase: HookPhase, storePath: String, checkpoint: String?, stop: StopRequest,
+        step: String, phase: HookPhase, storePath: String, checkpoint: String?, stop: StopRequest, deadline: Date? = nil,
         commit: @escaping (String?, (Database) throws -> Void) throws -> Void, progress: @escaping (Int, Int?) -> Void
     ) {
         self.step = step
@@ -33,6 +34,7 @@ public final class HookContext {
         self.checkpoint = checkpoint
         self.isResumed = checkpoint != nil
         self.stop = stop
+        self.deadline = deadline
         self.commit = commit
         self.progress = progress
     }
@@ -64,7 +66,10 @@ public final class HookContext {
     public func reportProgress(done: Int, total: Int?) { progress(done, total) }
 
     /// True once a stop was requested (signal, time budget): finish the current unit and return.
-    public var isCancelled: Bool { stop.requested != nil }
+    public var isCancelled: Bool {
+        if let deadline, Date() >= deadline { stop.request(.timeBudget) }
+        return stop.requested != nil
+    }
 }
 
 enum KeyRanges {

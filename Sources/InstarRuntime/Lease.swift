@@ -70,6 +70,15 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
             arguments: [lease.owner, lease.pid, lease.host, lease.since.timeIntervalSince1970, Date().timeIntervalSince1970])
     }
 
+    /// Deletes the lease from a copy of the store (a backup taken while this process holds it).
+    static func removeAll(fromCopyAt path: String) throws {
+        let copy = try DatabaseQueue(path: path)
+        defer { try? copy.close() }
+        try copy.write { db in
+            if try db.tableExists(table) { try db.execute(sql: "DELETE FROM \"\(table)\"") }
+        }
+    }
+
     static func release(_ mine: Lease, _ db: Database) throws {
         guard try db.tableExists(table) else { return }
         try db.execute(

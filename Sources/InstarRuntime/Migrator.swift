@@ -106,7 +106,10 @@ public final class Migrator {
         defer { executor.releaseLease() }
         let result = try executor.run {
             let (_, chain, _) = try self.chain(for: store, to: target)
-            if let backup, !chain.steps.isEmpty { try store.backup(to: backup) }
+            if let backup, !chain.steps.isEmpty {
+                try store.backup(to: backup)
+                try Lease.removeAll(fromCopyAt: backup)  // the backup is the store before the run, not held by it
+            }
             return chain.steps
         }
         return result

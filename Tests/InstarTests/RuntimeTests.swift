@@ -1,0 +1,939 @@
+import Foundation
+import GRDB
+import Instar
+import Testing
+
+/// The migration runtime: each hook kind's guarantee, resuming after a failure or a kill in every
+/// phase, refusal when the plan changed, the lease between real processes, time budgets, signals,
+/// backups and restores.
+///
+/// Every test builds a tiny two-version history in a temporary folder: V1 → V2 adds `Item.note`
+/// (in place), and the stage V1 → V2 runs the hooks under test. `Item.n` counts how often a hook
+/// touched a row; `Log` collects one row per run of a hook, so "exactly once" is a row count.
+@Suite struct RuntimeTests {
+    // MARK: SQL hooks
+
+    /// SQL hooks inside the step's transaction, and a SQL hook that commits on its own between two
+    /// Swift hooks: each runs exactly once although the run fails twice after them and is retried.
+    @Test func sqlHooksRunExactlyOnceAcrossFailures() throws {
+        let f = try RuntimeFixture(
+            stage: "before: [logBefore]\n    after: [logInside, flakyA, logAlone, flakyB]",
+            hooks: """
+                  logBefore:
+                    sql: ["INSERT INTO \\"Log\\" (\\"msg\\") VALUES ('before')"]
+                  logInside:
+                    sql: ["INSERT INTO \\"Log\\" (\\"msg\\") VALUES ('inside')"]
+                  logAlone:
+                    sql: ["INSERT INTO \\"Log\\" (\\"msg\\") VALUES ('alone')"]
+                  flakyA: {swift: flakyA}
+                  flakyB: {swift: flakyB}
+                """)
+        defer { f.remove() }
+        let flakyA = FailOnce(), flakyB = FailOnce()
+        let migrator = try f.migrator()
+        migrator.register(hook: "flakyA", flakyA.hook)
+        migrator.register(hook: "flakyB", flakyB.hook)
+
+        // 1st run: the step (with logBefore and logInside) commits, then flakyA fails.
+        #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) }
+        var journal = try #require(try f.journal())
+        #expect(journal.status == .failed && journal.phase == .after && journal.hook == 0)
+        #expect(journal.lastError?.contains("hook 'flakyA' failed") == true)
+        #expect(try f.logCounts() == ["before": 1, "inside": 1])
+        // 2nd run: flakyA passes, logAlone commits on its own, flakyB fails.
+        #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) }
+        journal = try #require(try f.journal())
+        #expect(journal.status == .failed && journal.phase == .after && journal.hook == 2)
+        #expect(journal.lastError?.contains("hook 'flakyB' failed") == true)
+        #expect(try f.logCounts() == ["before": 1, "inside": 1, "alone": 1])
+        // 3rd run finishes without running any SQL hook again.
+        #expect(try migrator.migrate(storeAt: f.store) == .finished(steps: 1))
+        journal = try #require(try f.journal())
+        #expect(journal.status == .finished && journal.attempts == 3 && journal.lastError != nil)
+        #expect(try f.logCounts() == ["before": 1, "inside": 1, "alone": 1])
+        #expect(flakyA.calls == 2 && flakyB.calls == 2)
+        #expect(try f.version() == "V2")
+    }
+
+    static let crashPoints = [
+        "journal.start.after-commit", "phase.schema.after-commit", "step.statement", "step.before-commit",
+        "step.after-commit", "batch.before-commit@3", "batch.after-commit@2", "hook.before-commit@2",
+        "hook.after-commit@2", "step.done.before-commit", "journal.finish.before-commit",
+    ]
+
+    /// A real `instar migrate` killed with SIGKILL at a failpoint, then run again: every SQL hook's
+    /// rows appear once and the batched hook touched every row once, wherever the kill happened.
+    @Test(arguments: crashPoints) func killedCLIRunResumesExactlyOnce(failpoint: String) throws {
+        let f = try RuntimeFixture(
+            rows: 10,
+            stage: "before: [logBefore]\n    after: [logInside, bump, logAlone]",
+            hooks: """
+                  logBefore:
+                    sql: ["INSERT INTO \\"Log\\" (\\"msg\\") VALUES ('before')"]
+                  logInside:
+                    sql: ["INSERT INTO \\"Log\\" (\\"msg\\") VALUES ('inside')"]
+                  bump:
+                    batchedSQL: {table: Item, size: 3, sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end'}
+                  logAlone:
+                    sql: ["INSERT INTO \\"Log\\" (\\"msg\\") VALUES ('alone')"]
+                """)
+        defer { f.remove() }
+        let killed = try f.instar(["migrate", f.plan, "--store", f.store], environment: ["INSTAR_FAILPOINT": failpoint])
+        #expect(killed.reason == .uncaughtSignal && killed.status == SIGKILL, "\(failpoint): \(killed)")
+        // The dead process's lease is left behind; status says so and the next run takes over.
+        let status = try f.instar(["status", "--store", f.store, "--format", "json"])
+        #expect(status.status == 1 && status.json?["unfinished"] as? Bool == true, "\(failpoint): \(status)")
+        let lease = status.json?["lease"] as? [String: Any]
+        #expect(lease?["alive"] as? Bool == false && lease?["pid"] as? Int == Int(killed.pid), "\(failpoint)")
+
+        let resumed = try f.instar(["migrate", f.plan, "--store", f.store])
+        #expect(resumed.status == 0, "\(failpoint): \(resumed)")
+        #expect(try f.logCounts() == ["before": 1, "inside": 1, "alone": 1], "\(failpoint)")
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 10), "\(failpoint)")
+        #expect(try f.version() == "V2")
+        let done = try f.instar(["status", "--store", f.store, "--format", "json"])
+        #expect(done.status == 0 && done.json?["unfinished"] as? Bool == false && done.json?["lease"] == nil, "\(failpoint): \(done)")
+    }
+
+    // MARK: Batched SQL hooks
+
+    /// Killed right after the 2nd batch committed: the journal holds that batch's last key, and the
+    /// next run continues with the 3rd batch, so every row is updated exactly once.
+    @Test func batchedSQLResumesAfterTheLastCommittedBatch() throws {
+        let f = try RuntimeFixture(
+            rows: 20, stage: "after: [bump]",
+            hooks: """
+                  bump:
+                    batchedSQL: {table: Item, size: 3, sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end'}
+                """)
+        defer { f.remove() }
+        let killed = try f.instar(
+            ["migrate", f.plan, "--store", f.store, "--progress", "lines"], environment: ["INSTAR_FAILPOINT": "batch.after-commit@2"])
+        #expect(killed.reason == .uncaughtSignal && killed.status == SIGKILL, "\(killed)")
+        let journal = try #require(try f.journal())
+        #expect(journal.status == .running && journal.phase == .after && journal.hook == 0 && journal.checkpoint == "6")
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 6) + Array(repeating: 0, count: 14))
+
+        let resumed = try f.instar(["migrate", f.plan, "--store", f.store, "--progress", "lines"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stdout.contains("resuming step 1/1 (V1 → V2), after phase, hook 1 at checkpoint 6"), "\(resumed.stdout)")
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 20))
+    }
+
+    // MARK: Swift hooks
+
+    /// A Swift hook working through `context.batches` throws in its 3rd batch on the first attempt:
+    /// that batch rolls back, the two before it stay committed with their checkpoint, and the retry
+    /// (`isResumed`) continues from there. Every row is updated exactly once; progress is reported on
+    /// the callback and on the `AsyncStream`.
+    @Test func swiftHookBatchesResumeExactlyOnce() async throws {
+        let f = try RuntimeFixture(rows: 10, stage: "after: [native]", hooks: "  native: {swift: fill}\n")
+        defer { f.remove() }
+        let migrator = try f.migrator()
+        let state = SwiftHookState()
+        migrator.register(hook: "fill") { context in
+            state.attempts += 1
+            state.resumed.append(context.isResumed)
+            state.startCheckpoints.append(context.checkpoint)
+            #expect(context.step == "V1 → V2" && context.phase == .after && context.storePath == f.store)
+            var batch = 0
+            try context.batches(of: "Item", size: 3) { db, range in
+                batch += 1
+                try db.execute(
+                    sql: #"UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN ? AND ?"#,
+                    arguments: [range.lowerBound, range.upperBound])
+                if state.attempts == 1 && batch == 3 { throw Flaky() }  // after its update: must roll back
+            }
+        }
+        let events = migrator.progressEvents()
+        var callbackEvents: [ProgressEvent] = []
+        #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) { callbackEvents.append($0) } }
+        var journal = try #require(try f.journal())
+        #expect(journal.status == .failed && journal.phase == .after && journal.hook == 0)
+        #expect(journal.checkpoint == "6", "the journal keeps the checkpoint of the last committed batch")
+        #expect(journal.lastError?.contains("hook 'native' failed") == true)
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == [1, 1, 1, 1, 1, 1, 0, 0, 0, 0])
+
+        #expect(try migrator.migrate(storeAt: f.store) { callbackEvents.append($0) } == .finished(steps: 1))
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 10))
+        #expect(state.attempts == 2)
+        #expect(state.resumed == [false, true])
+        #expect(state.startCheckpoints == [nil, "6"])
+        journal = try #require(try f.journal())
+        #expect(journal.status == .finished && journal.attempts == 2)
+
+        // Batches 1, 2 on the first attempt; 3 and 4 (of 4) on the second.
+        let hookEvents = callbackEvents.compactMap { event -> [Int]? in
+            if case .hook("native", let done, let total?) = event { return [done, total] }
+            return nil
+        }
+        #expect(hookEvents == [[1, 4], [2, 4], [3, 4], [4, 4]])
+        #expect(callbackEvents.contains { if case .started(_, 1, let at?) = $0 { at.contains("after phase") } else { false } })
+        // The stream saw the same events as the callback.
+        var streamed: [ProgressEvent] = []
+        var iterator = events.makeAsyncIterator()
+        while streamed.count < callbackEvents.count, let event = await iterator.next() { streamed.append(event) }
+        #expect(streamed == callbackEvents)
+    }
+
+    /// `context.write` commits its work with its checkpoint; an unregistered Swift hook is a clear error.
+    @Test func swiftHookWriteAndMissingRegistration() throws {
+        let f = try RuntimeFixture(rows: 3, stage: "before: [native]", hooks: "  native: {swift: fill}\n")
+        defer { f.remove() }
+        let migrator = try f.migrator()
+        let error = #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) }
+        #expect(error?.message.contains("no Swift hook is registered as 'fill'") == true)
+        #expect(try f.version() == "V1")
+        let checkpoints = Box<[String?]>([])
+        migrator.register(hook: "fill") { context in
+            checkpoints.value.append(context.checkpoint)
+            try context.write(checkpoint: "wrote") { db in
+                try db.execute(sql: #"INSERT INTO "Log" ("msg") VALUES ('swift')"#)
+            }
+            checkpoints.value.append(context.checkpoint)
+        }
+        #expect(try migrator.migrate(storeAt: f.store) == .finished(steps: 1))
+        #expect(checkpoints.value == [nil, "wrote"])
+        #expect(try f.logCounts() == ["swift": 1])
+        #expect(try f.version() == "V2")
+    }
+
+    // MARK: Command hooks
+
+    @Test func commandHooksNeedAllowCommands() throws {
+        let f = try RuntimeFixture(stage: "before: [external]", hooks: "  external: {command: [python3, -c, 'pass']}\n")
+        defer { f.remove() }
+        let migrator = try f.migrator()
+        let error = #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) }
+        #expect(error?.hook == "external")
+        #expect(error?.message.contains("--allow-commands") == true)
+        #expect(try f.version() == "V1")
+        let journal = try #require(try f.journal())
+        #expect(journal.status == .failed && journal.phase == .before && journal.lastError?.contains("--allow-commands") == true)
+
+        let cli = try f.instar(["migrate", f.plan, "--store", f.store])
+        #expect(cli.status == 1 && cli.stderr.contains("--allow-commands"), "\(cli)")
+        let allowed = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands"])
+        #expect(allowed.status == 0, "\(allowed)")
+        #expect(try f.version() == "V2")
+    }
+
+    /// A command gets the store, its checkpoint and whether it is resumed; its `instar:checkpoint`
+    /// lines commit to the journal. It fails after checkpoint `b` on its first run; the retry is told
+    /// `INSTAR_RESUMED=1` and `INSTAR_CHECKPOINT=b` (at least once).
+    @Test func commandHookGetsCheckpointAndResumedFlag() throws {
+        let f = try RuntimeFixture(stage: "after: [external]", hooks: "  external: {command: [python3, cmd.py]}\n")
+        defer { f.remove() }
+        try """
+        import os, sys
+        with open("env.log", "a") as log:
+            log.write("%s|%s|%s|%s|%s\\n" % (os.environ["INSTAR_STORE"], os.environ["INSTAR_CHECKPOINT"],
+                os.environ["INSTAR_RESUMED"], os.environ["INSTAR_HOOK"], os.environ["INSTAR_PHASE"]))
+        print("instar:checkpoint a", flush=True)
+        print("instar:progress 1/2", flush=True)
+        print("instar:checkpoint b", flush=True)
+        if not os.path.exists("second-time"):
+            open("second-time", "w").close()
+            sys.exit(3)
+        print("instar:progress 2/2", flush=True)
+        """.write(to: f.dir.appendingPathComponent("cmd.py"), atomically: true, encoding: .utf8)
+        let migrator = try f.migrator()
+        migrator.allowCommands = true
+        var events: [ProgressEvent] = []
+        let error = #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) { events.append($0) } }
+        #expect(error?.message.contains("exited with status 3") == true)
+        var journal = try #require(try f.journal())
+        #expect(journal.status == .failed && journal.phase == .after && journal.hook == 0 && journal.checkpoint == "b")
+        #expect(try f.version() == "V2")  // the step itself committed before the after hooks
+
+        #expect(try migrator.migrate(storeAt: f.store) { events.append($0) } == .finished(steps: 1))
+        journal = try #require(try f.journal())
+        #expect(journal.status == .finished && journal.attempts == 2)
+        let lines = try String(contentsOf: f.dir.appendingPathComponent("env.log"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        #expect(lines == ["\(f.store)||0|external|after", "\(f.store)|b|1|external|after"])
+        #expect(events.filter { $0 == .hook(name: "external", done: 1, total: 2) }.count == 2)
+        #expect(events.contains(.hook(name: "external", done: 2, total: 2)))
+    }
+
+    /// At least once also across a kill: a command that was running when `instar` was killed runs
+    /// again, told that it is resumed (it may have done part of its work).
+    @Test func commandHookRunningDuringAKillIsToldItIsResumed() throws {
+        let f = try RuntimeFixture(stage: "before: [external]", hooks: "  external: {command: [python3, wait.py]}\n")
+        defer { f.remove() }
+        try f.writeWaitScript()
+        let first = try f.start(["migrate", f.plan, "--store", f.store, "--allow-commands"])
+        defer { first.kill() }
+        #expect(f.waitForFile("started"), "the command hook never started: \(first.result())")
+        first.kill()
+        try f.touch("release")
+        let second = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands"])
+        #expect(second.status == 0, "\(second)")
+        let runs = try String(contentsOf: f.dir.appendingPathComponent("wait.log"), encoding: .utf8).split(separator: "\n")
+        #expect(runs == ["resumed=0 checkpoint=", "resumed=1 checkpoint="])
+    }
+
+    // MARK: Failures in each phase
+
+    /// A Swift hook of the `before` phase fails once: nothing of the step is committed, the journal and
+    /// `instar status` say where and why, and the next run retries it and finishes.
+    @Test func failureBeforeTheStepResumes() throws {
+        let f = try RuntimeFixture(stage: "before: [flaky]\n    after: [logInside]", hooks: Self.flakyHooks)
+        defer { f.remove() }
+        let flaky = FailOnce()
+        let migrator = try f.migrator()
+        migrator.register(hook: "flaky", flaky.hook)
+        #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) }
+        #expect(try f.version() == "V1")
+        #expect(try f.logCounts() == [:])
+        try expectFailedStatus(f, phase: "before", error: "hook 'flaky' failed in step V1 → V2")
+
+        #expect(try migrator.migrate(storeAt: f.store) == .finished(steps: 1))
+        try expectFinished(f, attempts: 2)
+    }
+
+    /// The step's transaction fails (the data does not satisfy V2: NULLs where `label` becomes
+    /// required): rolled back, journal at the schema phase; after fixing the data the run finishes.
+    @Test func failureInTheStepTransactionResumes() throws {
+        let f = try RuntimeFixture(
+            rows: 4, v2Label: "string", stage: "before: [logBefore]\n    after: [logInside]", hooks: Self.flakyHooks)
+        defer { f.remove() }
+        try f.execute(#"UPDATE "Item" SET "label" = 'x' WHERE "_pk" <> 3"#)
+        let before = try f.userContent()
+        let migrator = try f.migrator()
+        #expect(throws: StoreError.self) { try migrator.migrate(storeAt: f.store) }
+        #expect(try f.version() == "V1")
+        #expect(try f.logCounts() == [:])
+        #expect(try f.userContent() == before)
+        try expectFailedStatus(f, phase: "schema", error: "hold NULL in 'label'")
+
+        try f.execute(#"UPDATE "Item" SET "label" = 'fixed' WHERE "label" IS NULL"#)
+        #expect(try migrator.migrate(storeAt: f.store) == .finished(steps: 1))
+        try expectFinished(f, attempts: 2)
+        #expect(try f.logCounts() == ["before": 1, "inside": 1])
+    }
+
+    /// A SQL hook inside the step's transaction fails: the step rolls back with it.
+    @Test func failingSQLHookRollsBackTheStep() throws {
+        let f = try RuntimeFixture(
+            stage: "after: [logInside, broken]",
+            hooks: Self.flakyHooks + "  broken:\n    sql: [\"INSERT INTO \\\"Nope\\\" VALUES (1)\"]\n")
+        defer { f.remove() }
+        let cli = try f.instar(["migrate", f.plan, "--store", f.store])
+        #expect(cli.status == 1, "\(cli)")
+        #expect(cli.stderr.contains("hook 'broken' failed in step V1 → V2: SQLite: no such table: Nope"), "\(cli.stderr)")
+        #expect(cli.stderr.contains("run migrate again to retry from there"))
+        #expect(try f.version() == "V1")
+        #expect(try f.logCounts() == [:])
+        try expectFailedStatus(f, phase: "schema", error: "no such table: Nope")
+    }
+
+    /// A Swift hook of the `after` phase fails once: the step stays committed (the store is at V2),
+    /// and the next run only runs the remaining hooks.
+    @Test func failureAfterTheStepResumes() throws {
+        let f = try RuntimeFixture(stage: "after: [logInside, flaky, logAlone]", hooks: Self.flakyHooks)
+        defer { f.remove() }
+        let flaky = FailOnce()
+        let migrator = try f.migrator()
+        migrator.register(hook: "flaky", flaky.hook)
+        #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) }
+        #expect(try f.version() == "V2")
+        #expect(try f.logCounts() == ["inside": 1])
+        try expectFailedStatus(f, phase: "after", error: "hook 'flaky' failed in step V1 → V2")
+
+        let text = try f.instar(["status", "--store", f.store])
+        #expect(text.status == 1)
+        #expect(text.stdout.contains(": failed") && text.stdout.contains("at: step 1/1 (V1 → V2), after phase, hook 1"), "\(text)")
+        #expect(text.stdout.contains("last error: hook 'flaky' failed") && text.stdout.contains("continue with: instar migrate"))
+
+        #expect(try migrator.migrate(storeAt: f.store) == .finished(steps: 1))
+        try expectFinished(f, attempts: 2)
+        #expect(try f.logCounts() == ["inside": 1, "alone": 1])
+    }
+
+    static let flakyHooks = """
+          flaky: {swift: flaky}
+          logBefore:
+            sql: ["INSERT INTO \\"Log\\" (\\"msg\\") VALUES ('before')"]
+          logInside:
+            sql: ["INSERT INTO \\"Log\\" (\\"msg\\") VALUES ('inside')"]
+          logAlone:
+            sql: ["INSERT INTO \\"Log\\" (\\"msg\\") VALUES ('alone')"]
+
+        """
+
+    func expectFailedStatus(_ f: RuntimeFixture, phase: String, error: String, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+        throws
+    {
+        let status = try f.instar(["status", "--store", f.store, "--format", "json"])
+        #expect(status.status == 1, "\(status)", sourceLocation: sourceLocation)
+        #expect(status.json?["unfinished"] as? Bool == true, sourceLocation: sourceLocation)
+        let journal = status.json?["journal"] as? [String: Any]
+        #expect(journal?["status"] as? String == "failed", sourceLocation: sourceLocation)
+        #expect(journal?["phase"] as? String == phase, sourceLocation: sourceLocation)
+        #expect(journal?["attempts"] as? Int == 1, sourceLocation: sourceLocation)
+        #expect((journal?["lastError"] as? String)?.contains(error) == true, "\(journal ?? [:])", sourceLocation: sourceLocation)
+        #expect(status.json?["lease"] == nil, "a failed run releases its lease", sourceLocation: sourceLocation)
+    }
+
+    func expectFinished(_ f: RuntimeFixture, attempts: Int, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let status = try f.instar(["status", "--store", f.store, "--format", "json"])
+        #expect(status.status == 0, "\(status)", sourceLocation: sourceLocation)
+        let journal = status.json?["journal"] as? [String: Any]
+        #expect(journal?["status"] as? String == "finished", sourceLocation: sourceLocation)
+        #expect(journal?["attempts"] as? Int == attempts, sourceLocation: sourceLocation)
+        #expect(try f.version() == "V2", sourceLocation: sourceLocation)
+    }
+
+    // MARK: Plan changed
+
+    /// Killed midway, then the batched hook's SQL is edited: resuming would apply different work to
+    /// the remaining batches, so it is refused naming the step, and nothing changes. With the plan as
+    /// it was, the run resumes.
+    @Test func changedPlanRefusesToResume() throws {
+        let original = """
+              bump:
+                batchedSQL: {table: Item, size: 3, sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end'}
+            """
+        let f = try RuntimeFixture(rows: 12, stage: "after: [bump]", hooks: original)
+        defer { f.remove() }
+        let killed = try f.instar(["migrate", f.plan, "--store", f.store], environment: ["INSTAR_FAILPOINT": "batch.after-commit@2"])
+        #expect(killed.reason == .uncaughtSignal, "\(killed)")
+
+        try f.writePlan(stage: "after: [bump]", hooks: original.replacingOccurrences(of: "+ 1", with: "+ 2"))
+        let refused = try f.instar(["migrate", f.plan, "--store", f.store])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.contains("cannot resume the unfinished migration"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("step 1 (V1 → V2) is different in the plan now"), "\(refused.stderr)")
+        let error = #expect(throws: ResumeRefused.self) { try f.migrator().migrate(storeAt: f.store) }
+        #expect(error?.reason.contains("V1 → V2") == true)
+        let journal = try #require(try f.journal())
+        #expect(journal.status == .running && journal.checkpoint == "6" && journal.attempts == 1)
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 6) + Array(repeating: 0, count: 6))
+
+        try f.writePlan(stage: "after: [bump]", hooks: original)
+        let resumed = try f.instar(["migrate", f.plan, "--store", f.store])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 12))
+    }
+
+    // MARK: Lease
+
+    /// Two real `instar migrate` processes: while the first runs (held inside a command hook), the
+    /// second exits 2 naming the first's pid; a third with `--wait` waits for it and then finds
+    /// nothing left to do.
+    @Test func secondProcessIsLockedOutOrWaits() throws {
+        let f = try RuntimeFixture(stage: "before: [external]", hooks: "  external: {command: [python3, wait.py]}\n")
+        defer { f.remove() }
+        try f.writeWaitScript()
+        let first = try f.start(["migrate", f.plan, "--store", f.store, "--allow-commands"])
+        defer { first.kill() }
+        #expect(f.waitForFile("started"), "the first migration never reached its hook: \(first.result())")
+
+        let locked = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands"])
+        #expect(locked.status == 2, "\(locked)")
+        #expect(locked.stderr.contains("another migration holds the store: instar pid \(first.pid) "), "\(locked.stderr)")
+        let status = try f.instar(["status", "--store", f.store, "--format", "json"])
+        let lease = status.json?["lease"] as? [String: Any]
+        #expect(lease?["pid"] as? Int == Int(first.pid) && lease?["alive"] as? Bool == true, "\(status)")
+        let restore = try f.instar(["restore", "--backup", f.dir.appendingPathComponent("any.sqlite").path, "--store", f.store])
+        #expect(restore.status == 2 && restore.stderr.contains("pid \(first.pid)"), "\(restore)")
+
+        let waiting = try f.start(["migrate", f.plan, "--store", f.store, "--allow-commands", "--wait", "10"])
+        defer { waiting.kill() }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(waiting.isRunning, "--wait should wait while the first holds the store: \(waiting.result())")
+        try f.touch("release")
+        let firstResult = first.result(timeout: 15)
+        #expect(firstResult.status == 0 && firstResult.reason == .exit, "\(firstResult)")
+        let waited = waiting.result(timeout: 15)
+        #expect(waited.status == 0, "\(waited)")
+        #expect(waited.stdout.contains("already at the target; nothing to do"), "\(waited)")
+        #expect(try f.version() == "V2")
+    }
+
+    /// A lease left by a process that no longer runs (same host) is taken over; one held by a live
+    /// process is not. Another host's lease counts as alive until its heartbeat is stale.
+    @Test func staleLeasesAreTakenOverLiveOnesAreNot() throws {
+        let f = try RuntimeFixture(rows: 5, stage: "after: [logInside]", hooks: Self.flakyHooks)
+        defer { f.remove() }
+        let host = ProcessInfo.processInfo.hostName
+
+        // A live process on this host.
+        let sleeper = Process()
+        sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        sleeper.arguments = ["30"]
+        try sleeper.run()
+        defer { stopProcess(sleeper) }
+        try f.writeLease(pid: sleeper.processIdentifier, host: host)
+        let locked = try f.instar(["migrate", f.plan, "--store", f.store])
+        #expect(locked.status == 2 && locked.stderr.contains("pid \(sleeper.processIdentifier)"), "\(locked)")
+        let error = #expect(throws: LeaseError.self) { try f.migrator().migrate(storeAt: f.store) }
+        #expect(error?.holder.pid == sleeper.processIdentifier)
+        #expect(try f.version() == "V1")
+
+        // Another host, fresh heartbeat: alive; stale heartbeat: taken over.
+        try f.writeLease(pid: 1, host: "elsewhere.example")
+        #expect(throws: LeaseError.self) { try f.migrator().migrate(storeAt: f.store) }
+        try f.writeLease(pid: 1, host: "elsewhere.example", heartbeat: Date().addingTimeInterval(-Lease.staleAfter - 5))
+
+        // A dead process on this host.
+        let dead = Process()
+        dead.executableURL = URL(fileURLWithPath: "/bin/true")
+        try dead.run()
+        dead.waitUntilExit()
+        let status = try f.instar(["status", "--store", f.store, "--format", "json"])
+        #expect((status.json?["lease"] as? [String: Any])?["alive"] as? Bool == false, "\(status)")
+        try f.writeLease(pid: dead.processIdentifier, host: host)
+        let deadStatus = try f.instar(["status", "--store", f.store, "--format", "json"])
+        #expect((deadStatus.json?["lease"] as? [String: Any])?["alive"] as? Bool == false, "\(deadStatus)")
+        let taken = try f.instar(["migrate", f.plan, "--store", f.store])
+        #expect(taken.status == 0, "\(taken)")
+        #expect(try f.version() == "V2")
+        #expect(try f.logCounts() == ["inside": 1])
+        #expect(try Migrator.status(ofStoreAt: f.store).lease == nil)
+    }
+
+    // MARK: Time budget
+
+    /// `--time-budget` stops at a safe point with exit 75 and says how to resume; runs without a budget
+    /// finish, and every row is updated once.
+    @Test func timeBudgetPausesTheCLI() throws {
+        let f = try RuntimeFixture(
+            rows: 30, stage: "after: [bump]",
+            hooks: """
+                  bump:
+                    batchedSQL: {table: Item, size: 1, sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end'}
+                """)
+        defer { f.remove() }
+        let paused = try f.instar(["migrate", f.plan, "--store", f.store, "--time-budget", "0.001"])
+        #expect(paused.status == 75, "\(paused)")
+        #expect(paused.stdout.contains("stopped at a safe point: the time budget is spent"), "\(paused.stdout)")
+        #expect(paused.stdout.contains("resume with: instar migrate \(f.plan) --store \(f.store)"), "\(paused.stdout)")
+        let journal = try #require(try f.journal())
+        #expect(journal.status == .paused)
+        let status = try f.instar(["status", "--store", f.store])
+        #expect(status.status == 1 && status.stdout.contains(": paused"), "\(status)")
+
+        let finished = try f.instar(["migrate", f.plan, "--store", f.store])
+        #expect(finished.status == 0, "\(finished)")
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 30))
+        #expect(try f.version() == "V2")
+    }
+
+    /// Through the API, with a budget that runs out in the middle of a batched SQL hook (each batch
+    /// is made slow by an uncorrelated recursive count): calls stop between batches with the hook's
+    /// checkpoint, and repeated calls finish with every row updated once.
+    @Test func timeBudgetPausesBetweenBatches() throws {
+        let f = try RuntimeFixture(
+            rows: 40, stage: "after: [bump]",
+            hooks: """
+                  bump:
+                    batchedSQL:
+                      table: Item
+                      size: 2
+                      sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end AND (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000) SELECT count(*) FROM c) > 0'
+                """)
+        defer { f.remove() }
+        let migrator = try f.migrator()
+        var results: [MigrationResult] = []
+        var pausedCheckpoints: [String] = []
+        for _ in 0..<200 {
+            let result = try migrator.migrate(storeAt: f.store, timeBudget: 0.05)
+            results.append(result)
+            if result == .finished(steps: 1) { break }
+            if let checkpoint = try f.journal()?.checkpoint { pausedCheckpoints.append(checkpoint) }
+        }
+        #expect(results.first == .paused(.timeBudget))
+        #expect(results.last == .finished(steps: 1))
+        #expect(!pausedCheckpoints.isEmpty, "some call should have stopped between two batches: \(results)")
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 40))
+        #expect(try f.journal()?.status == .finished)
+    }
+
+    /// A Swift hook sees the time budget through `isCancelled`: `batches` stops after the current batch,
+    /// the run pauses with the hook's checkpoint, and the next calls continue from there.
+    @Test func timeBudgetReachesSwiftHookBatches() throws {
+        let f = try RuntimeFixture(rows: 10, stage: "after: [native]", hooks: "  native: {swift: fill}\n")
+        defer { f.remove() }
+        let migrator = try f.migrator()
+        migrator.register(hook: "fill") { context in
+            try context.batches(of: "Item", size: 1) { db, range in
+                Thread.sleep(forTimeInterval: 0.05)
+                try db.execute(sql: #"UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN ? AND ?"#, arguments: [range.lowerBound, range.upperBound])
+            }
+        }
+        // Under the budget, `batches` stops after 2 or 3 slow batches; a call may also stop before the
+        // hook (if the step itself took the budget), but some call must stop inside it.
+        var partial: [Int] = []
+        var results: [MigrationResult] = []
+        while results.last != .finished(steps: 1) && results.count < 50 {
+            results.append(try migrator.migrate(storeAt: f.store, timeBudget: 0.12))
+            guard results.last == .paused(.timeBudget) else { continue }
+            let done = try f.ints(#"SELECT count(*) FROM "Item" WHERE "n" = 1"#).first ?? -1
+            let journal = try #require(try f.journal())
+            #expect(journal.status == .paused)
+            if done > 0 && done < 10 {
+                partial.append(done)
+                #expect(journal.phase == .after && journal.checkpoint == String(done), "the checkpoint is the last updated key")
+            }
+        }
+        #expect(results.first == .paused(.timeBudget))
+        #expect(!partial.isEmpty, "the hook should stop at a batch boundary once the budget is spent: \(results)")
+        #expect(results.last == .finished(steps: 1))
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 10))
+        #expect(try f.journal()?.status == .finished)
+    }
+
+    // MARK: Signals
+
+    /// SIGINT → exit 130, SIGTERM → exit 143, after the running hook completes and commits; the
+    /// journal says paused and the next run finishes the rest.
+    @Test(arguments: [(SIGINT, Int32(130), "interrupted (SIGINT)"), (SIGTERM, Int32(143), "terminated (SIGTERM)")])
+    func signalsStopAtASafePoint(signal: Int32, exitStatus: Int32, reason: String) throws {
+        let f = try RuntimeFixture(
+            rows: 9, stage: "before: [external]\n    after: [logInside, bump]",
+            hooks: Self.flakyHooks + """
+                  external: {command: [python3, wait.py]}
+                  bump:
+                    batchedSQL: {table: Item, size: 2, sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end'}
+                """)
+        defer { f.remove() }
+        try f.writeWaitScript()
+        let running = try f.start(["migrate", f.plan, "--store", f.store, "--allow-commands"])
+        defer { running.kill() }
+        #expect(f.waitForFile("started"), "never reached the hook: \(running.result())")
+        if signal == SIGINT { running.process.interrupt() } else { running.process.terminate() }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(running.isRunning, "the signal must not kill the process before the hook finishes")
+        try f.touch("release")
+        let stopped = running.result(timeout: 15)
+        #expect(stopped.reason == .exit && stopped.status == exitStatus, "\(stopped)")
+        #expect(stopped.stdout.contains("stopped at a safe point: \(reason)"), "\(stopped.stdout)")
+        #expect(stopped.stdout.contains("resume with: instar migrate"), "\(stopped.stdout)")
+        let journal = try #require(try f.journal())
+        #expect(journal.status == .paused && journal.phase == .before && journal.hook == 1, "\(journal)")
+        #expect(try Migrator.status(ofStoreAt: f.store).lease == nil)
+        #expect(try f.version() == "V1")
+
+        let resumed = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(try f.version() == "V2")
+        #expect(try f.logCounts() == ["inside": 1])
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 9))
+        let runs = try String(contentsOf: f.dir.appendingPathComponent("wait.log"), encoding: .utf8).split(separator: "\n")
+        #expect(runs.count == 1, "the command finished before the pause, so it does not run again: \(runs)")
+    }
+
+    // MARK: Backup and restore
+
+    @Test func backupBeforeMigratingAndRestore() throws {
+        let f = try RuntimeFixture(
+            rows: 8, stage: "after: [logInside, bump]",
+            hooks: Self.flakyHooks + """
+                  bump:
+                    batchedSQL: {table: Item, size: 3, sql: 'UPDATE "Item" SET "n" = "n" + 1, "note" = ''n'' || "_pk" WHERE "_pk" BETWEEN :start AND :end'}
+                """)
+        defer { f.remove() }
+        try f.execute(#"UPDATE "Item" SET "label" = 'L' || "_pk", "n" = "_pk" * 10"#)
+        try f.execute(#"INSERT INTO "Log" ("msg") VALUES ('old')"#)
+        let items = try f.rows(#"SELECT * FROM "Item" ORDER BY "_pk""#)
+        let logs = try f.rows(#"SELECT * FROM "Log" ORDER BY "_pk""#)
+        let backup = f.dir.appendingPathComponent("before.sqlite").path
+
+        let migrated = try f.instar(["migrate", f.plan, "--store", f.store, "--backup", backup])
+        #expect(migrated.status == 0, "\(migrated)")
+        #expect(try f.version() == "V2")
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == (1...8).map { $0 * 10 + 1 })
+        #expect(try f.version(of: backup) == "V1")
+        #expect(try Migrator.status(ofStoreAt: backup).lease == nil, "the backup is the store before the run: no lease")
+        #expect(try Migrator.status(ofStoreAt: backup).journal == nil)
+        #expect(try f.rows(#"SELECT * FROM "Item" ORDER BY "_pk""#, in: backup) == items)
+        #expect(try f.rows(#"SELECT * FROM "Log" ORDER BY "_pk""#, in: backup) == logs)
+
+        // At the target already: nothing runs, so no backup is taken (the existing file is not touched).
+        let again = try f.instar(["migrate", f.plan, "--store", f.store, "--backup", backup])
+        #expect(again.status == 0 && again.stdout.contains("nothing to do"), "nothing to do, so no backup is needed: \(again)")
+
+        let restored = try f.instar(["restore", "--backup", backup, "--store", f.store])
+        #expect(restored.status == 0 && restored.stdout.contains("restored"), "\(restored)")
+        #expect(try f.version() == "V1")
+        #expect(try f.rows(#"SELECT * FROM "Item" ORDER BY "_pk""#) == items)
+        #expect(try f.rows(#"SELECT * FROM "Log" ORDER BY "_pk""#) == logs)
+        let missing = try f.instar(["restore", "--backup", f.dir.appendingPathComponent("nope.sqlite").path, "--store", f.store])
+        #expect(missing.status != 0 && missing.stderr.contains("no such backup file"), "\(missing)")
+
+        // The restored store migrates again; an existing backup file is refused before anything runs.
+        let occupied = try f.instar(["migrate", f.plan, "--store", f.store, "--backup", backup])
+        #expect(occupied.status == 1 && occupied.stderr.contains("a file already exists where the backup should go"), "\(occupied)")
+        #expect(try f.version() == "V1")
+        #expect(try f.rows(#"SELECT * FROM "Item" ORDER BY "_pk""#) == items)
+        let second = try f.instar(["migrate", f.plan, "--store", f.store, "--backup", backup + ".2"])
+        #expect(second.status == 0, "\(second)")
+        #expect(try f.version() == "V2")
+        #expect(try f.logCounts() == ["old": 1, "inside": 1])
+    }
+
+    /// `restore` refuses while another live process holds the store's lease.
+    @Test func restoreRefusesWhileLeased() throws {
+        let f = try RuntimeFixture(rows: 2, stage: "after: [logInside]", hooks: Self.flakyHooks)
+        defer { f.remove() }
+        let backup = f.dir.appendingPathComponent("b.sqlite").path
+        #expect(try f.migrator().migrate(storeAt: f.store, backup: backup) == .finished(steps: 1))
+        let sleeper = Process()
+        sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        sleeper.arguments = ["30"]
+        try sleeper.run()
+        defer { stopProcess(sleeper) }
+        try f.writeLease(pid: sleeper.processIdentifier, host: ProcessInfo.processInfo.hostName)
+        let refused = try f.instar(["restore", "--backup", backup, "--store", f.store])
+        #expect(refused.status == 2 && refused.stderr.contains("another migration holds the store"), "\(refused)")
+        #expect(try f.version() == "V2")
+        stopProcess(sleeper)
+        let restored = try f.instar(["restore", "--backup", backup, "--store", f.store])
+        #expect(restored.status == 0, "\(restored)")
+        #expect(try f.version() == "V1")
+        // The backup is the store as it was before the run: no lease of the (still running) process
+        // that took it, so another process can migrate the restored store.
+        #expect(try Migrator.status(ofStoreAt: f.store).lease == nil)
+        let migrated = try f.instar(["migrate", f.plan, "--store", f.store])
+        #expect(migrated.status == 0, "\(migrated)")
+    }
+}
+
+// MARK: - Support
+
+/// V1 → V2 (adds `Item.note`), a plan whose single stage runs the hooks under test, and a store at V1
+/// with `rows` items (`n` = 0).
+struct RuntimeFixture {
+    let dir: URL
+    let plan: String
+    let store: String
+
+    init(rows: Int = 6, v2Label: String = "string?", stage: String, hooks: String) throws {
+        dir = try temporaryDirectory()
+        plan = dir.appendingPathComponent("plan.yaml").path
+        store = dir.appendingPathComponent("store.sqlite").path
+        let v1 = "name: V1\nentities:\n  Item:\n    attributes:\n      n: int64 = 0\n      label: string?\n  Log:\n    attributes:\n      msg: string?\n"
+        let v2 = "name: V2\nentities:\n  Item:\n    attributes:\n      n: int64 = 0\n      label: \(v2Label)\n      note: string?\n  Log:\n    attributes:\n      msg: string?\n"
+        try v1.write(to: dir.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        try v2.write(to: dir.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        try writePlan(stage: stage, hooks: hooks)
+        let created = try SQLiteStore.create(at: store, model: try model(v1, name: "V1"))
+        try created.withDatabase { db in
+            for pk in 0..<rows { try db.execute(sql: #"INSERT INTO "Item" ("_pk", "n") VALUES (?, 0)"#, arguments: [pk + 1]) }
+        }
+        try created.close()
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: dir) }
+
+    func writePlan(stage: String, hooks: String) throws {
+        let text = """
+            name: runtime
+            versions: [v1.yaml, v2.yaml]
+            stages:
+              - from: V1
+                to: V2
+                \(stage)
+            hooks:
+            \(hooks)
+            """
+        try text.write(toFile: plan, atomically: true, encoding: .utf8)
+    }
+
+    func migrator() throws -> Migrator { Migrator(plan: try PlanFileReader.read(path: plan)) }
+
+    func journal() throws -> JournalEntry? { try Migrator.status(ofStoreAt: store).journal }
+
+    func read<T>(_ path: String? = nil, _ body: (Database) throws -> T) throws -> T {
+        let queue = try DatabaseQueue(path: path ?? store)
+        defer { try? queue.close() }
+        return try queue.read(body)
+    }
+
+    func execute(_ sql: String) throws {
+        let queue = try DatabaseQueue(path: store)
+        defer { try? queue.close() }
+        try queue.write { db in try db.execute(sql: sql) }
+    }
+
+    func ints(_ sql: String) throws -> [Int] { try read { db in try Int.fetchAll(db, sql: sql) } }
+
+    func rows(_ sql: String, in path: String? = nil) throws -> [Row] { try read(path) { db in try Row.fetchAll(db, sql: sql) } }
+
+    /// How many `Log` rows each message has.
+    func logCounts() throws -> [String: Int] {
+        try read { db in
+            var counts: [String: Int] = [:]
+            for msg in try String.fetchAll(db, sql: #"SELECT "msg" FROM "Log""#) { counts[msg, default: 0] += 1 }
+            return counts
+        }
+    }
+
+    /// The store's version as `instar inspect` tells it.
+    func version(of path: String? = nil) throws -> String? {
+        let result = try instar(["inspect", "--store", path ?? store, "--format", "json"])
+        return result.json?["version"] as? String
+    }
+
+    /// Every table but the journal and the lease, with the schema: what a rolled-back step must not change.
+    func userContent() throws -> [String: [Row]] {
+        try read { db in
+            let names = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('_instar_journal', '_instar_lease')")
+            var tables: [String: [Row]] = [:]
+            for name in names { tables[name] = try Row.fetchAll(db, sql: "SELECT * FROM \"\(name)\" ORDER BY rowid") }
+            tables["sqlite_master"] = try Row.fetchAll(
+                db, sql: "SELECT type, name, sql FROM sqlite_master WHERE tbl_name NOT IN ('_instar_journal', '_instar_lease') ORDER BY name")
+            return tables
+        }
+    }
+
+    func writeLease(pid: Int32, host: String, heartbeat: Date = Date()) throws {
+        let queue = try DatabaseQueue(path: store)
+        defer { try? queue.close() }
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS "_instar_lease" ("id" INTEGER PRIMARY KEY CHECK ("id" = 1), "owner" TEXT NOT NULL,
+                      "pid" INTEGER NOT NULL, "host" TEXT NOT NULL, "since" REAL NOT NULL, "heartbeat" REAL NOT NULL)
+                    """)
+            try db.execute(
+                sql: #"INSERT OR REPLACE INTO "_instar_lease" VALUES (1, ?, ?, ?, ?, ?)"#,
+                arguments: ["instar pid \(pid) on \(host)", pid, host, heartbeat.timeIntervalSince1970, heartbeat.timeIntervalSince1970])
+        }
+    }
+
+    /// `wait.py`: logs whether it is resumed, marks `started`, then waits for `release` (at most 20 s).
+    func writeWaitScript() throws {
+        try """
+        import os, time
+        with open("wait.log", "a") as log:
+            log.write("resumed=%s checkpoint=%s\\n" % (os.environ["INSTAR_RESUMED"], os.environ["INSTAR_CHECKPOINT"]))
+        open("started", "w").close()
+        deadline = time.time() + 20
+        while not os.path.exists("release") and time.time() < deadline:
+            time.sleep(0.05)
+        """.write(to: dir.appendingPathComponent("wait.py"), atomically: true, encoding: .utf8)
+    }
+
+    func touch(_ name: String) throws {
+        try Data().write(to: dir.appendingPathComponent(name))
+    }
+
+    func waitForFile(_ name: String, timeout: TimeInterval = 15) -> Bool {
+        let giveUp = Date().addingTimeInterval(timeout)
+        while Date() < giveUp {
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path) { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
+    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> InstarProcess {
+        try InstarProcess(arguments, environment: environment, directory: dir)
+    }
+
+    /// Runs `instar` to completion (killed after `timeout` seconds, so a hang cannot hang the suite).
+    func instar(_ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws -> InstarProcess.Result {
+        try start(arguments, environment: environment).result(timeout: timeout)
+    }
+}
+
+/// An `instar` process in the background, its output going to files (a full pipe cannot block it).
+final class InstarProcess: @unchecked Sendable {
+    struct Result: CustomStringConvertible {
+        var status: Int32
+        var reason: Process.TerminationReason
+        var pid: Int32
+        var stdout: String
+        var stderr: String
+        var timedOut: Bool
+
+        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] }
+
+        var description: String {
+            "status \(status) (\(reason == .exit ? "exit" : "signal"))\(timedOut ? " TIMED OUT" : "")\nstdout: \(stdout)\nstderr: \(stderr)"
+        }
+    }
+
+    let process = Process()
+    let out: URL
+    let err: URL
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+
+    init(_ arguments: [String], environment: [String: String], directory: URL) throws {
+        let id = UUID().uuidString
+        out = directory.appendingPathComponent("out-\(id).txt")
+        err = directory.appendingPathComponent("err-\(id).txt")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.executableURL = instarBinary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Waits for the process to end (SIGKILL after `timeout`), then reads its output.
+    func result(timeout: TimeInterval = 0) -> Result {
+        let giveUp = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < giveUp { Thread.sleep(forTimeInterval: 0.01) }
+        let timedOut = process.isRunning
+        if timedOut { kill() }
+        if process.isRunning {
+            return Result(status: -1, reason: .exit, pid: pid, stdout: read(out), stderr: read(err), timedOut: false)
+        }
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, reason: process.terminationReason, pid: pid, stdout: read(out), stderr: read(err),
+            timedOut: timedOut)
+    }
+
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    private func read(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+
+    deinit { kill() }
+}
+
+/// SIGKILL and reap (`sleep` started from the test runner did not end on SIGTERM here).
+func stopProcess(_ process: Process) {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+}
+
+struct Flaky: Error, CustomStringConvertible {
+    var description: String { "flaky on purpose" }
+}
+
+/// A Swift hook that throws on its first call and succeeds afterwards.
+final class FailOnce: @unchecked Sendable {
+    private(set) var calls = 0
+    var hook: SwiftHook {
+        { [self] _ in
+            calls += 1
+            if calls == 1 { throw Flaky() }
+        }
+    }
+}
+
+final class SwiftHookState: @unchecked Sendable {
+    var attempts = 0
+    var resumed: [Bool] = []
+    var startCheckpoints: [String?] = []
+}
+
+final class Box<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+}
