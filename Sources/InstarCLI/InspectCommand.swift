@@ -18,20 +18,23 @@ struct InspectCommand: ParsableCommand {
 
             Example:
               instar inspect --store /tmp/garage.sqlite --model Plans/garage/models/v1.yaml --model Plans/garage/models/v2.yaml
+              instar inspect --store App.sqlite --model App.xcdatamodeld
             """
     )
 
     @Option(help: "Path of the store.")
     var store: String
 
-    @Option(name: .customLong("model"), help: "A candidate model version (repeatable).")
+    @Option(
+        name: .customLong("model"),
+        help: "A candidate model version (repeatable); an .xcdatamodeld bundle stands for all its versions.")
     var models: [String] = []
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
     func run() throws {
-        let candidates = try models.map(loadModel)
+        let candidates = try models.flatMap(loadModels)
         let opened = try openStore(store, readOnly: true)
         let detection: VersionDetection
         let counts: [String: Int]

@@ -21,6 +21,7 @@ struct CreateStoreCommand: ParsableCommand {
 
             Example:
               instar store create Plans/garage/models/v1.yaml --store /tmp/garage.sqlite
+              instar store create 'App.xcdatamodeld#App 2' --store /tmp/App.sqlite --layout coredata
             """
     )
 
@@ -30,7 +31,11 @@ struct CreateStoreCommand: ParsableCommand {
     @Option(help: "Path of the store to create.")
     var store: String
 
-    @Option(help: "Store layout: instar (readable tables named after entities).")
+    @Option(
+        help: """
+            Store layout: instar (readable tables named after entities) or coredata (Core Data's Z… tables; \
+            coredata:<NSPersistenceFrameworkVersion> follows an older framework's conventions, e.g. coredata:637).
+            """)
     var layout: String = "instar"
 
     func run() throws {

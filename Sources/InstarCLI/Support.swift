@@ -30,6 +30,21 @@ func loadModel(_ reference: String) throws -> Model {
     }
 }
 
+/// Like ``loadModel(_:)``, but an `.xcdatamodeld` bundle named without `#Version` stands for every
+/// version it holds (candidates for a store's version), not only the current one.
+func loadModels(_ reference: String) throws -> [Model] {
+    guard reference.hasSuffix(".xcdatamodeld") || reference.hasSuffix(".xcdatamodeld/") else {
+        return [try loadModel(reference)]
+    }
+    do {
+        return try ModelBundle.read(xcdatamodeld: URL(fileURLWithPath: reference)).versions
+    } catch {
+        printError(error.description)
+        let unreadable = error.problems.allSatisfy { $0.kind == .unreadable }
+        throw unreadable ? InstarExit.unreadable : InstarExit.invalidInput
+    }
+}
+
 /// Writes to standard output (Swift 6: `print` to stdout is fine, but we want explicit newlines).
 func printOut(_ text: String) {
     FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))

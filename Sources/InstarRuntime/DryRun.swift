@@ -107,8 +107,10 @@ public enum DryRun {
             if index == 0, let store {
                 sql = try store.planStep(from: old, to: new).1.statements.map(\.description)
             } else {
-                let program = try StepCompiler(diff: step.diff, from: old, to: new, layout: layout).compile()
-                let schema = try layout.storageMap(for: old).schema
+                // An opened store may adapt its layout (a Core Data store keeps its framework's conventions).
+                let stepLayout = store?.layout ?? layout
+                let program = try StepCompiler(diff: step.diff, from: old, to: new, layout: stepLayout).compile()
+                let schema = try stepLayout.storageMap(for: old).schema
                 sql = StepSQLPlanner.plan(program, actual: schema, viewsAndTriggers: []).statements.map(\.description)
             }
             var hooks: [(String, String, String)] = []

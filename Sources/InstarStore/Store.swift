@@ -50,14 +50,12 @@ public final class SQLiteStore: @unchecked Sendable {
             throw StoreError.from(error, path: path, doing: "opening the store")
         }
         let detected: any StoreLayout
-        if let layout {
-            detected = layout
-        } else {
-            do {
-                detected = try queue.read { db in try Layouts.all.first { try $0.recognizes(db) } } ?? InstarLayout()
-            } catch {
-                throw StoreError.from(error, path: path, doing: "reading the store's layout")
+        do {
+            detected = try queue.read { db in
+                try (layout ?? Layouts.all.first { try $0.recognizes(db) } ?? InstarLayout()).adapted(to: db)
             }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "reading the store's layout")
         }
         return SQLiteStore(path: path, layout: detected, queue: queue, readOnly: readOnly)
     }

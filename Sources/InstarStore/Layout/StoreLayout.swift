@@ -35,6 +35,14 @@ public protocol StoreLayout: Sendable {
 
     /// True when indexes beyond the expected ones are not drift (Core Data leaves stale ones behind).
     var toleratesExtraIndexes: Bool { get }
+
+    /// This layout as an existing store of it asks to be continued (Core Data: the conventions of the
+    /// framework version recorded in the store); the layout itself by default.
+    func adapted(to db: Database) throws -> any StoreLayout
+}
+
+extension StoreLayout {
+    public func adapted(to db: Database) throws -> any StoreLayout { self }
 }
 
 /// What a store records about its own version.

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// A target column's value, as an expression over the columns of the source row.
@@ -24,8 +25,12 @@ public indirect enum ColumnExpression: Sendable, Hashable {
     /// `CASE WHEN discriminator IN (values) THEN x ELSE y END`: a value chosen by the row's entity.
     case choose(discriminator: String, values: [SQLValue], then: ColumnExpression, else: ColumnExpression)
     /// `(SELECT value FROM table WHERE key = x LIMIT 1)`: a link read from another table, when a
-    /// relationship's storage moves from a join table to a foreign key.
+    /// relationship's storage moves from a join table to a foreign key, or the entity of the row a
+    /// foreign key points to (Core Data's `Z<n>_<REL>` columns).
     case lookup(table: String, value: String, key: String, equals: ColumnExpression)
+    /// `CAST(prefix || x AS BLOB)`: bytes put before a blob, NULL kept (Core Data's inline tag `0x01`
+    /// when a Binary attribute starts allowing external storage).
+    case prefixed(ColumnExpression, Data)
 
     public struct ValueMapping: Sendable, Hashable {
         public var from: SQLValue
@@ -60,6 +65,7 @@ public indirect enum ColumnExpression: Sendable, Hashable {
         case .mapping(let e, _): e.sourceColumns
         case .position(let p, let order, _): order.reduce(p.sourceColumns) { $0.union($1.sourceColumns) }
         case .lookup(_, _, _, let e): e.sourceColumns
+        case .prefixed(let e, _): e.sourceColumns
         case .choose(let d, _, let a, let b): a.sourceColumns.union(b.sourceColumns).union([d])
         }
     }
@@ -76,6 +82,7 @@ public indirect enum ColumnExpression: Sendable, Hashable {
         case .position(let p, let o, let s):
             .position(partition: p.substituting(replacement), order: o.map { $0.substituting(replacement) }, step: s)
         case .lookup(let t, let v, let k, let e): .lookup(table: t, value: v, key: k, equals: e.substituting(replacement))
+        case .prefixed(let e, let bytes): .prefixed(e.substituting(replacement), bytes)
         case .choose(let d, let values, let a, let b):
             // The discriminator itself is a source column; it must stay a plain column to be chosen on.
             .choose(discriminator: replacement(d).copiedColumn ?? d, values: values, then: a.substituting(replacement),
@@ -94,6 +101,7 @@ public indirect enum ColumnExpression: Sendable, Hashable {
         case .position(let p, let o, let s):
             .position(partition: p.renamingTables(rename), order: o.map { $0.renamingTables(rename) }, step: s)
         case .lookup(let t, let v, let k, let e): .lookup(table: rename(t), value: v, key: k, equals: e.renamingTables(rename))
+        case .prefixed(let e, let bytes): .prefixed(e.renamingTables(rename), bytes)
         case .choose(let d, let values, let a, let b):
             .choose(discriminator: d, values: values, then: a.renamingTables(rename), else: b.renamingTables(rename))
         }
@@ -128,8 +136,14 @@ public indirect enum ColumnExpression: Sendable, Hashable {
             // Rows outside any owner (a NULL foreign key) have no position.
             return "(CASE WHEN \(p) IS NULL THEN NULL ELSE ROW_NUMBER() OVER (PARTITION BY \(p) ORDER BY \(o)) * ? END)"
         case .lookup(let table, let value, let key, let e):
+            // The looked-up table is aliased, so that with a qualifier the source row's columns never
+            // bind to its columns (the lookup may read the source table itself).
             let x = e.render(&arguments, qualifier: qualifier)
-            return "(SELECT \(value.sqlQuoted) FROM \(table.sqlQuoted) WHERE \(key.sqlQuoted) = \(x) LIMIT 1)"
+            let alias = "_instar_lookup".sqlQuoted
+            return "(SELECT \(alias).\(value.sqlQuoted) FROM \(table.sqlQuoted) AS \(alias) WHERE \(alias).\(key.sqlQuoted) = \(x) LIMIT 1)"
+        case .prefixed(let e, let bytes):
+            arguments.append(bytes.databaseValue)
+            return "CAST(? || \(e.render(&arguments, qualifier: qualifier)) AS BLOB)"
         case .choose(let discriminator, let values, let a, let b):
             let column = (qualifier.map { $0.sqlQuoted + "." } ?? "") + discriminator.sqlQuoted
             arguments += values.map(\.databaseValue)

@@ -52,6 +52,11 @@ enum InPlaceAlteration {
         }
         let sourceKey = source.primaryKey.map { copies[$0] ?? "" }
         if sourceKey != t.target.primaryKey { return .failure(NotInPlace("the primary key changes")) }
+        // SQLite renames columns inside UNIQUE constraints, but cannot add, drop or change a constraint.
+        let sourceUnique = Set(source.uniqueConstraints.map { $0.map { copies[$0] ?? "" } })
+        if sourceUnique != Set(t.target.uniqueConstraints) {
+            return .failure(NotInPlace("the UNIQUE constraints change"))
+        }
         let drops = source.columns.filter { copies[$0.name] == nil }
         for column in drops {
             if column.isPrimaryKey || source.primaryKey.contains(column.name) {

@@ -109,6 +109,11 @@ public struct StepCompiler {
         for destination in members {
             try fillOwnColumns(of: destination, into: &columns, sourceTable: sourceTable)
         }
+        for (column, rule) in info.bookkeeping {
+            if case .entityOf(let foreignKey) = rule {
+                columns[column] = entityKey(of: foreignKey, in: target.name, columns: columns, sourceTable: sourceTable)
+            }
+        }
         // The table continues its source when it keeps the source's root entity; an entity that moves
         // out of a hierarchy fills a new table from the old one's rows.
         let continues = carried.contains(sourceInfo.root)
@@ -130,13 +135,13 @@ public struct StepCompiler {
         let storage = newMap.entities[destination]!
         for attribute in entity.attributes {
             guard let column = storage.columns[attribute.name] else { continue }
-            columns[column] = perKind(of: destination, sourceTable: sourceTable) { member in
+            columns[column] = perKind(of: destination, column: column, sourceTable: sourceTable) { member in
                 attributeValue(attribute, of: member)
             }
         }
         for relationship in entity.relationships where relationship.isToOne {
             guard let column = storage.columns[relationship.name] else { continue }
-            columns[column] = perKind(of: destination, sourceTable: sourceTable) { member in
+            columns[column] = perKind(of: destination, column: column, sourceTable: sourceTable) { member in
                 foreignKeyValue(relationship, of: member, sourceTable: sourceTable)
             }
         }
@@ -150,8 +155,17 @@ public struct StepCompiler {
     }
 
     /// Combines the value each entity kind (the declarer and its descendants) gives a shared column.
-    private func perKind(of declarer: String, sourceTable: String, value: (String) -> ColumnExpression) -> ColumnExpression {
+    ///
+    /// Rows of entities that do not have the property get what a new row of theirs would get: the
+    /// column's declared default (Core Data's tables declare none, so NULL), never another entity's
+    /// default value.
+    private func perKind(
+        of declarer: String, column: String, sourceTable: String, value: (String) -> ColumnExpression
+    ) -> ColumnExpression {
         let members = newMap.entities[declarer]?.kinds ?? [declarer]
+        let table = newMap.entities[declarer]?.table
+        let fallback = ColumnExpression.value(
+            table.flatMap { newMap.schema.table(named: $0)?.column(named: column)?.defaultValue } ?? .null)
         var groups: [(ColumnExpression, [String])] = []
         for member in members {
             let expression = value(member)
@@ -164,7 +178,18 @@ public struct StepCompiler {
         // Kinds without rows in the older version (new entities) do not decide anything.
         let withRows = groups.filter { $0.1.contains { sourceEntity(of: $0) != nil } }
         guard withRows.count > 1, let discriminator = oldMap.entityTables[sourceTable]?.discriminator else {
-            return (withRows.first ?? groups.first)?.0 ?? .null
+            // No kind of the declarer had rows: every row carried here belongs to another entity.
+            guard let (expression, kinds) = withRows.first else { return fallback }
+            // A constant (a default) goes to the declarer's rows only, when the table carries others.
+            let sources = Set(kinds.compactMap { sourceEntity(of: $0) })
+            let carried = Set(newMap.entities.filter { $0.value.table == table }.keys.compactMap { sourceEntity(of: $0) })
+            if expression.constant != nil, expression != fallback, !carried.isSubset(of: sources),
+                let discriminator = oldMap.entityTables[sourceTable]?.discriminator
+            {
+                let values = sources.sorted().compactMap { oldMap.entities[$0]?.discriminatorValue }
+                return .choose(discriminator: discriminator, values: values, then: expression, else: fallback)
+            }
+            return expression
         }
         // CASE old discriminator WHEN kind THEN value … : written as nested COALESCE-free mapping.
         var result: ColumnExpression = .null
@@ -200,6 +225,46 @@ public struct StepCompiler {
             new.entity(mappedDestination, isKindOf: relationship.destination)
         else { return .null }
         return .column(sourceColumn)
+    }
+
+    /// The discriminator of the row a foreign key points to (Core Data's `Z<n>_<REL>` beside `Z<REL>`).
+    ///
+    /// A key carried over with its older entity column keeps that column, renumbered like the
+    /// discriminator when entity numbers change; any other key (a new one, one whose destination gained
+    /// sub-entities, one read from a join table) reads the entity from the older table of the rows it
+    /// points to, again renumbered.
+    private func entityKey(
+        of foreignKey: String, in table: String, columns: [String: ColumnExpression], sourceTable: String
+    ) -> ColumnExpression {
+        let key = columns[foreignKey] ?? .null
+        guard key != .null,
+            let relationship = newMap.relationships.first(where: {
+                if case .foreignKey(let t, let c) = $0.value { return t == table && c == foreignKey }
+                return false
+            })?.key,
+            let destination = new.entity(named: relationship.entity)?.relationship(named: relationship.name)?.destination,
+            let kinds = newMap.entities[destination]?.kinds
+        else { return .null }
+        let pairs = kinds.sorted().compactMap { kind -> ColumnExpression.ValueMapping? in
+            guard let source = sourceEntity(of: kind), let from = oldMap.entities[source]?.discriminatorValue,
+                let to = newMap.entities[kind]?.discriminatorValue
+            else { return nil }
+            return .init(from: from, to: to)
+        }
+        guard !pairs.isEmpty else { return .null }  // no older row can be pointed to
+        func renumbered(_ value: ColumnExpression) -> ColumnExpression {
+            pairs.allSatisfy { $0.from == $0.to } ? value : .mapping(value, pairs)
+        }
+        if case .column(let oldKey) = key,
+            let oldColumn = oldMap.entityTables[sourceTable]?.bookkeeping.first(where: { $0.value == .entityOf(foreignKey: oldKey) })?.key
+        {
+            return renumbered(.column(oldColumn))
+        }
+        let oldTables = Set(kinds.compactMap { sourceEntity(of: $0) }.compactMap { oldMap.table(of: $0) })
+        guard oldTables.count == 1, let oldTable = oldTables.first, let info = oldMap.entityTables[oldTable],
+            let discriminator = info.discriminator
+        else { return .null }
+        return renumbered(.lookup(table: oldTable, value: discriminator, key: info.primaryKey, equals: key))
     }
 
     /// For a to-one without an older counterpart whose to-many inverse did exist as a join table.

@@ -103,12 +103,13 @@ public enum StepSQLPlanner {
             if let source = t.source, let from = current[source] {
                 var arguments: [DatabaseValue] = []
                 let targetColumns = t.target.columns.map(\.name).filter { t.columns[$0] != nil }
+                // Source columns are qualified, so that a lookup's subquery cannot capture them.
                 let values = targetColumns.map {
-                    t.expression(for: $0).renamingTables { current[$0] ?? $0 }.render(&arguments)
+                    t.expression(for: $0).renamingTables { current[$0] ?? $0 }.render(&arguments, qualifier: from)
                 }
                 var sql = "INSERT INTO \(temporary.sqlQuoted) (\(SQLIdentifier.list(targetColumns))) SELECT \(values.joined(separator: ", ")) FROM \(from.sqlQuoted)"
                 if !t.filter.isEmpty {
-                    sql += " WHERE " + t.filter.map { $0.render(&arguments) }.joined(separator: " AND ")
+                    sql += " WHERE " + t.filter.map { $0.render(&arguments, qualifier: from) }.joined(separator: " AND ")
                 }
                 add(sql, arguments, "copy rows into \(t.target.name)")
             }

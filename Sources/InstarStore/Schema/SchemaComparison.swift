@@ -3,7 +3,7 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable {
         case missingTable, extraTable
         case missingColumn, extraColumn, columnDiffers
-        case primaryKeyDiffers
+        case primaryKeyDiffers, uniqueConstraintsDiffer
         case missingIndex, extraIndex, indexDiffers
     }
 
@@ -23,6 +23,8 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
         case .columnDiffers:
             "column \(table.sqlQuoted).\(column!.sqlQuoted) is \(actual ?? "?"), expected \(expected ?? "?")"
         case .primaryKeyDiffers: "primary key of \(table.sqlQuoted) is (\(actual ?? "")), expected (\(expected ?? ""))"
+        case .uniqueConstraintsDiffer:
+            "UNIQUE constraints of \(table.sqlQuoted) are \(actual ?? "none"), expected \(expected ?? "none")"
         case .missingIndex: "missing index \(index!.sqlQuoted) on \(table.sqlQuoted)"
         case .extraIndex: "extra index \(index!.sqlQuoted) on \(table.sqlQuoted)"
         case .indexDiffers: "index \(index!.sqlQuoted) is \(actual ?? ""), expected \(expected ?? "")"
@@ -96,6 +98,17 @@ public enum SchemaComparison {
                 SchemaDifference(
                     kind: .primaryKeyDiffers, table: expected.name, expected: expected.primaryKey.joined(separator: ", "),
                     actual: actual.primaryKey.joined(separator: ", ")))
+        }
+        let expectedUnique = Set(expected.uniqueConstraints)
+        let actualUnique = Set(actual.uniqueConstraints)
+        if expectedUnique != actualUnique {
+            func render(_ constraints: Set<[String]>) -> String? {
+                constraints.isEmpty ? nil : constraints.map { "(" + $0.joined(separator: ", ") + ")" }.sorted().joined(separator: " ")
+            }
+            result.append(
+                SchemaDifference(
+                    kind: .uniqueConstraintsDiffer, table: expected.name, expected: render(expectedUnique),
+                    actual: render(actualUnique)))
         }
         return result
     }

@@ -41,7 +41,21 @@ public enum SchemaReader {
                     isPrimaryKey: pk > 0 && primaryKeyCount == 1, references: references[name]))
         }
         return TableDefinition(
-            name: table, columns: columns, primaryKey: compositeKey.sorted { $0.0 < $1.0 }.map(\.1))
+            name: table, columns: columns, primaryKey: compositeKey.sorted { $0.0 < $1.0 }.map(\.1),
+            uniqueConstraints: try readUniqueConstraints(db, table))
+    }
+
+    /// `UNIQUE` constraints declared in `CREATE TABLE` (their automatic indexes, origin `u`), in a
+    /// stable order.
+    static func readUniqueConstraints(_ db: Database, _ table: String) throws -> [[String]] {
+        var constraints: [[String]] = []
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM pragma_index_list(?)", arguments: [table]) {
+            guard (row["origin"] as String) == "u" else { continue }
+            constraints.append(
+                try String.fetchAll(
+                    db, sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [row["name"] as String]))
+        }
+        return constraints.sorted { $0.joined(separator: "\u{0}") < $1.joined(separator: "\u{0}") }
     }
 
     static func readIndexes(_ db: Database, _ table: String) throws -> [IndexDefinition] {

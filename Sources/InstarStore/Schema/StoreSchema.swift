@@ -83,11 +83,15 @@ public struct TableDefinition: Sendable, Hashable {
     public var columns: [ColumnDefinition]
     /// A composite primary key (join tables); single-column keys are marked on the column.
     public var primaryKey: [String]
+    /// `UNIQUE` table constraints, each a list of columns (Core Data's older stores declare uniqueness
+    /// constraints this way; newer ones and the Instar layout use unique indexes).
+    public var uniqueConstraints: [[String]]
 
-    public init(name: String, columns: [ColumnDefinition], primaryKey: [String] = []) {
+    public init(name: String, columns: [ColumnDefinition], primaryKey: [String] = [], uniqueConstraints: [[String]] = []) {
         self.name = name
         self.columns = columns
         self.primaryKey = primaryKey
+        self.uniqueConstraints = uniqueConstraints
     }
 
     public func column(named name: String) -> ColumnDefinition? {
@@ -99,6 +103,9 @@ public struct TableDefinition: Sendable, Hashable {
         var parts = columns.map(\.sql)
         if !primaryKey.isEmpty {
             parts.append("PRIMARY KEY (\(SQLIdentifier.list(primaryKey)))")
+        }
+        for columns in uniqueConstraints {
+            parts.append("CONSTRAINT \(columns.joined(separator: "_").sqlQuoted) UNIQUE (\(SQLIdentifier.list(columns)))")
         }
         return "CREATE TABLE \((tableName ?? name).sqlQuoted) (\(parts.joined(separator: ", ")))"
     }

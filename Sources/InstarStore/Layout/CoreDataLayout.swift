@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+import InstarModel
+
+/// Core Data's own SQLite layout (`NSSQLiteStoreType`), so that Instar reads, creates and migrates the
+/// stores an Apple app ships, and Core Data opens the result (`shared/coredata/FORMAT.md` §1):
+///
+/// - entities are numbered 1…n: roots in name order, each followed by its sub-entities depth-first,
+///   siblings in name order (`Z_ENT`); adding or renaming an entity renumbers the ones after it;
+/// - one table `Z<ROOT>` per root entity (ASCII-uppercased) with `Z_PK INTEGER PRIMARY KEY`, `Z_ENT`
+///   (the discriminator, always present) and `Z_OPT` (optimistic-locking counter, kept by migrations);
+/// - a column `Z<NAME>` per attribute and to-one relationship; the names of a hierarchy share one
+///   registry (root first, then sub-entities in entity order), a clash takes a suffix `1`, `2`, …;
+/// - declared types `INTEGER` (integers, Booleans, keys), `FLOAT` (Double, Float), `TIMESTAMP` (dates, as
+///   seconds since 2001-01-01), `DECIMAL`, `VARCHAR` (String, URI), `BLOB` (Binary, Transformable, UUID);
+///   no `NOT NULL`, no `DEFAULT`, no `REFERENCES`: Core Data checks all that itself;
+/// - a to-one's key `Z<REL>`, plus `Z<n>_<REL>` holding the destination row's `Z_ENT` when the
+///   destination `n` has sub-entities; `Z_FOK_<INVERSE>` beside the key for an ordered one-to-many;
+/// - many-to-many join tables `Z_<e><REL>` with columns `Z_<e><INVERSE>` / `Z_<d><REL>`, a composite key,
+///   `Z_FOK_…` columns for ordered sides, and an index on the second column;
+/// - indexes `<T>_Z_ENT_INDEX` (several entities in the table), `<T>_<KEY>_INDEX` per to-one key, and the
+///   model's indexes and uniqueness constraints in the form of the framework version (below);
+/// - bookkeeping `Z_PRIMARYKEY` (entity numbers, names, parents, highest key per root), `Z_METADATA` (the
+///   metadata property list: hashes, identifiers, digest, checksum, and the app's own keys, kept),
+///   `Z_MODELCACHE`.
+///
+/// **Framework versions.** Core Data's conventions changed over the years; a layout carries the
+/// `NSPersistenceFrameworkVersion` it follows. A store opened from disk is continued in the conventions
+/// of the version recorded in it (``adapted(to:)``), so a store Instar migrates looks like one that
+/// framework migrated. The differences the corpus shows:
+/// - before 600 (seen: 419, 479; 637 has them) join tables have no index and there is no `Z_MODELCACHE`;
+/// - before 800 (seen up to 754; 1044 has the newer form) indexed attributes get `<T>_<COL>_INDEX`, compound
+///   indexes `<T>_<COL1>_<COL2>`, and uniqueness constraints are `UNIQUE` table constraints; from then on
+///   all three are fetch indexes `Z_<Entity>_<name>` (uniqueness: `UNIQUE` indexes `Z_<Entity>_UNIQUE_<a>_<b>`).
+///   The cut-over points between observed versions are inferred (Xcode 9 introduced fetch indexes).
+///
+/// **`Z_MODELCACHE`.** Core Data keeps there an archived copy of the model that last wrote the store
+/// (`NSKeyedArchiver`, raw DEFLATE); it uses it only when it must migrate a store whose model is not
+/// bundled with the app. Instar cannot write that archive, so it creates the table empty and, when it
+/// migrates a store, empties it: a stale copy of the older model would describe a schema the store no
+/// longer has. Core Data still opens the store, because opening compares the metadata's entity hashes
+/// with the app's model (they match: Instar writes them exactly) and never needs the cache then.
+public struct CoreDataLayout: StoreLayout {
+    public let name = "coredata"
+    /// The `NSPersistenceFrameworkVersion` whose conventions the layout follows.
+    public let frameworkVersion: Int
+    /// Tables of the store this layout was adapted to (folded names): a join table between two
+    /// relationships of one entity may carry either relationship's name in real stores, and the one
+    /// the store has wins.
+    let storeTables: Set<String>
+
+    /// The version new stores claim by default: a recent one (macOS 15 / iOS 18 era).
+    public static let defaultFrameworkVersion = 1448
+    /// Join-table indexes and `Z_MODELCACHE` appear between 479 and 637.
+    static let joinIndexesSince = 600
+    /// Fetch-index naming (and unique indexes for uniqueness constraints) appears between 754 and 1044.
+    static let fetchIndexesSince = 800
+
+    public static let primaryKeyTable = "Z_PRIMARYKEY"
+    public static let metadataTable = "Z_METADATA"
+    public static let modelCacheTable = "Z_MODELCACHE"
+
+    public init(frameworkVersion: Int = CoreDataLayout.defaultFrameworkVersion) {
+        self.init(frameworkVersion: frameworkVersion, storeTables: [])
+    }
+
+    init(frameworkVersion: Int, storeTables: Set<String>) {
+        self.frameworkVersion = frameworkVersion
+        self.storeTables = storeTables
+    }
+
+    /// `coredata`, or `coredata:<framework version>` (for example `coredata:637`).
+    public init?(named spec: String) {
+        let parts = spec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.first == "coredata" else { return nil }
+        if parts.count == 1 {
+            self.init()
+        } else if let version = Int(parts[1]), version > 0 {
+            self.init(frameworkVersion: version)
+        } else {
+            return nil
+        }
+    }
+
+    var indexesJoinTables: Bool { frameworkVersion >= Self.joinIndexesSince }
+    var usesFetchIndexes: Bool { frameworkVersion >= Self.fetchIndexesSince }
+    var keepsModelCache: Bool { frameworkVersion >= Self.joinIndexesSince }
+
+    public var toleratesExtraIndexes: Bool { true }
+
+    public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
+        var builder = CoreDataStorageBuilder(model: model, layout: self)
+        return try builder.build()
+    }
+
+    /// Entity numbers of a model version, in `Z_ENT` order: `(number, entity, parent's number or 0)`.
+    public func entityNumbers(for model: Model) -> [(number: Int, entity: String, parent: Int)] {
+        let order = CoreDataStorageBuilder.numbering(model)
+        let numbers = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0 + 1) })
+        return order.enumerated().map { index, name in
+            (index + 1, name, model.entity(named: name)?.parent.flatMap { numbers[$0] } ?? 0)
+        }
+    }
+
+    public func isBookkeepingTable(_ name: String) -> Bool {
+        if [Self.primaryKeyTable, Self.metadataTable, Self.modelCacheTable].contains(name) { return true }
+        // Instar's own journal and lease; Core Data's history-tracking and CloudKit tables (`A…`) and
+        // R-tree index tables are Core Data's business, not the model's.
+        if name.hasPrefix("_instar_") || name.hasPrefix("Z_RT_") || name.hasPrefix("ANSCK") { return true }
+        return ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"].contains(name)
+    }
+
+    public func recognizes(_ db: Database) throws -> Bool {
+        try db.tableExists(Self.metadataTable) && db.tableExists(Self.primaryKeyTable)
+    }
+
+    /// The conventions of the framework version recorded in the store, and the store's table names.
+    public func adapted(to db: Database) throws -> any StoreLayout {
+        guard try recognizes(db) else { return self }
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        return CoreDataLayout(
+            frameworkVersion: try CoreDataMetadata.read(db)?.frameworkVersion ?? frameworkVersion,
+            storeTables: Set(tables.map(\.sqliteFolded)))
+    }
+
+    public func createBookkeeping(_ db: Database, model: Model) throws {
+        try CoreDataMetadata.createTables(db, modelCache: keepsModelCache)
+    }
+
+    public func readMetadata(_ db: Database) throws -> StoreMetadata? {
+        guard try recognizes(db), let stored = try CoreDataMetadata.read(db) else { return nil }
+        return StoreMetadata(
+            layout: name, versionName: nil, entityHashes: stored.entityHashes,
+            versionChecksum: stored.versionChecksum)
+    }
+
+    /// Rewrites `Z_METADATA` (keeping the store's UUID and every key this layout does not own), renumbers
+    /// `Z_PRIMARYKEY` with each root's highest key, empties `Z_MODELCACHE`, and unlinks rows that a
+    /// step removed (see ``CoreDataMetadata/write(_:model:layout:)``).
+    public func writeMetadata(_ db: Database, model: Model) throws {
+        try CoreDataMetadata.write(db, model: model, layout: self)
+    }
+
+    /// Numbers and Booleans as Core Data converts them; a Binary value that may now be stored externally
+    /// takes the `0x01` tag of an inline value (Core Data's `_prependExternalBlobToken:`, FORMAT.md §1.12).
+    public func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression {
+        if to.type == .binary, to.allowsExternalBinaryDataStorage, !from.allowsExternalBinaryDataStorage,
+            from.type == .binary || from.type == .transformable
+        {
+            return .prefixed(value, Data([0x01]))
+        }
+        return switch (from.type, to.type) {
+        case (let a, let b) where a == b: value
+        case (_, .boolean): .boolean(value)
+        case (_, .integer16), (_, .integer32), (_, .integer64):
+            from.type.isInteger || from.type == .boolean ? value : .cast(value, .integer)
+        case (_, .double), (_, .float): .cast(value, .real)
+        case (_, .decimal): .cast(value, .numeric)
+        default: value  // Binary ↔ Transformable: the bytes are kept
+        }
+    }
+
+    public func storedDefault(of attribute: Attribute) -> SQLValue? {
+        guard let text = attribute.defaultValue else { return nil }
+        switch attribute.type {
+        case .date:
+            // Xcode writes date defaults as seconds since 2001, which is what Core Data stores.
+            return Double(text).map { .real($0) }
+        case .uuid:
+            // 16 raw bytes.
+            guard let uuid = UUID(uuidString: text) else { return nil }
+            return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
+        case .binary, .transformable:
+            return nil
+        default:
+            break
+        }
+        switch DefaultValue.typed(text, for: attribute.type) {
+        case .integer(let v)?: return .integer(v)
+        case .real(let v)?: return .real(v)
+        case .boolean(let v)?: return .integer(v ? 1 : 0)
+        case .text(let v)?: return .text(v)
+        case nil: return nil
+        }
+    }
+
+    /// The declared column type of an attribute, or nil when it is not stored.
+    func columnType(of attribute: Attribute, entity: String) throws(LayoutError) -> String? {
+        switch attribute.type {
+        case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
+        case .double, .float: return "FLOAT"
+        case .date: return "TIMESTAMP"
+        case .decimal: return "DECIMAL"
+        case .string, .uri: return "VARCHAR"
+        case .binary, .transformable, .uuid: return "BLOB"
+        case .objectID, .undefined: return nil
+        case .composite:
+            throw LayoutError(
+                layout: name, entity: entity, property: attribute.name,
+                message: "Composite attributes are not supported yet (Core Data flattens them into one column per element)")
+        }
+    }
+}
+
+extension String {
+    /// Core Data's uppercasing of names: `toupper` on each UTF-16 unit, so only ASCII letters change.
+    var coreDataUppercased: String {
+        String(decoding: utf16.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }, as: UTF16.self)
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import GRDB
+import InstarModel
+
+/// Core Data's bookkeeping tables: `Z_METADATA` (one row: `Z_VERSION` 1, the store UUID, and the metadata
+/// dictionary as a binary property list), `Z_PRIMARYKEY` (one row per entity) and `Z_MODELCACHE`
+/// (FORMAT.md §1.2, §1.15).
+public enum CoreDataMetadata {
+    /// The keys Instar writes; every other key of the dictionary (the app's own, `NSStoreUUID` when a
+    /// store has it, `NSPersistenceMaximumFrameworkVersion`, …) is kept as it is.
+    public static let storeTypeKey = "NSStoreType"
+    public static let frameworkVersionKey = "NSPersistenceFrameworkVersion"
+    public static let hashesVersionKey = "NSStoreModelVersionHashesVersion"
+    public static let hashesKey = "NSStoreModelVersionHashes"
+    public static let identifiersKey = "NSStoreModelVersionIdentifiers"
+    public static let digestKey = "NSStoreModelVersionHashesDigest"
+    public static let checksumKey = "NSStoreModelVersionChecksumKey"
+    public static let autoVacuumKey = "_NSAutoVacuumLevel"
+    public static let uuidKey = "NSStoreUUID"
+
+    /// What a store's `Z_METADATA` row holds.
+    public struct Stored: @unchecked Sendable {
+        /// `Z_UUID`: the store's identity (also in object IDs, `x-coredata://<UUID>/…`).
+        public var uuid: String?
+        /// The whole metadata dictionary, as `PropertyListSerialization` reads it.
+        public var dictionary: [String: Any]
+
+        public var entityHashes: [String: Data] {
+            var result: [String: Data] = [:]
+            if let hashes = dictionary[CoreDataMetadata.hashesKey] as? [AnyHashable: Any] {
+                for (key, value) in hashes {
+                    if let name = key.base as? String, let data = value as? Data { result[name] = data }
+                }
+            }
+            return result
+        }
+
+        public var frameworkVersion: Int? { (dictionary[CoreDataMetadata.frameworkVersionKey] as? NSNumber)?.intValue }
+
+        /// The recorded checksum, else the one the hashes imply.
+        public var versionChecksum: String? {
+            if let checksum = dictionary[CoreDataMetadata.checksumKey] as? String { return checksum }
+            let hashes = entityHashes
+            return hashes.isEmpty ? nil : VersionHashes(entityHashes: hashes).versionChecksum
+        }
+
+        /// The metadata as `NSPersistentStoreCoordinator.metadataForPersistentStore` reports it: the
+        /// dictionary with `NSStoreUUID` from `Z_UUID`.
+        public var apiMetadata: [String: Any] {
+            var result = dictionary
+            if let uuid, result[CoreDataMetadata.uuidKey] == nil { result[CoreDataMetadata.uuidKey] = uuid }
+            return result
+        }
+    }
+
+    /// Bookkeeping tables with exactly the statements Core Data uses.
+    static func createTables(_ db: Database, modelCache: Bool) throws {
+        try db.execute(
+            sql: "CREATE TABLE IF NOT EXISTS Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+        try db.execute(
+            sql: "CREATE TABLE IF NOT EXISTS Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+        if modelCache {
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS Z_MODELCACHE (Z_CONTENT BLOB)")
+        }
+    }
+
+    /// The `Z_METADATA` row, or nil when the table is missing or empty.
+    public static func read(_ db: Database) throws -> Stored? {
+        guard try db.tableExists(CoreDataLayout.metadataTable),
+            let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        else { return nil }
+        let uuid: String? = row["Z_UUID"]
+        let plist: Data? = row["Z_PLIST"]
+        return Stored(uuid: uuid, dictionary: try plist.map(decode) ?? [:])
+    }
+
+    /// A binary (or XML) property list dictionary.
+    public static func decode(_ data: Data) throws -> [String: Any] {
+        let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        guard let dictionary = object as? [AnyHashable: Any] else {
+            throw CoreDataMetadataError("Z_METADATA.Z_PLIST is not a dictionary")
+        }
+        var result: [String: Any] = [:]
+        for (key, value) in dictionary {
+            if let name = key.base as? String { result[name] = value }
+        }
+        return result
+    }
+
+    public static func encode(_ dictionary: [String: Any]) throws -> Data {
+        try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
+    }
+
+    /// `existing` with the keys that describe `model`'s version replaced, everything else kept.
+    public static func updated(_ existing: [String: Any], model: Model, frameworkVersion: Int) -> [String: Any] {
+        let hashes = VersionHashes(model: model)
+        var result = existing
+        result[storeTypeKey] = "SQLite"
+        result[frameworkVersionKey] = frameworkVersion
+        result[hashesVersionKey] = 3
+        result[hashesKey] = hashes.entityHashes
+        result[identifiersKey] = [model.versionIdentifier ?? ""]
+        result[digestKey] = hashes.versionHashesDigest
+        result[checksumKey] = hashes.versionChecksum
+        if result[autoVacuumKey] == nil { result[autoVacuumKey] = "2" }
+        // Core Data keeps the UUID in Z_UUID, not in the dictionary (every observed store).
+        return result
+    }
+
+    /// Records that the store is at `model`'s version: metadata, entity numbers, model cache, links.
+    static func write(_ db: Database, model: Model, layout: CoreDataLayout) throws {
+        try createTables(db, modelCache: layout.keepsModelCache)
+        let stored = try read(db)
+        let dictionary = updated(stored?.dictionary ?? [:], model: model, frameworkVersion: layout.frameworkVersion)
+        let uuid = stored?.uuid ?? UUID().uuidString
+        try db.execute(sql: "DELETE FROM Z_METADATA")
+        try db.execute(
+            sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [uuid, try encode(dictionary)])
+
+        let map = try layout.storageMap(for: model)
+        let removed = try renumber(db, model: model, layout: layout, map: map)
+        if removed { try unlinkMissingRows(db, model: model, map: map) }
+
+        // The cached model describes the version before this step: Core Data must not migrate from it.
+        if try db.tableExists(CoreDataLayout.modelCacheTable) {
+            try db.execute(sql: "DELETE FROM Z_MODELCACHE")
+        }
+    }
+
+    /// Rewrites `Z_PRIMARYKEY` for `model`'s numbering. Each root's `Z_MAX` is the highest key its table
+    /// holds or its rows' older hierarchy had handed out (so object IDs of deleted rows are never reused,
+    /// also when a sub-entity leaves for a table of its own); sub-entities keep 0, as in Core Data. Rows
+    /// of Core Data's own entities (history tracking, numbers from 16000) are kept. Returns true when an
+    /// entity of the previous numbering is gone (rows may still be linked to it).
+    @discardableResult
+    static func renumber(_ db: Database, model: Model, layout: CoreDataLayout, map: StorageMap) throws -> Bool {
+        var previous: [Int64: (name: String, parent: Int64, max: Int64)] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") {
+            guard let number: Int64 = row["Z_ENT"], let name: String = row["Z_NAME"] else { continue }
+            previous[number] = (name, row["Z_SUPER"] ?? 0, row["Z_MAX"] ?? 0)
+        }
+        // Entity name → the Z_MAX of its older root.
+        var rootMax: [String: Int64] = [:]
+        for (number, entry) in previous {
+            var current = number
+            var seen: Set<Int64> = []
+            while let parent = previous[current]?.parent, parent != 0, previous[parent] != nil, seen.insert(parent).inserted {
+                current = parent
+            }
+            rootMax[entry.name] = max(rootMax[entry.name] ?? 0, previous[current]?.max ?? 0)
+        }
+        try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < 16000")
+        for (number, name, parent) in layout.entityNumbers(for: model) {
+            var highest: Int64 = 0
+            if parent == 0, let table = map.table(of: name) {
+                for member in map.entities[name]?.kinds ?? [name] {
+                    let entity = model.entity(named: member)
+                    for older in [member, entity?.renamingIdentifier].compactMap({ $0 }) {
+                        highest = max(highest, rootMax[older] ?? 0)
+                    }
+                }
+                if try db.tableExists(table) {
+                    highest = max(highest, try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(table.sqlQuoted)") ?? 0)
+                }
+            }
+            try db.execute(
+                sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                arguments: [number, name, parent, highest])
+        }
+        let names = Set(model.entities.map(\.name))
+        return previous.values.contains { !names.contains($0.name) }
+    }
+
+    /// After a step that removed entities, links to rows that are gone become NULL (a to-one key, its
+    /// entity column and its ordering column) or go (join-table rows), as Core Data's delete leaves them.
+    /// Links are checked against the destination's table and entity kinds.
+    static func unlinkMissingRows(_ db: Database, model: Model, map: StorageMap) throws {
+        /// `column IN (keys of the entity's rows)`; entity numbers are integers printed from their values.
+        func exists(_ destination: String, _ column: String) -> String? {
+            guard let storage = map.entities[destination], let info = map.entityTables[storage.table] else { return nil }
+            let kinds = storage.kinds.compactMap { map.entities[$0]?.discriminatorValue?.literal }.joined(separator: ", ")
+            let rows = info.discriminator.map { " WHERE \($0.sqlQuoted) IN (\(kinds))" } ?? ""
+            return "\(column) IN (SELECT \(info.primaryKey.sqlQuoted) FROM \(storage.table.sqlQuoted)\(rows))"
+        }
+        for entity in model.entities {
+            for relationship in entity.relationships where !relationship.isTransient {
+                let key = RelationshipKey(entity: entity.name, name: relationship.name)
+                switch map.relationships[key] {
+                case .foreignKey(let table, let column)?:
+                    guard let live = exists(relationship.destination, column.sqlQuoted) else { continue }
+                    var cleared = [column]
+                    let entityColumns = map.entityTables[table]?.bookkeeping.filter { $0.value == .entityOf(foreignKey: column) }
+                    cleared += (entityColumns?.keys).map(Array.init) ?? []
+                    // The position of this row in the destination's ordered set.
+                    for case .inverseForeignKey(let inverse, let position?) in map.relationships.values where inverse == key {
+                        cleared.append(position)
+                    }
+                    let assignments = cleared.map { "\($0.sqlQuoted) = NULL" }.joined(separator: ", ")
+                    try db.execute(
+                        sql: "UPDATE \(table.sqlQuoted) SET \(assignments) WHERE \(column.sqlQuoted) IS NOT NULL AND NOT \(live)")
+                case .joinTable(let name, let owner, let destination, _)?:
+                    guard let ownerLive = exists(entity.name, owner.sqlQuoted),
+                        let destinationLive = exists(relationship.destination, destination.sqlQuoted)
+                    else { continue }
+                    try db.execute(sql: "DELETE FROM \(name.sqlQuoted) WHERE NOT \(ownerLive) OR NOT \(destinationLive)")
+                default:
+                    continue
+                }
+            }
+        }
+    }
+}
+
+struct CoreDataMetadataError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

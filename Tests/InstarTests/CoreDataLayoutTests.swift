@@ -1,0 +1,726 @@
+import Foundation
+import GRDB
+import InstarModel
+import InstarModelIO
+import InstarPlanner
+import InstarRuntime
+import InstarStore
+import Testing
+
+/// The Core Data layout (`FORMAT.md` §1): every naming and storage rule on small hand-written models,
+/// `Z_METADATA` round trips, and migrations that renumber entities.
+@Suite struct CoreDataLayoutTests {
+    let layout = CoreDataLayout()
+
+    /// A store of `yaml` in the Core Data layout, in a temporary folder.
+    final class Fixture {
+        let directory: URL
+        let path: String
+        let store: SQLiteStore
+
+        init(_ model: Model, layout: CoreDataLayout = CoreDataLayout()) throws {
+            directory = try temporaryDirectory()
+            path = directory.appendingPathComponent("Store.sqlite").path
+            store = try SQLiteStore.create(at: path, model: model, layout: layout)
+        }
+
+        deinit {
+            try? store.close()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        func execute(_ sql: String, _ arguments: StatementArguments = []) throws {
+            try store.withDatabase { db in try db.execute(sql: sql, arguments: arguments) }
+        }
+
+        func values(_ sql: String) throws -> [[DatabaseValue]] {
+            try store.withDatabase { db in
+                try Row.fetchAll(db, sql: sql).map { row in row.databaseValues.map { $0 } }
+            }
+        }
+
+        func primaryKeyRows() throws -> [[DatabaseValue]] {
+            try values("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+        }
+
+        /// Opens the store again from disk, as a command would (the layout is detected and adapted).
+        func reopened() throws -> SQLiteStore {
+            try store.close()
+            return try SQLiteStore.open(at: path)
+        }
+    }
+
+    func map(_ yaml: String, layout: CoreDataLayout = CoreDataLayout()) throws -> StorageMap {
+        try layout.storageMap(for: try model(yaml))
+    }
+
+    func columns(_ map: StorageMap, _ table: String) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: (map.schema.table(named: table)?.columns ?? []).map { ($0.name, $0.declaredType) })
+    }
+
+    func index(_ map: StorageMap, _ name: String) -> IndexDefinition? {
+        map.schema.indexes.first { $0.name == name }
+    }
+
+    // MARK: Numbering and tables
+
+    @Test func entitiesAreNumberedRootsByNameEachFollowedByItsSubEntitiesDepthFirst() throws {
+        let yaml = """
+            entities:
+              Zoo: {}
+              Animal: {abstract: true}
+              Mammal: {parent: Animal}
+              Bird: {parent: Animal}
+              Parrot: {parent: Bird}
+              Eagle: {parent: Bird}
+              Cat: {parent: Mammal}
+              keeper: {}
+            """
+        let numbers = layout.entityNumbers(for: try model(yaml))
+        #expect(numbers.map(\.entity) == ["Animal", "Bird", "Eagle", "Parrot", "Mammal", "Cat", "keeper", "Zoo"])
+        #expect(numbers.map(\.number) == Array(1...8))
+        #expect(numbers.map(\.parent) == [0, 1, 2, 2, 1, 5, 0, 0])
+    }
+
+    @Test func numberingIgnoresCaseAsTheRealSyncMetadataStoreShows() throws {
+        // DuckDuckGo's SyncMetadata store: 1 SyncableSettingsMetadata, 2 SyncFeatureEntity.
+        let numbers = layout.entityNumbers(for: try model("entities:\n  SyncFeatureEntity: {}\n  SyncableSettingsMetadata: {}\n"))
+        #expect(numbers.map(\.entity) == ["SyncableSettingsMetadata", "SyncFeatureEntity"])
+    }
+
+    @Test func oneTablePerRootWithPkEntAndOpt() throws {
+        let m = try map(
+            """
+            entities:
+              Media: {abstract: true, attributes: {title: string?}}
+              Song: {parent: Media, attributes: {length: double?}}
+              Café: {attributes: {name: string?}}
+            """)
+        #expect(Set(m.schema.tables.map(\.name)) == ["ZMEDIA", "ZCAFé"])
+        let media = try #require(m.schema.table(named: "ZMEDIA"))
+        #expect(media.columns.prefix(3).map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT"])
+        #expect(media.columns[0].isPrimaryKey && media.columns[0].declaredType == "INTEGER")
+        #expect(media.columns.allSatisfy { !$0.notNull && $0.defaultValue == nil && $0.references == nil })
+        #expect(m.entities["Song"]?.table == "ZMEDIA")
+        #expect(m.entities["Song"]?.discriminatorValue == .integer(3))
+        #expect(m.entityTables["ZMEDIA"]?.discriminator == "Z_ENT")
+        #expect(m.entityTables["ZMEDIA"]?.bookkeeping["Z_OPT"] == .preserved(.integer(1)))
+        // Z_ENT is indexed only where a table holds several entities.
+        #expect(index(m, "ZMEDIA_Z_ENT_INDEX")?.elements.map(\.column) == ["Z_ENT"])
+        #expect(index(m, "ZCAFé_Z_ENT_INDEX") == nil)
+    }
+
+    @Test func columnNamesShareOneRegistryPerHierarchyAndClashesTakeSuffixes() throws {
+        // Root first, then sub-entities in entity order: Note (2) gets ZTEXT, Post (3) ZTEXT1, as in Wire's
+        // ZMESSAGE; Apptentive's ZPENDINGSTATE1 likewise.
+        let m = try map(
+            """
+            entities:
+              Message: {attributes: {sender: string?}}
+              Post: {parent: Message, attributes: {text: string?, sender2: int16?}}
+              Note: {parent: Message, attributes: {text: string?}}
+            """)
+        #expect(m.entities["Note"]?.columns["text"] == "ZTEXT")
+        #expect(m.entities["Post"]?.columns["text"] == "ZTEXT1")
+        #expect(m.entities["Post"]?.columns["sender"] == "ZSENDER")  // inherited
+        #expect(m.entities["Post"]?.columns["sender2"] == "ZSENDER2")
+    }
+
+    @Test func declaredTypesFollowCoreData() throws {
+        let m = try map(
+            """
+            entities:
+              Thing:
+                attributes:
+                  a16: int16?
+                  a32: int32?
+                  a64: int64?
+                  flag: bool?
+                  ratio: double?
+                  weight: float?
+                  price: decimal?
+                  when: date?
+                  name: string?
+                  link: uri?
+                  photo: binary?
+                  value: transformable?
+                  id: uuid?
+                  scratch: {type: string, optional: true, transient: true}
+            """)
+        #expect(
+            columns(m, "ZTHING") == [
+                "Z_PK": "INTEGER", "Z_ENT": "INTEGER", "Z_OPT": "INTEGER",
+                "ZA16": "INTEGER", "ZA32": "INTEGER", "ZA64": "INTEGER", "ZFLAG": "INTEGER", "ZRATIO": "FLOAT",
+                "ZWEIGHT": "FLOAT", "ZPRICE": "DECIMAL", "ZWHEN": "TIMESTAMP", "ZNAME": "VARCHAR", "ZLINK": "VARCHAR",
+                "ZPHOTO": "BLOB", "ZVALUE": "BLOB", "ZID": "BLOB",
+            ])
+        // Core Data's column order: INTEGER, FLOAT/TIMESTAMP, DECIMAL, VARCHAR, BLOB (Transformable first).
+        #expect(
+            m.schema.table(named: "ZTHING")!.columns.map(\.name) == [
+                "Z_PK", "Z_ENT", "Z_OPT", "ZA16", "ZA32", "ZA64", "ZFLAG", "ZRATIO", "ZWEIGHT", "ZWHEN", "ZPRICE",
+                "ZLINK", "ZNAME", "ZVALUE", "ZID", "ZPHOTO",
+            ])
+    }
+
+    @Test func datesAndDefaultsAreStoredAsCoreDataStoresThem() throws {
+        let m = try model(
+            """
+            entities:
+              Thing:
+                attributes:
+                  when: {type: date, optional: true, default: 86400}
+                  flag: bool = true
+                  id: {type: uuid, optional: true, default: "00112233-4455-6677-8899-AABBCCDDEEFF"}
+            """)
+        let entity = try #require(m.entity(named: "Thing"))
+        #expect(layout.storedDefault(of: entity.attribute(named: "when")!) == .real(86400))  // seconds since 2001
+        #expect(layout.storedDefault(of: entity.attribute(named: "flag")!) == .integer(1))
+        #expect(
+            layout.storedDefault(of: entity.attribute(named: "id")!)
+                == .blob(Data([0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF])))
+    }
+
+    // MARK: Relationships
+
+    let zooYAML = """
+        entities:
+          Animal:
+            attributes: {name: string?}
+            relationships:
+              cage: Cage? inverse animals
+          Bird:
+            parent: Animal
+          Cage:
+            relationships:
+              animals: Animal[] ordered inverse cage
+              keeper: Keeper? inverse cage
+          Keeper:
+            relationships:
+              cage: Cage? inverse keeper
+              favourite: Animal?
+        """
+
+    @Test func toOneKeysGetAnEntityColumnWhenTheDestinationHasSubEntities() throws {
+        let m = try map(zooYAML)
+        // Animal 1, Bird 2, Cage 3, Keeper 4.
+        #expect(columns(m, "ZKEEPER")["ZCAGE"] == "INTEGER")
+        #expect(columns(m, "ZKEEPER")["ZFAVOURITE"] == "INTEGER")
+        #expect(columns(m, "ZKEEPER")["Z1_FAVOURITE"] == "INTEGER")
+        #expect(columns(m, "ZKEEPER")["Z3_CAGE"] == nil)  // Cage has no sub-entities
+        #expect(m.entityTables["ZKEEPER"]?.bookkeeping["Z1_FAVOURITE"] == .entityOf(foreignKey: "ZFAVOURITE"))
+        #expect(m.relationships[RelationshipKey(entity: "Keeper", name: "favourite")] == .foreignKey(table: "ZKEEPER", column: "ZFAVOURITE"))
+        #expect(index(m, "ZKEEPER_ZFAVOURITE_INDEX")?.elements.map(\.column) == ["ZFAVOURITE"])
+        // One-to-one: a key on both sides, each indexed.
+        #expect(columns(m, "ZCAGE")["ZKEEPER"] == "INTEGER")
+        #expect(index(m, "ZCAGE_ZKEEPER_INDEX") != nil && index(m, "ZKEEPER_ZCAGE_INDEX") != nil)
+    }
+
+    @Test func anOrderedOneToManyPutsZFokBesideTheInverseKey() throws {
+        let m = try map(zooYAML)
+        #expect(columns(m, "ZANIMAL")["ZCAGE"] == "INTEGER")
+        #expect(columns(m, "ZANIMAL")["Z_FOK_CAGE"] == "INTEGER")
+        #expect(
+            m.relationships[RelationshipKey(entity: "Cage", name: "animals")]
+                == .inverseForeignKey(inverse: RelationshipKey(entity: "Animal", name: "cage"), position: "Z_FOK_CAGE"))
+        #expect(columns(m, "ZCAGE")["ZANIMALS"] == nil)
+    }
+
+    @Test func manyToManyJoinTablesAreNamedFromTheEntityWhoseNameSortsFirst() throws {
+        // Tag is 1 and Post 3, but Post sorts first: the table is `Z_3TAGS`. Apptentive's `Z_6DISPLAYTYPES`
+        // is named likewise from ATMessage (6), not ATMessageDisplayType (2).
+        let m = try map(
+            """
+            entities:
+              Zone: {abstract: true}
+              Post: {parent: Zone, relationships: {tags: "Tag[] ordered inverse posts"}}
+              Tag: {relationships: {posts: "Post[] inverse tags"}}
+            """)
+        let join = try #require(m.joinTables["Z_3TAGS"])
+        #expect(join.relationship == RelationshipKey(entity: "Post", name: "tags"))
+        #expect(join.ownerColumn == "Z_3POSTS")  // holds Post keys, named after the relationship to Post
+        #expect(join.destinationColumn == "Z_1TAGS")
+        #expect(join.destinationPosition == "Z_FOK_1TAGS")
+        #expect(join.ownerPosition == nil)
+        let table = try #require(m.schema.table(named: "Z_3TAGS"))
+        #expect(table.columns.map(\.name) == ["Z_3POSTS", "Z_1TAGS", "Z_FOK_1TAGS"])
+        #expect(table.primaryKey == ["Z_3POSTS", "Z_1TAGS"])
+        #expect(index(m, "Z_3TAGS_Z_1TAGS_INDEX")?.elements.map(\.column) == ["Z_1TAGS", "Z_3POSTS"])
+        #expect(
+            m.relationships[RelationshipKey(entity: "Tag", name: "posts")]
+                == .joinTable(name: "Z_3TAGS", ownerColumn: "Z_1TAGS", destinationColumn: "Z_3POSTS", position: nil))
+    }
+
+    @Test func joinTablesWithinOneEntityAndReflexiveOnes() throws {
+        // As in the real DuckDuckGo and EasyLife stores: `Z_1FAVORITES (Z_1FAVORITEFOLDERS, Z_1FAVORITES,
+        // Z_FOK_1FAVORITES)`, `Z_2BLOCKING (Z_2BLOCKEDBY, Z_2BLOCKING)`.
+        let m = try map(
+            """
+            entities:
+              Bookmark:
+                relationships:
+                  favorites: Bookmark[] ordered inverse favoriteFolders
+                  favoriteFolders: Bookmark[] inverse favorites
+                  friends: Bookmark[] inverse friends
+            """)
+        let favorites = try #require(m.schema.table(named: "Z_1FAVORITES"))
+        #expect(favorites.columns.map(\.name) == ["Z_1FAVORITEFOLDERS", "Z_1FAVORITES", "Z_FOK_1FAVORITES"])
+        #expect(index(m, "Z_1FAVORITES_Z_1FAVORITES_INDEX")?.elements.map(\.column) == ["Z_1FAVORITES", "Z_1FAVORITEFOLDERS"])
+        // A relationship that is its own inverse: Core Data's REFLEXIVE column.
+        let friends = try #require(m.schema.table(named: "Z_1FRIENDS"))
+        #expect(friends.columns.map(\.name) == ["Z_1FRIENDS", "REFLEXIVE"])
+    }
+
+    @Test func joinTableColumnsAreUniquedLikeWiresZ23Users1() throws {
+        let m = try map(
+            """
+            entities:
+              Group: {relationships: {users: "User[] inverse groups"}}
+              Team: {relationships: {users: "User[] inverse teams"}}
+              User: {relationships: {groups: "Group[] inverse users", teams: "Team[] inverse users"}}
+            """)
+        #expect(m.schema.table(named: "Z_1USERS")?.columns.map(\.name) == ["Z_1GROUPS", "Z_3USERS"])
+        #expect(m.schema.table(named: "Z_2USERS")?.columns.map(\.name) == ["Z_2TEAMS", "Z_3USERS1"])
+    }
+
+    // MARK: Indexes and constraints
+
+    let indexedYAML = """
+        entities:
+          Book:
+            unique: [[isbn], [title, edition]]
+            indexes:
+              byTitle: [title, -edition]
+            attributes:
+              isbn: string?
+              title: string?
+              edition: {type: int16, optional: true, indexed: true}
+        """
+
+    @Test func recentFrameworksCompileIndexesAndUniquenessIntoFetchIndexes() throws {
+        let m = try map(indexedYAML)
+        #expect(
+            index(m, "Z_Book_byTitle")
+                == IndexDefinition(
+                    name: "Z_Book_byTitle", table: "ZBOOK",
+                    elements: [.init(column: "ZTITLE"), .init(column: "ZEDITION", descending: true)]))
+        #expect(index(m, "Z_Book_edition")?.elements.map(\.column) == ["ZEDITION"])
+        #expect(index(m, "Z_Book_UNIQUE_isbn")?.isUnique == true)
+        #expect(index(m, "Z_Book_UNIQUE_title_edition")?.elements.map(\.column) == ["ZTITLE", "ZEDITION"])
+        #expect(m.schema.table(named: "ZBOOK")?.uniqueConstraints == [])
+    }
+
+    @Test func olderFrameworksUseTableNamedIndexesAndUniqueConstraints() throws {
+        // Moody (framework 637): `ZMOOD_ZREMOTEID_INDEX`, `ZMOOD_ZA_ZB_ZC`, `CONSTRAINT … UNIQUE (…)`.
+        let m = try map(indexedYAML, layout: CoreDataLayout(frameworkVersion: 637))
+        #expect(index(m, "ZBOOK_ZEDITION_INDEX")?.elements.map(\.column) == ["ZEDITION"])
+        #expect(index(m, "ZBOOK_ZTITLE_ZEDITION")?.elements.map(\.descending) == [false, true])
+        #expect(m.schema.table(named: "ZBOOK")?.uniqueConstraints == [["ZISBN"], ["ZTITLE", "ZEDITION"]])
+        #expect(!m.schema.indexes.contains { $0.name.hasPrefix("Z_Book") })
+        // Before 600 join tables had no index (Apptentive, framework 419).
+        let joins = """
+            entities:
+              A: {relationships: {bs: "B[] inverse as"}}
+              B: {relationships: {as: "A[] inverse bs"}}
+            """
+        #expect(index(try map(joins, layout: CoreDataLayout(frameworkVersion: 419)), "Z_1BS_Z_2BS_INDEX") == nil)
+        #expect(index(try map(joins, layout: CoreDataLayout(frameworkVersion: 637)), "Z_1BS_Z_2BS_INDEX") != nil)
+    }
+
+    @Test func uniqueTableConstraintsAreCreatedAndReadBack() throws {
+        let f = try Fixture(try model(indexedYAML), layout: CoreDataLayout(frameworkVersion: 637))
+        let table = try #require(try f.store.schema().table(named: "ZBOOK"))
+        #expect(Set(table.uniqueConstraints) == [["ZISBN"], ["ZTITLE", "ZEDITION"]])
+        try f.execute("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZISBN) VALUES (1, 1, 1, 'x')")
+        #expect(throws: DatabaseError.self) { try f.execute("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZISBN) VALUES (2, 1, 1, 'x')") }
+        let detection = try f.reopened().detectVersion(among: [try model(indexedYAML)])
+        #expect(detection.isExactMatch)
+    }
+
+    // MARK: Bookkeeping
+
+    @Test func createdStoresHaveCoreDatasBookkeeping() throws {
+        let m = try model(zooYAML)
+        let f = try Fixture(m)
+        let sql = try f.store.withDatabase { db in
+            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE name LIKE 'Z\\_%' ESCAPE '\\' AND type = 'table' ORDER BY name")
+        }
+        #expect(
+            sql == [
+                "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
+                "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
+                "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
+            ])
+        #expect(
+            try f.primaryKeyRows() == [
+                [.int(1), .text("Animal"), .int(0), .int(0)], [.int(2), .text("Bird"), .int(1), .int(0)],
+                [.int(3), .text("Cage"), .int(0), .int(0)], [.int(4), .text("Keeper"), .int(0), .int(0)],
+            ])
+        #expect(layout.isBookkeepingTable("Z_PRIMARYKEY") && layout.isBookkeepingTable("_instar_journal"))
+        #expect(!layout.isBookkeepingTable("ZANIMAL"))
+        #expect(try f.store.schema().tables.map(\.name).sorted() == ["ZANIMAL", "ZCAGE", "ZKEEPER"])
+        #expect(try f.store.withDatabase { db in try layout.recognizes(db) })
+        #expect(try f.store.withDatabase { db in try !InstarLayout().recognizes(db) })
+        #expect(try f.reopened().layout.name == "coredata")
+    }
+
+    @Test func metadataRecordsTheVersionAsCoreDataDoes() throws {
+        let m = try model(zooYAML.replacingOccurrences(of: "entities:", with: "identifier: \"2.1\"\nentities:"))
+        let f = try Fixture(m)
+        let stored = try #require(try f.store.withDatabase { db in try CoreDataMetadata.read(db) })
+        let hashes = VersionHashes(model: m)
+        #expect(stored.entityHashes == hashes.entityHashes)
+        #expect(stored.dictionary["NSStoreType"] as? String == "SQLite")
+        #expect(stored.dictionary["NSStoreModelVersionHashesVersion"] as? Int == 3)
+        #expect(stored.dictionary["NSStoreModelVersionIdentifiers"] as? [String] == ["2.1"])
+        #expect(stored.dictionary["NSStoreModelVersionHashesDigest"] as? String == hashes.versionHashesDigest)
+        #expect(stored.dictionary["NSStoreModelVersionChecksumKey"] as? String == hashes.versionChecksum)
+        #expect(stored.dictionary["NSPersistenceFrameworkVersion"] as? Int == CoreDataLayout.defaultFrameworkVersion)
+        #expect(stored.dictionary["_NSAutoVacuumLevel"] as? String == "2")
+        #expect(stored.dictionary["NSStoreUUID"] == nil)  // Core Data keeps it in Z_UUID
+        #expect(UUID(uuidString: stored.uuid ?? "") != nil)
+        #expect(stored.apiMetadata["NSStoreUUID"] as? String == stored.uuid)
+        let plist = try f.store.withDatabase { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") }
+        #expect(plist?.prefix(8) == Data("bplist00".utf8))
+        let metadata = try #require(try f.store.metadata())
+        #expect(metadata.layout == "coredata" && metadata.entityHashes == hashes.entityHashes)
+        #expect(metadata.versionChecksum == hashes.versionChecksum)
+    }
+
+    @Test func rewritingMetadataKeepsTheAppsKeysAndTheStoreUUID() throws {
+        let v1 = try model(zooYAML, name: "Zoo 1")
+        let v2 = try model(zooYAML.replacingOccurrences(of: "attributes: {name: string?}", with: "attributes: {name: string?, age: int16?}"), name: "Zoo 2")
+        let f = try Fixture(v1)
+        let before = try #require(try f.store.withDatabase { db in try CoreDataMetadata.read(db) })
+        var dictionary = before.dictionary
+        dictionary["ZMLastAccessToken"] = Data([1, 2, 3])
+        dictionary["PersistedClientId"] = "client-7"
+        dictionary["NSPersistenceMaximumFrameworkVersion"] = 1500
+        dictionary["nested"] = ["a": [1, 2], "b": "text"] as [String: Any]
+        try f.execute("UPDATE Z_METADATA SET Z_PLIST = ?", [try CoreDataMetadata.encode(dictionary)])
+        try f.execute("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (x'00')")
+        try f.store.migrate(from: v1, to: v2)
+        let after = try #require(try f.store.withDatabase { db in try CoreDataMetadata.read(db) })
+        #expect(after.uuid == before.uuid)
+        #expect(after.entityHashes == VersionHashes(model: v2).entityHashes)
+        #expect(after.dictionary["ZMLastAccessToken"] as? Data == Data([1, 2, 3]))
+        #expect(after.dictionary["PersistedClientId"] as? String == "client-7")
+        #expect(after.dictionary["NSPersistenceMaximumFrameworkVersion"] as? Int == 1500)
+        let nested = after.dictionary["nested"] as? [AnyHashable: Any]
+        #expect(nested?["b"] as? String == "text")
+        #expect((nested?["a"] as? [Any])?.compactMap { $0 as? Int } == [1, 2])
+        // The cached model described Zoo 1: it is gone, so Core Data cannot migrate from it.
+        #expect(try f.values("SELECT count(*) FROM Z_MODELCACHE") == [[.int(0)]])
+    }
+
+    @Test func realMetadataSurvivesARoundTrip() throws {
+        let original = corpusRoot.appendingPathComponent("objcio__core-data/Migrations/MigrationsTests/Moody.moody")
+        guard FileManager.default.fileExists(atPath: original.path) else { return }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("Moody.moody")
+        try FileManager.default.copyItem(at: original, to: store)
+        let queue = try DatabaseQueue(path: store.path)
+        let stored = try #require(try queue.read { db in try CoreDataMetadata.read(db) })
+        #expect(stored.dictionary["io.objc.Moody.CloudKitUserID"] != nil)  // an app's own key
+        #expect(stored.entityHashes.count == 4)
+        let again = try CoreDataMetadata.decode(try CoreDataMetadata.encode(stored.dictionary))
+        #expect(Set(again.keys) == Set(stored.dictionary.keys))
+        #expect(NSDictionary(dictionary: again).isEqual(to: stored.dictionary))
+        #expect(stored.frameworkVersion == 637)
+    }
+
+    // MARK: Detection
+
+    @Test func detectionUsesMetadataHashesThenTheSchema() throws {
+        let v1 = try model(zooYAML, name: "Zoo 1")
+        let v2 = try model(zooYAML + "\n  Zebra:\n    attributes: {stripes: int16?}\n", name: "Zoo 2")
+        let f = try Fixture(v1)
+        let byMetadata = try f.store.detectVersion(among: [v2, v1])
+        #expect(byMetadata.layout == "coredata" && byMetadata.version?.name == "Zoo 1" && byMetadata.matchedBy == .metadata)
+        // Without hashes in the metadata, the tables and columns decide.
+        let stored = try #require(try f.store.withDatabase { db in try CoreDataMetadata.read(db) })
+        var dictionary = stored.dictionary
+        dictionary.removeValue(forKey: "NSStoreModelVersionHashes")
+        try f.execute("UPDATE Z_METADATA SET Z_PLIST = ?", [try CoreDataMetadata.encode(dictionary)])
+        let bySchema = try f.store.detectVersion(among: [v2, v1])
+        #expect(bySchema.version?.name == "Zoo 1" && bySchema.matchedBy == .schema)
+        // A stale index left by Core Data is not drift.
+        try f.execute("CREATE INDEX Z_Keeper_old ON ZKEEPER (ZCAGE)")
+        #expect(try f.store.detectVersion(among: [v1]).isExactMatch)
+    }
+
+    @Test func openingAStoreAdoptsItsFrameworkVersion() throws {
+        let f = try Fixture(try model(indexedYAML), layout: CoreDataLayout(frameworkVersion: 637))
+        let reopened = try f.reopened()
+        #expect((reopened.layout as? CoreDataLayout)?.frameworkVersion == 637)
+        #expect((Layouts.named("coredata:754") as? CoreDataLayout)?.frameworkVersion == 754)
+        #expect((Layouts.named("coredata") as? CoreDataLayout)?.frameworkVersion == CoreDataLayout.defaultFrameworkVersion)
+        #expect(Layouts.named("coredata:x") == nil)
+    }
+
+    // MARK: Migration
+
+    let birdsV1 = """
+        entities:
+          Bird:
+            attributes: {name: string?}
+            relationships:
+              nests: Nest[] inverse owner
+              trees: Tree[] inverse birds
+          Parrot:
+            parent: Bird
+            attributes: {words: int16?}
+          Nest:
+            attributes: {height: double?}
+            relationships:
+              owner: Bird? inverse nests
+          Tree:
+            attributes: {kind: string?}
+            relationships:
+              birds: Bird[] inverse trees
+        """
+
+    /// Bird 1, Parrot 2, Nest 3, Tree 4; rows with every kind of link.
+    func filledBirds() throws -> Fixture {
+        let f = try Fixture(try model(birdsV1, name: "Birds 1"))
+        try f.execute("INSERT INTO ZBIRD (Z_PK, Z_ENT, Z_OPT, ZNAME, ZWORDS) VALUES (1, 1, 3, 'crow', NULL), (2, 2, 1, 'polly', 40)")
+        try f.execute(
+            "INSERT INTO ZNEST (Z_PK, Z_ENT, Z_OPT, ZHEIGHT, ZOWNER, Z1_OWNER) VALUES (1, 3, 1, 2.5, 1, 1), (2, 3, 1, 7.0, 2, 2), (3, 3, 1, NULL, NULL, NULL)"
+        )
+        try f.execute("INSERT INTO ZTREE (Z_PK, Z_ENT, Z_OPT, ZKIND) VALUES (5, 4, 1, 'oak')")
+        try f.execute("INSERT INTO Z_1TREES (Z_1BIRDS, Z_4TREES) VALUES (1, 5), (2, 5)")
+        try f.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 9 WHERE Z_NAME = 'Tree'")
+        return f
+    }
+
+    @Test func addingAnEntityThatSortsFirstRenumbersEveryEntity() throws {
+        let v1 = try model(birdsV1, name: "Birds 1")
+        let v2 = try model(birdsV1 + "\n  Aviary:\n    attributes: {size: int32?}\n", name: "Birds 2")
+        let f = try filledBirds()
+        let outcome = try f.store.migrate(from: v1, to: v2)
+        #expect(outcome.plan.rebuiltTables.contains("ZBIRD"))  // Z_ENT values change
+        // Aviary 1, Bird 2, Parrot 3, Nest 4, Tree 5.
+        #expect(try f.values("SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZWORDS FROM ZBIRD ORDER BY Z_PK") == [
+            [.int(1), .int(2), .int(3), .text("crow"), .null], [.int(2), .int(3), .int(1), .text("polly"), .int(40)],
+        ])
+        // The entity column takes the new number of the destination entity in its name and its values.
+        #expect(try f.values("SELECT Z_PK, Z_ENT, ZHEIGHT, ZOWNER, Z2_OWNER FROM ZNEST ORDER BY Z_PK") == [
+            [.int(1), .int(4), .real(2.5), .int(1), .int(2)], [.int(2), .int(4), .real(7), .int(2), .int(3)],
+            [.int(3), .int(4), .null, .null, .null],
+        ])
+        #expect(try f.values("SELECT Z_PK, Z_ENT, ZKIND FROM ZTREE") == [[.int(5), .int(5), .text("oak")]])
+        // The join table takes the new numbers in its name and columns; links are kept.
+        #expect(try f.values("SELECT Z_2BIRDS, Z_5TREES FROM Z_2TREES ORDER BY 1") == [[.int(1), .int(5)], [.int(2), .int(5)]])
+        #expect(try f.store.schema().table(named: "Z_1TREES") == nil)
+        #expect(
+            try f.primaryKeyRows() == [
+                [.int(1), .text("Aviary"), .int(0), .int(0)], [.int(2), .text("Bird"), .int(0), .int(2)],
+                [.int(3), .text("Parrot"), .int(2), .int(0)], [.int(4), .text("Nest"), .int(0), .int(3)],
+                [.int(5), .text("Tree"), .int(0), .int(9)],  // a higher Z_MAX is kept: keys are never reused
+            ])
+        let detection = try f.reopened().detectVersion(among: [v1, v2])
+        #expect(detection.version?.name == "Birds 2" && detection.matchedBy == .metadata && detection.isExactMatch)
+    }
+
+    @Test func renamingAnEntityRenumbersAndRenamesItsTableAndJoinTable() throws {
+        let v1 = try model(birdsV1, name: "Birds 1")
+        let v2 = try model(
+            birdsV1.replacingOccurrences(of: "  Tree:\n", with: "  Arbor:\n    renamedFrom: Tree\n")
+                .replacingOccurrences(of: "Tree[]", with: "Arbor[]"), name: "Birds 2")
+        let f = try filledBirds()
+        try f.store.migrate(from: v1, to: v2)
+        // Arbor 1, Bird 2, Parrot 3, Nest 4: the join table is now named from Arbor (sorts first).
+        #expect(try f.values("SELECT Z_PK, Z_ENT, ZKIND FROM ZARBOR") == [[.int(5), .int(1), .text("oak")]])
+        #expect(try f.values("SELECT Z_1TREES, Z_2BIRDS FROM Z_1BIRDS ORDER BY 2") == [[.int(5), .int(1)], [.int(5), .int(2)]])
+        #expect(try f.values("SELECT ZOWNER, Z2_OWNER FROM ZNEST ORDER BY Z_PK") == [[.int(1), .int(2)], [.int(2), .int(3)], [.null, .null]])
+        #expect(try f.primaryKeyRows().first == [.int(1), .text("Arbor"), .int(0), .int(9)])
+    }
+
+    @Test func aDestinationThatGainsSubEntitiesGetsTheEntityColumnFromTheRows() throws {
+        let v1 = try model(
+            """
+            entities:
+              Bird: {attributes: {name: string?}, relationships: {nests: "Nest[] inverse owner"}}
+              Nest: {relationships: {owner: "Bird? inverse nests"}}
+            """, name: "V1")
+        let v2 = try model(
+            """
+            entities:
+              Bird: {attributes: {name: string?}, relationships: {nests: "Nest[] inverse owner"}}
+              Finch: {parent: Bird}
+              Nest: {relationships: {owner: "Bird? inverse nests"}}
+            """, name: "V2")
+        let f = try Fixture(v1)
+        try f.execute("INSERT INTO ZBIRD (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (4, 1, 1, 'crow')")
+        try f.execute("INSERT INTO ZNEST (Z_PK, Z_ENT, Z_OPT, ZOWNER) VALUES (1, 2, 1, 4), (2, 2, 1, NULL)")
+        try f.store.migrate(from: v1, to: v2)
+        // Bird 1, Finch 2, Nest 3: Z1_OWNER is read from the row each key points to.
+        #expect(try f.values("SELECT Z_PK, Z_ENT, ZOWNER, Z1_OWNER FROM ZNEST ORDER BY Z_PK") == [
+            [.int(1), .int(3), .int(4), .int(1)], [.int(2), .int(3), .null, .null],
+        ])
+    }
+
+    @Test func aStepThatKeepsTheNumbersAltersTablesInPlace() throws {
+        let v1 = try model(birdsV1, name: "Birds 1")
+        let v2 = try model(birdsV1.replacingOccurrences(of: "attributes: {height: double?}", with: "attributes: {height: double?, moss: bool?}"), name: "Birds 2")
+        let f = try filledBirds()
+        let outcome = try f.store.migrate(from: v1, to: v2)
+        #expect(outcome.plan.rebuiltTables.isEmpty)
+        #expect(outcome.plan.tables["ZNEST"] == .altered(["ADD COLUMN"]))
+        #expect(try f.values("SELECT ZOWNER, Z1_OWNER, ZMOSS FROM ZNEST ORDER BY Z_PK") == [[.int(1), .int(1), .null], [.int(2), .int(2), .null], [.null, .null, .null]])
+    }
+
+    @Test func removingASubEntityUnlinksItsRowsAsCoreDatasDeleteWould() throws {
+        let v1 = try model(birdsV1, name: "Birds 1")
+        let v2 = try model(birdsV1.replacingOccurrences(of: "  Parrot:\n    parent: Bird\n    attributes: {words: int16?}\n", with: ""), name: "Birds 2")
+        let f = try filledBirds()
+        try f.store.migrate(from: v1, to: v2)
+        // Bird 1, Nest 2, Tree 3; the parrot is gone, and so are the links to it.
+        #expect(try f.values("SELECT Z_PK, Z_ENT FROM ZBIRD") == [[.int(1), .int(1)]])
+        #expect(try f.values("SELECT Z_PK, ZOWNER FROM ZNEST ORDER BY Z_PK") == [[.int(1), .int(1)], [.int(2), .null], [.int(3), .null]])
+        #expect(try f.values("SELECT Z_1BIRDS, Z_3TREES FROM Z_1TREES") == [[.int(1), .int(5)]])
+    }
+
+    @Test func aNewSubEntitysDefaultDoesNotLeakIntoOtherEntitiesRows() throws {
+        let v1 = try model(birdsV1, name: "Birds 1")
+        let v2 = try model(birdsV1 + "\n  Owl:\n    parent: Bird\n    attributes: {hoots: int16 = 3}\n", name: "Birds 2")
+        let f = try filledBirds()
+        try f.store.migrate(from: v1, to: v2)
+        #expect(try f.values("SELECT ZHOOTS FROM ZBIRD ORDER BY Z_PK") == [[.null], [.null]])
+    }
+
+    @Test func entitiesLeavingAHierarchyKeepTheirRowsKeysAndHighestKey() throws {
+        // Moody 3 → 4: the abstract GeographicRegion goes, Continent and Country get tables of their own.
+        let v1 = try model(
+            """
+            entities:
+              Region: {abstract: true, attributes: {code: int16?}}
+              Continent: {parent: Region}
+              Country: {parent: Region, attributes: {iso: string?}}
+            """, name: "V1")
+        let v2 = try model(
+            """
+            entities:
+              Continent: {attributes: {code: int16?}}
+              Country: {attributes: {code: int16?, iso: string?}}
+            """, name: "V2")
+        let f = try Fixture(v1)  // Region 1, Continent 2, Country 3
+        try f.execute("INSERT INTO ZREGION (Z_PK, Z_ENT, Z_OPT, ZCODE, ZISO) VALUES (3, 2, 1, 150, NULL), (7, 3, 2, 276, 'DE')")
+        try f.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 40 WHERE Z_NAME = 'Region'")
+        try f.store.migrate(from: v1, to: v2)
+        #expect(try f.values("SELECT Z_PK, Z_ENT, Z_OPT, ZCODE FROM ZCONTINENT") == [[.int(3), .int(1), .int(1), .int(150)]])
+        #expect(try f.values("SELECT Z_PK, Z_ENT, Z_OPT, ZCODE, ZISO FROM ZCOUNTRY") == [[.int(7), .int(2), .int(2), .int(276), .text("DE")]])
+        // Keys handed out by the older hierarchy are never reused.
+        #expect(try f.primaryKeyRows() == [[.int(1), .text("Continent"), .int(0), .int(40)], [.int(2), .text("Country"), .int(0), .int(40)]])
+    }
+
+    @Test func binaryValuesTakeTheInlineTagWhenExternalStorageIsAllowed() throws {
+        let v1 = try model("entities:\n  Photo:\n    attributes:\n      data: binary?\n", name: "V1")
+        let v2 = try model("entities:\n  Photo:\n    attributes:\n      data: {type: binary, optional: true, externalStorage: true}\n", name: "V2")
+        let f = try Fixture(v1)
+        try f.execute("INSERT INTO ZPHOTO (Z_PK, Z_ENT, Z_OPT, ZDATA) VALUES (1, 1, 1, x'FFD800'), (2, 1, 1, NULL)")
+        try f.store.migrate(from: v1, to: v2)
+        // FORMAT.md §1.12: 0x01 then the bytes means "stored inline".
+        #expect(try f.values("SELECT ZDATA FROM ZPHOTO ORDER BY Z_PK") == [[Data([0x01, 0xFF, 0xD8, 0x00]).databaseValue], [.null]])
+    }
+
+    @Test func aJoinTableWithinOneEntityKeepsTheNameTheStoreHas() throws {
+        // Core Data's choice of side is not stable there (Wire: Z_24TRUSTEDCLIENTS in one store,
+        // Z_24TRUSTEDBYCLIENTS in another); a store with the other name is not drift.
+        let yaml = """
+            entities:
+              Client:
+                attributes: {label: string?}
+                relationships:
+                  trusted: Client[] inverse trustedBy
+                  trustedBy: Client[] inverse trusted
+            """
+        let v1 = try model(yaml, name: "V1")
+        #expect(try layout.storageMap(for: v1).joinTables["Z_1TRUSTEDBY"] != nil)
+        let f = try Fixture(v1)
+        try f.execute("DROP TABLE Z_1TRUSTEDBY")
+        try f.execute(
+            "CREATE TABLE Z_1TRUSTED ( Z_1TRUSTEDBY INTEGER, Z_1TRUSTED INTEGER, PRIMARY KEY (Z_1TRUSTEDBY, Z_1TRUSTED) )")
+        try f.execute("CREATE INDEX Z_1TRUSTED_Z_1TRUSTED_INDEX ON Z_1TRUSTED (Z_1TRUSTED, Z_1TRUSTEDBY)")
+        try f.execute("INSERT INTO ZCLIENT (Z_PK, Z_ENT, Z_OPT) VALUES (1, 1, 1), (2, 1, 1)")
+        try f.execute("INSERT INTO Z_1TRUSTED VALUES (1, 2)")
+        let store = try f.reopened()
+        #expect(try store.detectVersion(among: [v1]).isExactMatch)
+        let v2 = try model(yaml.replacingOccurrences(of: "{label: string?}", with: "{label: string?, key: binary?}"), name: "V2")
+        try store.migrate(from: v1, to: v2)
+        #expect(try store.withDatabase { db in try Row.fetchAll(db, sql: "SELECT * FROM Z_1TRUSTED").count } == 1)
+        try store.close()
+    }
+
+    @Test func aPlanOverABundleRunsOnARealCoreDataStore() throws {
+        // Apptentive's ATDataModel bundle and its version-1 store (framework 419): the planner, runtime
+        // and journal work unchanged; the journal's tables are not part of the schema.
+        let data = corpusRoot.appendingPathComponent("apptentive__apptentive-ios/Apptentive")
+        let bundle = data.appendingPathComponent("Apptentive/Model/ATDataModel.xcdatamodeld")
+        let original = data.appendingPathComponent("ApptentiveTests/data/ATDataModelv1.sqlite")
+        guard FileManager.default.fileExists(atPath: original.path) else { return }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("ATDataModel.sqlite")
+        try FileManager.default.copyItem(at: original, to: store)
+        let planFile = directory.appendingPathComponent("plan.yaml")
+        try "name: apptentive\nlayout: coredata\nbundle: \(bundle.path)\ntarget: ATDataModel 3\n"
+            .write(to: planFile, atomically: true, encoding: .utf8)
+        let plan = try PlanFileReader.read(path: planFile.path)
+        let result = try Migrator(plan: plan).migrate(storeAt: store.path)
+        guard case .finished(let steps) = result else {
+            Issue.record("the migration did not finish: \(result)")
+            return
+        }
+        #expect(steps >= 1)
+        let opened = try SQLiteStore.open(at: store.path, readOnly: true)
+        defer { try? opened.close() }
+        #expect((opened.layout as? CoreDataLayout)?.frameworkVersion == 419)
+        let detection = try opened.detectVersion(among: plan.versions)
+        #expect(detection.version?.name == "ATDataModel 3" && detection.isExactMatch)
+        #expect(try opened.rowCounts()["ZATRECORD"] == 3)
+        #expect(try !opened.schema().tables.contains { $0.name.hasPrefix("_instar_") })
+    }
+
+    @Test func migratedStoresOpenAtTheirNewVersionThroughTheCLI() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bundle = directory.appendingPathComponent("Birds.xcdatamodeld")
+        func write(_ version: String, _ entities: String) throws {
+            let folder = bundle.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="">
+                \(entities)
+                </model>
+                """.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        let bird = """
+            <entity name="Bird" syncable="YES"><attribute name="name" optional="YES" attributeType="String"/></entity>
+            """
+        try write("Birds", bird)
+        try write("Birds 2", bird + "\n<entity name=\"Aviary\" syncable=\"YES\"><attribute name=\"size\" optional=\"YES\" attributeType=\"Integer 32\"/></entity>")
+        let store = directory.appendingPathComponent("Birds.sqlite").path
+        let created = try runInstar(["store", "create", "\(bundle.path)#Birds", "--store", store, "--layout", "coredata"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let queue = try DatabaseQueue(path: store)
+        try queue.write { db in try db.execute(sql: "INSERT INTO ZBIRD (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 1, 1, 'crow')") }
+        try queue.close()
+        let before = try runInstar(["inspect", "--store", store, "--model", bundle.path, "--format", "json"])
+        #expect(before.json?["layout"] as? String == "coredata")
+        #expect(before.json?["version"] as? String == "Birds")
+        #expect(before.json?["matchedBy"] as? String == "metadata")
+        let migrated = try runInstar([
+            "migrate", "--store", store, "--to-model", bundle.appendingPathComponent("Birds 2.xcdatamodel").path, "--model",
+            bundle.appendingPathComponent("Birds.xcdatamodel").path,
+        ])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let after = try runInstar(["inspect", "--store", store, "--model", bundle.path, "--format", "json"])
+        #expect(after.json?["version"] as? String == "Birds 2")
+        #expect((after.json?["drift"] as? [Any])?.isEmpty == true)
+        #expect((after.json?["rowCounts"] as? [String: Int])?["ZBIRD"] == 1)
+        let rows = try DatabaseQueue(path: store).read { db in try Row.fetchAll(db, sql: "SELECT Z_ENT, ZNAME FROM ZBIRD") }
+        #expect(rows.map { $0["Z_ENT"] as Int } == [2])
+    }
+}
