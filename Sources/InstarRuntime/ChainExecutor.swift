@@ -153,7 +153,19 @@ final class ChainExecutor {
             throw error
         }
         entry.status = .finished
-        try commit(entry, failpoint: "journal.finish")
+        if store.layout.keepsMigrationJournal {
+            try commit(entry, failpoint: "journal.finish")
+        } else {
+            try store.withDatabase { db in
+                try db.inTransaction(.immediate) {
+                    try db.execute(sql: "DROP TABLE IF EXISTS \"\(Journal.table)\"")
+                    try db.execute(sql: "DROP TABLE IF EXISTS \"\(Lease.table)\"")
+                    Failpoints.hit("journal.finish.before-commit")
+                    return .commit
+                }
+            }
+            Failpoints.hit("journal.finish.after-commit")
+        }
         emit(.finished(steps: entry.chain.count, seconds: Date().timeIntervalSince(started)))
         return .finished(steps: entry.chain.count)
     }

@@ -88,6 +88,9 @@ public struct CoreDataLayout: StoreLayout {
 
     public var toleratesExtraIndexes: Bool { true }
 
+    /// Core Data opens these stores too: a finished run removes Instar's journal and lease tables.
+    public var keepsMigrationJournal: Bool { false }
+
     public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
         var builder = CoreDataStorageBuilder(model: model, layout: self)
         return try builder.build()

@@ -36,6 +36,9 @@ public protocol StoreLayout: Sendable {
     /// True when indexes beyond the expected ones are not drift (Core Data leaves stale ones behind).
     var toleratesExtraIndexes: Bool { get }
 
+    /// Whether a finished migration leaves its journal in the store (see the extension's default).
+    var keepsMigrationJournal: Bool { get }
+
     /// This layout as an existing store of it asks to be continued (Core Data: the conventions of the
     /// framework version recorded in the store); the layout itself by default.
     func adapted(to db: Database) throws -> any StoreLayout
@@ -43,6 +46,10 @@ public protocol StoreLayout: Sendable {
 
 extension StoreLayout {
     public func adapted(to db: Database) throws -> any StoreLayout { self }
+
+    /// Whether a finished migration leaves its journal in the store (for `instar status`). Layouts
+    /// that another framework also opens (Core Data) get no extra tables once a run has finished.
+    public var keepsMigrationJournal: Bool { true }
 }
 
 /// What a store records about its own version.

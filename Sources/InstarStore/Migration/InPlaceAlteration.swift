@@ -66,6 +66,10 @@ enum InPlaceAlteration {
                 return .failure(NotInPlace("foreign key column \(column.name) is removed (SQLite cannot drop it)"))
             }
         }
+        // Each DROP COLUMN rewrites every page of the table; one rebuild rewrites it once.
+        if drops.count > 1 {
+            return .failure(NotInPlace("\(drops.count) columns are removed: one rebuild rewrites the table once, DROP COLUMN would rewrite it \(drops.count) times"))
+        }
 
         var statements: [PlannedStatement] = []
         let table = tableName.sqlQuoted

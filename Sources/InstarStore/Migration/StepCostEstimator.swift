@@ -36,6 +36,9 @@ public struct StepCostEstimator: StepCostModel {
             case .rebuilt?, .created?:
                 rebuilt.append(t.target.name)
                 rows += rowCount(ofTable: source, map: oldMap, model: old)
+            case .altered(let kinds)? where kinds.contains("DROP COLUMN"):
+                // SQLite rewrites the whole table to drop a column.
+                rows += rowCount(ofTable: source, map: oldMap, model: old)
             default: break
             }
         }

@@ -1,0 +1,44 @@
+import Foundation
+import GRDB
+import InstarModel
+import InstarPlanner
+import InstarRuntime
+import InstarStore
+import Testing
+
+/// A plan with `layout: coredata` runs through the same planner and runtime, and leaves no Instar
+/// tables behind in a store that Core Data will open.
+@Suite struct CoreDataPlanTests {
+    @Test func planOnACoreDataStoreLeavesNoInstarTables() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "name: V1\nentities:\n  Note:\n    attributes:\n      text: string?\n".write(
+            to: dir.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        try "name: V2\nentities:\n  Note:\n    attributes:\n      text: string?\n      pinned: bool = NO\n  Tag:\n    attributes:\n      name: string?\n"
+            .write(to: dir.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        let planPath = dir.appendingPathComponent("plan.yaml").path
+        try "layout: coredata\nversions: [v1.yaml, v2.yaml]\n".write(toFile: planPath, atomically: true, encoding: .utf8)
+        let plan = try PlanFileReader.read(path: planPath)
+        let storePath = dir.appendingPathComponent("notes.sqlite").path
+        let store = try SQLiteStore.create(at: storePath, model: plan.versions[0], layout: try #require(Layouts.named("coredata")))
+        try store.withDatabase { db in
+            try db.execute(sql: "INSERT INTO ZNOTE (Z_PK, Z_ENT, Z_OPT, ZTEXT) VALUES (1, 1, 1, 'hello'), (2, 1, 1, NULL)")
+        }
+        try store.close()
+
+        let result = try Migrator(plan: plan).migrate(storeAt: storePath)
+        #expect(result == .finished(steps: 1))
+        let reopened = try SQLiteStore.open(at: storePath)
+        #expect(reopened.layout.name == "coredata")
+        let tables = try reopened.withDatabase { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        }
+        #expect(!tables.contains { $0.hasPrefix("_instar_") }, "\(tables)")
+        let detection = try reopened.detectVersion(among: plan.versions)
+        #expect(detection.version?.name == "V2" && detection.matchedBy == .metadata && detection.drift.isEmpty)
+        let rows = try reopened.withDatabase { db in
+            try Row.fetchAll(db, sql: "SELECT ZTEXT, ZPINNED FROM ZNOTE ORDER BY Z_PK").map { [$0[0] as String?, ($0[1] as Int?).map(String.init)] }
+        }
+        #expect(rows == [["hello", "0"], [nil, "0"]])
+    }
+}
