@@ -51,6 +51,9 @@ struct MigrateCommand: ParsableCommand {
     @Option(help: "With a plan: take an online backup of the store to this path before the first step.")
     var backup: String?
 
+    @Flag(help: "With a plan: commit every step on its own instead of fusing steps that have no hook between them.")
+    var noFuse = false
+
     @Option(help: "Progress output: bar (terminals), lines, json (one event per line), none.")
     var progress: ProgressStyle?
 
@@ -122,6 +125,7 @@ struct MigrateCommand: ParsableCommand {
         let migrator = Migrator(plan: plan)
         migrator.allowCommands = allowCommands
         migrator.secureDelete = secureDelete
+        migrator.fuse = !noFuse
         if dryRun {
             printError("use 'instar plan \(path) --store \(store)' for a dry run of a plan")
             throw ExitCode.validationFailure

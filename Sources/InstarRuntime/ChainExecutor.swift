@@ -25,6 +25,8 @@ final class ChainExecutor {
     let store: SQLiteStore
     let hooks: [String: SwiftHook]
     let allowCommands: Bool
+    /// Run consecutive steps without hooks between them as one fused transaction.
+    let fuse: Bool
     let stop: StopRequest
     let deadline: Date?
     let emit: (ProgressEvent) -> Void
@@ -34,9 +36,10 @@ final class ChainExecutor {
     private var progressMade = false
 
     init(
-        plan: Plan, store: SQLiteStore, hooks: [String: SwiftHook], allowCommands: Bool, stop: StopRequest,
-        deadline: Date?, emit: @escaping (ProgressEvent) -> Void
+        plan: Plan, store: SQLiteStore, hooks: [String: SwiftHook], allowCommands: Bool, fuse: Bool = true,
+        stop: StopRequest, deadline: Date?, emit: @escaping (ProgressEvent) -> Void
     ) {
+        self.fuse = fuse
         self.plan = plan
         self.store = store
         self.hooks = hooks
@@ -191,32 +194,72 @@ final class ChainExecutor {
     }
 
     /// One step from wherever the journal says; returns a result when it paused.
-    private func runStep(_ entry: inout JournalEntry) throws -> MigrationResult? {
-        let record = entry.chain[entry.step]
-        guard let old = plan.versions.first(where: { $0.name == record.from }),
-            let new = plan.versions.first(where: { $0.name == record.to })
-        else { throw ResumeRefused(path: store.path, reason: "the plan no longer has \(record.from) or \(record.to)") }
+    /// A step's hooks, split around its transaction: SQL hooks next to the schema change join it.
+    private struct StepHooks {
+        var beforeSeparate: [String] = []
+        var beforeInside: [String] = []
+        var afterInside: [String] = []
+        var afterSeparate: [String] = []
+        var isEmpty: Bool { beforeSeparate.isEmpty && beforeInside.isEmpty && afterInside.isEmpty && afterSeparate.isEmpty }
+    }
+
+    private func hooks(of record: JournalEntry.StepRecord) -> StepHooks {
         let stage = plan.stages.first { $0.from == record.from && $0.to == record.to }
         let before = stage?.before ?? []
         let after = stage?.after ?? []
-        // SQL hooks next to the schema change join its transaction.
         let lastSeparate = before.lastIndex { !isSQL($0) }.map { $0 + 1 } ?? 0
-        let beforeSeparate = Array(before[..<lastSeparate])
-        let beforeInside = Array(before[lastSeparate...])
         let firstSeparate = after.firstIndex { !isSQL($0) } ?? after.count
-        let afterInside = Array(after[..<firstSeparate])
-        let afterSeparate = Array(after[firstSeparate...])
+        return StepHooks(
+            beforeSeparate: Array(before[..<lastSeparate]), beforeInside: Array(before[lastSeparate...]),
+            afterInside: Array(after[..<firstSeparate]), afterSeparate: Array(after[firstSeparate...]))
+    }
+
+    /// The last step of the fused run starting at `first`: following steps join while no hook stands
+    /// between them (the earlier step has no `after` hooks, the later none `before`).
+    private func segmentEnd(from first: Int, in entry: JournalEntry) -> Int {
+        guard fuse else { return first }
+        var last = first
+        while last + 1 < entry.chain.count {
+            let current = hooks(of: entry.chain[last])
+            let next = hooks(of: entry.chain[last + 1])
+            guard current.afterInside.isEmpty, current.afterSeparate.isEmpty, next.beforeSeparate.isEmpty,
+                next.beforeInside.isEmpty
+            else { break }
+            last += 1
+        }
+        return last
+    }
+
+    private func model(_ name: String) throws -> Model {
+        guard let model = plan.versions.first(where: { $0.name == name }) else {
+            throw ResumeRefused(path: store.path, reason: "the plan no longer has the version \(name)")
+        }
+        return model
+    }
+
+    /// One step (or a fused run of steps) from wherever the journal says; returns a result when it paused.
+    private func runStep(_ entry: inout JournalEntry) throws -> MigrationResult? {
+        let record = entry.chain[entry.step]
+        let stepHooks = hooks(of: record)
         let label = "\(record.from) → \(record.to)"
 
         if entry.phase == .before {
-            if let paused = try runSeparate(beforeSeparate, phase: .before, label: label, entry: &entry) { return paused }
+            if let paused = try runSeparate(stepHooks.beforeSeparate, phase: .before, label: label, entry: &entry) {
+                return paused
+            }
             entry.phase = .schema
             entry.hook = 0
             entry.checkpoint = nil
             try commit(entry, failpoint: "phase.schema")
         }
         if entry.phase == .schema {
+            // Steps with no hook between them run as one transaction, fused where that is exact.
+            let last = segmentEnd(from: entry.step, in: entry)
+            let versions = try [model(record.from)] + (entry.step...last).map { try model(entry.chain[$0].to) }
+            let lastHooks = hooks(of: entry.chain[last])
+            let lastLabel = "\(entry.chain[last].from) → \(entry.chain[last].to)"
             var next = entry
+            next.step = last
             next.phase = .after
             next.hook = 0
             next.checkpoint = nil
@@ -225,15 +268,19 @@ final class ChainExecutor {
             var hookFailure: HookError?
             do {
                 try store.migrate(
-                    from: old, to: new,
+                    through: versions, fuse: fuse,
                     before: { db in
-                        do { try self.runInline(beforeInside, phase: .before, label: label, db: db) } catch let e as HookError {
+                        do {
+                            try self.runInline(stepHooks.beforeInside, phase: .before, label: label, db: db)
+                        } catch let e as HookError {
                             hookFailure = e
                             throw e
                         }
                     },
                     after: { db in
-                        do { try self.runInline(afterInside, phase: .after, label: label, db: db) } catch let e as HookError {
+                        do {
+                            try self.runInline(lastHooks.afterInside, phase: .after, label: lastLabel, db: db)
+                        } catch let e as HookError {
                             hookFailure = e
                             throw e
                         }
@@ -252,7 +299,12 @@ final class ChainExecutor {
             if let reason = pauseReason() { return try pause(&entry, reason) }
         }
         if entry.phase == .after {
-            if let paused = try runSeparate(afterSeparate, phase: .after, label: label, entry: &entry) { return paused }
+            let current = entry.chain[entry.step]
+            if let paused = try runSeparate(
+                hooks(of: current).afterSeparate, phase: .after, label: "\(current.from) → \(current.to)", entry: &entry)
+            {
+                return paused
+            }
         }
         return nil
     }

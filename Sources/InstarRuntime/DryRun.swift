@@ -48,6 +48,17 @@ public struct DryRunReport: Sendable {
     public var totalCost: Int
     public var alternatives: [Alternative]
     public var risks: [Risk]
+    /// Runs of consecutive steps with no hook between them: `migrate` runs each as one transaction,
+    /// fused so that every table is rewritten at most once.
+    public var segments: [Segment] = []
+
+    public struct Segment: Sendable {
+        public var from: String
+        public var to: String
+        public var steps: Int
+        public var sql: [String]
+        public var tablesRebuilt: [String]
+    }
     /// Set when no chain exists: why.
     public var noChain: NoChain?
     /// When no chain exists: a proposed decomposition per gap (see ``Decomposer``).
@@ -130,7 +141,51 @@ public enum DryRun {
                 step: step, label: label, store: store, current: current, lineage: lineage, layout: layout)
             lineage.advance(through: step.diff)
         }
+        report.segments = try fusedSegments(chain: chain, plan: plan, layout: store?.layout ?? layout)
         return report
+    }
+
+    /// The fused runs of the chain (two steps or more), with the SQL of the fused program.
+    static func fusedSegments(chain: Chain, plan: Plan, layout: any StoreLayout) throws -> [DryRunReport.Segment] {
+        var segments: [DryRunReport.Segment] = []
+        var start = 0
+        func hooksBetween(_ a: Step, _ b: Step) -> Bool {
+            !(a.stage?.after ?? []).isEmpty || !(b.stage?.before ?? []).isEmpty
+        }
+        while start < chain.steps.count {
+            var end = start
+            while end + 1 < chain.steps.count, !hooksBetween(chain.steps[end], chain.steps[end + 1]) { end += 1 }
+            if end > start {
+                var program: StepProgram?
+                var fusedAll = true
+                for step in chain.steps[start...end] {
+                    guard let old = plan.versions.first(where: { $0.name == step.from }),
+                        let new = plan.versions.first(where: { $0.name == step.to })
+                    else { continue }
+                    let next = try StepCompiler(diff: step.diff, from: old, to: new, layout: layout).compile()
+                    if let current = program {
+                        if let fused = current.fused(with: next, nextHasConditions: !step.diff.conditions.isEmpty) {
+                            program = fused
+                        } else {
+                            fusedAll = false
+                            break
+                        }
+                    } else {
+                        program = next
+                    }
+                }
+                if fusedAll, let program, let first = plan.versions.first(where: { $0.name == chain.steps[start].from }) {
+                    let sqlPlan = StepSQLPlanner.plan(
+                        program, actual: try layout.storageMap(for: first).schema, viewsAndTriggers: [])
+                    segments.append(
+                        DryRunReport.Segment(
+                            from: chain.steps[start].from, to: chain.steps[end].to, steps: end - start + 1,
+                            sql: sqlPlan.statements.map(\.description), tablesRebuilt: sqlPlan.rebuiltTables))
+                }
+            }
+            start = end + 1
+        }
+        return segments
     }
 
     /// Core Data's staged migration cannot tell apart versions with the same checksum.

@@ -20,6 +20,9 @@ public final class Migrator {
     public var allowCommands = false
     /// Overrides the plan's `secureDelete` option: `on`, `off` or `fast` (see ``SQLiteStore/setSecureDelete(_:)``).
     public var secureDelete: String?
+    /// Runs consecutive steps that have no hook between them as one transaction, each table rewritten
+    /// at most once (step fusion). Off, every step commits on its own (for comparison and debugging).
+    public var fuse = true
     private var swiftHooks: [String: SwiftHook] = [:]
 
     public init(plan: Plan) {
@@ -96,7 +99,7 @@ public final class Migrator {
         }
         let continuation = streamContinuation
         let executor = ChainExecutor(
-            plan: plan, store: store, hooks: swiftHooks, allowCommands: allowCommands, stop: stop,
+            plan: plan, store: store, hooks: swiftHooks, allowCommands: allowCommands, fuse: fuse, stop: stop,
             deadline: timeBudget.map { Date().addingTimeInterval($0) },
             emit: { event in
                 progress?(event)

@@ -1678,3 +1678,113 @@ private struct Oracle {
         }
     }
 }
+
+// MARK: - Fusion
+
+/// Fused and unfused execution of the same random chain produce identical stores: every table's rows
+/// (sorted, with their storage classes) and the schema. Fusion must only ever save work.
+@Suite struct FusionPropertyTests {
+    /// Every table's rows and the schema, with columns by name: a step altered in place appends added
+    /// columns at the end (SQLite's ADD COLUMN), a fused step may rebuild the table in layout order,
+    /// and layouts address columns by name, so column order is not part of a store's content.
+    static func digest(_ store: SQLiteStore) throws -> String {
+        try store.withDatabase { db in
+            var lines: [String] = []
+            let schema = try SchemaReader.read(db)
+            for table in schema.tables.sorted(by: { $0.name < $1.name }) {
+                let columns = table.columns.sorted { $0.name < $1.name }.map {
+                    "\($0.name) \($0.declaredType) nn=\($0.notNull) pk=\($0.isPrimaryKey) d=\(String(describing: $0.defaultValue)) r=\(String(describing: $0.references))"
+                }
+                lines.append("table \(table.name) pk(\(table.primaryKey)) \(columns.joined(separator: ", "))")
+            }
+            for index in schema.indexes.sorted(by: { $0.name < $1.name }) {
+                lines.append("index \(index.name) on \(index.table) \(index.elements) unique=\(index.isUnique)")
+            }
+            for table in schema.tables.map(\.name).sorted() {
+                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(SQLIdentifier.quoted(table))").map { row in
+                    row.columnNames.sorted().map { name -> String in
+                        let value: DatabaseValue = row[name]
+                        switch value.storage {
+                        case .null: return "\(name)=N"
+                        case .int64(let i): return "\(name)=i\(i)"
+                        case .double(let d): return "\(name)=r\(d)"
+                        case .string(let s): return "\(name)=t\(s)"
+                        case .blob(let b): return "\(name)=b\(b.base64EncodedString())"
+                        }
+                    }.joined(separator: "|")
+                }.sorted()
+                lines.append("\(table): \(rows.joined(separator: "; "))")
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    @Test func fusedChainsEqualStepByStepChains() throws {
+        let dir = try storeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let seeds = ProcessInfo.processInfo.environment["INSTAR_FUSION_SEEDS"].flatMap(UInt64.init) ?? 60
+        var compared = 0
+        var fusedAway = 0
+        var failures: [String] = []
+        for seed in 0..<seeds {
+            var rng = SplitMix64(seed: 0xF05E + seed)
+            var specs = [Generate.model(&rng)]
+            // Three successive inferable changes without data conditions.
+            for _ in 0..<3 {
+                var found: ModelSpec?
+                for _ in 0..<20 {
+                    let (next, _) = Generate.change(specs.last!, &rng)
+                    guard let a = try? specs.last!.build(relativeTo: specs.count > 1 ? specs[specs.count - 2] : nil),
+                        let b = try? next.build(relativeTo: specs.last!)
+                    else { continue }
+                    let diff = ModelDiff(from: a, to: b)
+                    if diff.isInferable && diff.conditions.isEmpty {
+                        found = next
+                        break
+                    }
+                }
+                guard let next = found else { break }
+                specs.append(next)
+            }
+            guard specs.count >= 3 else { continue }
+            var models: [Model] = []
+            for (i, spec) in specs.enumerated() {
+                var named = spec
+                named.name = "Version \(i + 1)"
+                guard let built = try? named.build(relativeTo: i > 0 ? specs[i - 1] : nil) else { break }
+                models.append(built)
+            }
+            guard models.count == specs.count else { continue }
+            var data = Generate.rows(specs[0], &rng, perEntity: 2...6)
+            let base = dir.appendingPathComponent("fusion-\(seed)-base.sqlite").path
+            let created = try SQLiteStore.create(at: base, model: models[0])
+            try created.withDatabase { db in
+                try PropertyCase.insert(&data, spec: specs[0], map: InstarLayout().storageMap(for: models[0]), db: db)
+            }
+            try created.close()
+            var digests: [String] = []
+            var fusedSteps = 0
+            for fuse in [true, false] {
+                let path = dir.appendingPathComponent("fusion-\(seed)-\(fuse).sqlite").path
+                try FileManager.default.copyItem(atPath: base, toPath: path)
+                let store = try SQLiteStore.open(at: path)
+                do {
+                    let outcome = try store.migrate(through: models, fuse: fuse)
+                    if fuse { fusedSteps = outcome.fusedSteps }
+                    digests.append(try Self.digest(store))
+                } catch {
+                    digests.append("error: \(error)")
+                }
+                try store.close()
+            }
+            compared += 1
+            fusedAway += fusedSteps
+            if digests[0] != digests[1] {
+                failures.append("seed \(seed): fused and step-by-step stores differ\n--- fused\n\(digests[0].prefix(3000))\n--- stepwise\n\(digests[1].prefix(3000))")
+            }
+        }
+        print("Fusion: \(compared) chains compared, \(fusedAway) steps fused away")
+        #expect(failures.isEmpty, Comment(rawValue: failures.prefix(2).joined(separator: "\n\n")))
+        #expect(compared >= seeds / 2 && fusedAway > 0)
+    }
+}

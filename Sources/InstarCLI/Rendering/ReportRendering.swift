@@ -20,6 +20,9 @@ enum ReportRendering {
                 ]
             },
             "alternatives": r.alternatives.map { ["versions": $0.versions, "cost": $0.cost] },
+            "segments": r.segments.map {
+                ["from": $0.from, "to": $0.to, "steps": $0.steps, "sql": $0.sql, "tablesRebuilt": $0.tablesRebuilt] as [String: Any]
+            },
             "risks": r.risks.map { risk -> [String: Any] in
                 var o: [String: Any] = ["kind": risk.kind.rawValue, "message": risk.message]
                 if let step = risk.step { o["step"] = step }
@@ -82,6 +85,13 @@ enum ReportRendering {
             )
             lines.append("  SQL:")
             lines += s.sql.map { "    \($0)" }
+        }
+        for segment in r.segments {
+            lines.append("")
+            lines.append(
+                "fused: \(segment.from) → \(segment.to) (\(segment.steps) steps) runs as one transaction; tables rebuilt once: \(segment.tablesRebuilt.isEmpty ? "none" : segment.tablesRebuilt.joined(separator: ", "))"
+            )
+            lines += segment.sql.map { "    \($0)" }
         }
         lines.append("")
         lines.append(r.risks.isEmpty ? "risks: none found" : "risks:")

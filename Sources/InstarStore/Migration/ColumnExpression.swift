@@ -119,8 +119,10 @@ public indirect enum ColumnExpression: Sendable, Hashable {
         case .cast(let e, let t):
             return "CAST(\(e.render(&arguments, qualifier: qualifier)) AS \(t.rawValue))"
         case .boolean(let e):
-            let x = e.render(&arguments, qualifier: qualifier)
-            return "(CASE WHEN \(x) IS NULL THEN NULL WHEN \(x) <> 0 THEN 1 ELSE 0 END)"
+            // The operand appears twice in the text, so its bound values are appended twice, in order.
+            let first = e.render(&arguments, qualifier: qualifier)
+            let second = e.render(&arguments, qualifier: qualifier)
+            return "(CASE WHEN \(first) IS NULL THEN NULL WHEN \(second) <> 0 THEN 1 ELSE 0 END)"
         case .coalesce(let a, let b):
             return "COALESCE(\(a.render(&arguments, qualifier: qualifier)), \(b.render(&arguments, qualifier: qualifier)))"
         case .mapping(let e, let pairs):
@@ -130,11 +132,13 @@ public indirect enum ColumnExpression: Sendable, Hashable {
             }
             return text + " END)"
         case .position(let partition, let order, let step):
+            // Rows outside any owner (a NULL foreign key) have no position. The partition appears
+            // twice in the text, so its bound values are appended twice, in text order.
+            let test = partition.render(&arguments, qualifier: qualifier)
             let p = partition.render(&arguments, qualifier: qualifier)
             let o = order.map { $0.render(&arguments, qualifier: qualifier) }.joined(separator: ", ")
             arguments.append(step.databaseValue)
-            // Rows outside any owner (a NULL foreign key) have no position.
-            return "(CASE WHEN \(p) IS NULL THEN NULL ELSE ROW_NUMBER() OVER (PARTITION BY \(p) ORDER BY \(o)) * ? END)"
+            return "(CASE WHEN \(test) IS NULL THEN NULL ELSE ROW_NUMBER() OVER (PARTITION BY \(p) ORDER BY \(o)) * ? END)"
         case .lookup(let table, let value, let key, let e):
             // The looked-up table is aliased, so that with a qualifier the source row's columns never
             // bind to its columns (the lookup may read the source table itself).
@@ -160,10 +164,33 @@ public enum RowPredicate: Sendable, Hashable {
     /// The column's value is one of these.
     case isIn(String, [SQLValue])
     case isNotNull(String)
+    /// An expression's value is one of these (a fused step filtering on a converted column).
+    case expressionIn(ColumnExpression, [SQLValue])
+    case expressionNotNull(ColumnExpression)
+
+    /// The predicate over the rows of an earlier table, given each column's expression there.
+    func substituting(_ replacement: (String) -> ColumnExpression) -> RowPredicate {
+        switch self {
+        case .isIn(let c, let values):
+            let e = replacement(c)
+            return e.copiedColumn.map { .isIn($0, values) } ?? .expressionIn(e, values)
+        case .isNotNull(let c):
+            let e = replacement(c)
+            return e.copiedColumn.map { .isNotNull($0) } ?? .expressionNotNull(e)
+        case .expressionIn(let e, let values): return .expressionIn(e.substituting(replacement), values)
+        case .expressionNotNull(let e): return .expressionNotNull(e.substituting(replacement))
+        }
+    }
 
     func render(_ arguments: inout [DatabaseValue], qualifier: String? = nil) -> String {
         let q = qualifier.map { $0.sqlQuoted + "." } ?? ""
         switch self {
+        case .expressionIn(let e, let values):
+            let x = e.render(&arguments, qualifier: qualifier)
+            arguments += values.map(\.databaseValue)
+            return "\(x) IN (\(values.map { _ in "?" }.joined(separator: ", ")))"
+        case .expressionNotNull(let e):
+            return "\(e.render(&arguments, qualifier: qualifier)) IS NOT NULL"
         case .isIn(let column, let values):
             arguments += values.map(\.databaseValue)
             return "\(q)\(column.sqlQuoted) IN (\(values.map { _ in "?" }.joined(separator: ", ")))"

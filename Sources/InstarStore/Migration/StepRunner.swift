@@ -9,6 +9,8 @@ public struct StepOutcome: Sendable {
     public var toVersion: String
     public var plan: StepSQLPlan
     public var seconds: Double
+    /// How many steps were merged into others by fusion (0 for a single step).
+    public var fusedSteps: Int = 0
 }
 
 extension SQLiteStore {
@@ -38,64 +40,106 @@ extension SQLiteStore {
     ///
     /// `before` runs inside the transaction on the old shape (after the drift check, before the data
     /// conditions are checked, so it can fix the data); `after` runs on the new shape once the step is
-    /// verified, and the schema and foreign keys are checked again after it.
+    /// verified, and the schema and foreign keys are checked again after it. `onStatement` is called
+    /// before each statement (the runtime's failpoints use it).
     @discardableResult
-    ///
-    /// `onStatement` is called before each statement of the step (the runtime's failpoints use it).
     public func migrate(
         from old: Model, to new: Model, before: ((Database) throws -> Void)? = nil,
         after: ((Database) throws -> Void)? = nil, onStatement: ((Int) -> Void)? = nil
     ) throws(StoreError) -> StepOutcome {
+        try migrate(through: [old, new], before: before, after: after, onStatement: onStatement)
+    }
+
+    /// Migrates through consecutive versions (`versions[0]` is the store's) in ONE transaction, fusing
+    /// the steps where that is exact (``StepProgram/fused(with:nextHasConditions:)``): each table is
+    /// rewritten at most once per fused run, and adds and renames stay in place. Where steps cannot be
+    /// fused they run one after the other inside the same transaction, each checked on the data as the
+    /// previous one left it. `fuse: false` runs every step separately (for comparison).
+    @discardableResult
+    public func migrate(
+        through versions: [Model], fuse: Bool = true, before: ((Database) throws -> Void)? = nil,
+        after: ((Database) throws -> Void)? = nil, onStatement: ((Int) -> Void)? = nil
+    ) throws(StoreError) -> StepOutcome {
         let start = Date()
-        let diff = ModelDiff(from: old, to: new)
-        let program: StepProgram
-        let oldMap: StorageMap
+        guard let first = versions.first, let last = versions.last, versions.count >= 2 else {
+            throw StoreError(.unknownVersion, path: path, "a migration needs at least two versions")
+        }
+        // Compile every step, then fold them into units: fused where possible.
+        struct Unit {
+            var program: StepProgram
+            var from: Model
+            var to: Model
+            var conditions: [DataCondition]
+        }
+        var units: [Unit] = []
         do {
-            program = try StepCompiler(diff: diff, from: old, to: new, layout: layout).compile()
-            oldMap = try layout.storageMap(for: old)
+            for (old, new) in zip(versions, versions.dropFirst()) {
+                let diff = ModelDiff(from: old, to: new)
+                let program = try StepCompiler(diff: diff, from: old, to: new, layout: layout).compile()
+                if fuse, var current = units.last,
+                    let fused = current.program.fused(with: program, nextHasConditions: !diff.conditions.isEmpty)
+                {
+                    current.program = fused
+                    current.to = new
+                    units[units.count - 1] = current
+                } else {
+                    units.append(Unit(program: program, from: old, to: new, conditions: diff.conditions))
+                }
+            }
         } catch {
             throw StoreError.from(error, path: path, doing: "compiling the step")
         }
         if isReadOnly {
             throw StoreError(.readOnly, path: path, "the store was opened read-only; nothing was changed")
         }
-        var plan: StepSQLPlan?
+        var statements: [PlannedStatement] = []
+        var tables: [String: TableTreatment] = [:]
+        let label = "\(first.name) → \(last.name)"
+        var statementIndex = 0
         do {
             try queue.inDatabase { db in
                 try db.inTransaction(.immediate) {
-                    try checkNoDrift(db, expected: oldMap.schema, version: old.name)
+                    try checkNoDrift(db, expected: layout.storageMap(for: first).schema, version: first.name)
                     try before?(db)
-                    try checkConditions(diff.conditions, db: db, map: oldMap)
-                    let counted = try counts(program.survivingEntities, db: db, source: true)
-                    let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
                     let extras = try ViewsAndTriggers.read(db)
                     for extra in extras { try db.execute(sql: extra.dropSQL) }
-                    let stepPlan = StepSQLPlanner.plan(program, actual: actual, viewsAndTriggers: extras.map(\.sql))
-                    for (index, statement) in stepPlan.statements.enumerated() {
-                        onStatement?(index)
-                        do {
-                            try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments))
-                        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                            throw StoreError(
-                                .dataCondition, path: path,
-                                "the data does not fit \(new.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed")
+                    for (index, unit) in units.enumerated() {
+                        try checkConditions(unit.conditions, db: db, map: layout.storageMap(for: unit.from))
+                        let counted = try counts(unit.program.survivingEntities, db: db, source: true)
+                        let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+                        let isLast = index == units.count - 1
+                        let unitPlan = StepSQLPlanner.plan(
+                            unit.program, actual: actual, viewsAndTriggers: isLast ? extras.map(\.sql) : [])
+                        for statement in unitPlan.statements {
+                            onStatement?(statementIndex)
+                            statementIndex += 1
+                            do {
+                                try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments))
+                            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                                throw StoreError(
+                                    .dataCondition, path: path,
+                                    "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed")
+                            }
                         }
+                        statements += unitPlan.statements
+                        tables.merge(unitPlan.tables) { _, b in b }
+                        try verify(db, program: unit.program, before: counted)
                     }
-                    try checkViews(extras, db: db, version: new.name)
-                    try layout.writeMetadata(db, model: new)
-                    try verify(db, program: program, before: counted)
+                    try checkViews(extras, db: db, version: last.name)
+                    try layout.writeMetadata(db, model: last)
                     if let after {
                         try after(db)
-                        try verify(db, program: program, before: nil)
+                        try verify(db, program: units.last!.program, before: nil)
                     }
-                    plan = stepPlan
                     return .commit
                 }
             }
         } catch {
-            throw StoreError.from(error, path: path, doing: "migrating \(old.name) → \(new.name)")
+            throw StoreError.from(error, path: path, doing: "migrating \(label)")
         }
-        return StepOutcome(fromVersion: old.name, toVersion: new.name, plan: plan!, seconds: Date().timeIntervalSince(start))
+        return StepOutcome(
+            fromVersion: first.name, toVersion: last.name, plan: StepSQLPlan(statements: statements, tables: tables),
+            seconds: Date().timeIntervalSince(start), fusedSteps: versions.count - 1 - units.count)
     }
 
     /// SQLite recreates a view without checking its columns; reading it once tells whether it broke.

@@ -1,0 +1,102 @@
+/// Fusing consecutive steps: two programs become one, so each table is rewritten at most once.
+///
+/// A step's target columns are expressions over its source row; the next step's expressions read
+/// the first step's target columns. Substituting the first step's expressions into the second's gives
+/// the second step's target straight from the first step's source: `ADD COLUMN` and renames stay
+/// plain copies (so the fused table can still be altered in place), and a table that both steps
+/// would rebuild is rebuilt once.
+///
+/// Fusion is refused (nil) where the composition could differ from running the steps one after the
+/// other: a value read from another table (a lookup) whose table the first step replaces, positions
+/// numbered before a later filter removes rows, a per-entity choice over a renumbered discriminator,
+/// or a data condition of the second step (it must be checked on the data as the first step leaves it).
+extension StepProgram {
+    public func fused(with next: StepProgram, nextHasConditions: Bool = false) -> StepProgram? {
+        guard !nextHasConditions, next.fromVersion == toVersion else { return nil }
+        let byTarget = Dictionary(transformations.map { ($0.target.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var composed: [TableTransformation] = []
+        for second in next.transformations {
+            guard let source = second.source else {
+                composed.append(second)
+                continue
+            }
+            guard let first = byTarget[source] else { return nil }
+            guard let firstSource = first.source else {
+                // The first step created this table empty: the second reads no rows either.
+                var empty = second
+                empty.source = nil
+                empty.columns = [:]
+                empty.filter = []
+                empty.continuesSource = false
+                composed.append(empty)
+                continue
+            }
+            if first.columns.values.contains(where: \.containsLookup) && !second.filter.isEmpty { return nil }
+            if second.columns.values.contains(where: \.containsLookup) { return nil }
+            if first.columns.values.contains(where: \.containsPosition) && !second.filter.isEmpty { return nil }
+            let replacement: (String) -> ColumnExpression = { first.columns[$0] ?? .null }
+            var chooseSafe = true
+            var columns: [String: ColumnExpression] = [:]
+            for (column, expression) in second.columns {
+                if expression.chooseDiscriminators.contains(where: { replacement($0).copiedColumn == nil }) {
+                    chooseSafe = false
+                }
+                columns[column] = expression.substituting(replacement)
+            }
+            guard chooseSafe else { return nil }
+            composed.append(
+                TableTransformation(
+                    target: second.target, role: second.role, source: firstSource, columns: columns,
+                    filter: first.filter + second.filter.map { $0.substituting(replacement) },
+                    continuesSource: first.continuesSource && second.continuesSource))
+        }
+        // Entities that survive both steps.
+        var survivors: [SurvivingEntity] = []
+        for a in survivingEntities {
+            guard let b = next.survivingEntities.first(where: { $0.sourceEntity == a.destinationEntity }) else { continue }
+            survivors.append(
+                SurvivingEntity(
+                    sourceEntity: a.sourceEntity, sourceTable: a.sourceTable, sourceDiscriminator: a.sourceDiscriminator,
+                    destinationEntity: b.destinationEntity, destinationTable: b.destinationTable,
+                    destinationDiscriminator: b.destinationDiscriminator))
+        }
+        let continued = Set(composed.filter(\.continuesSource).compactMap(\.source))
+        let sourceTables = Set(transformations.compactMap(\.source)).union(droppedTables)
+        return StepProgram(
+            fromVersion: fromVersion, toVersion: next.toVersion, transformations: composed,
+            droppedTables: sourceTables.subtracting(continued).sorted(), targetSchema: next.targetSchema,
+            survivingEntities: survivors)
+    }
+}
+
+extension ColumnExpression {
+    var containsLookup: Bool {
+        switch self {
+        case .lookup: true
+        case .column, .value: false
+        case .cast(let e, _), .boolean(let e), .mapping(let e, _), .prefixed(let e, _): e.containsLookup
+        case .coalesce(let a, let b), .choose(_, _, let a, let b): a.containsLookup || b.containsLookup
+        case .position(let p, let o, _): p.containsLookup || o.contains(where: \.containsLookup)
+        }
+    }
+
+    var containsPosition: Bool {
+        switch self {
+        case .position: true
+        case .column, .value, .lookup: false
+        case .cast(let e, _), .boolean(let e), .mapping(let e, _), .prefixed(let e, _): e.containsPosition
+        case .coalesce(let a, let b), .choose(_, _, let a, let b): a.containsPosition || b.containsPosition
+        }
+    }
+
+    /// Discriminator columns that `choose` expressions test.
+    var chooseDiscriminators: [String] {
+        switch self {
+        case .choose(let d, _, let a, let b): [d] + a.chooseDiscriminators + b.chooseDiscriminators
+        case .column, .value, .lookup: []
+        case .cast(let e, _), .boolean(let e), .mapping(let e, _), .prefixed(let e, _): e.chooseDiscriminators
+        case .coalesce(let a, let b): a.chooseDiscriminators + b.chooseDiscriminators
+        case .position(let p, let o, _): p.chooseDiscriminators + o.flatMap(\.chooseDiscriminators)
+        }
+    }
+}
