@@ -33,7 +33,7 @@ final class ChainExecutor {
     let lease = Lease.mine()
     /// Whether this call committed any work: a time budget only stops a run that made progress, so
     /// even a budget shorter than start-up moves a migration forward on every call.
-    private var progressMade = false
+    var progressMade = false
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: SwiftHook], allowCommands: Bool, fuse: Bool = true,
@@ -181,12 +181,12 @@ final class ChainExecutor {
         return text
     }
 
-    private func pauseReason() -> PauseReason? {
+    func pauseReason() -> PauseReason? {
         if let deadline, Date() >= deadline, progressMade { stop.request(.timeBudget) }
         return stop.requested
     }
 
-    private func pause(_ entry: inout JournalEntry, _ reason: PauseReason) throws -> MigrationResult {
+    func pause(_ entry: inout JournalEntry, _ reason: PauseReason) throws -> MigrationResult {
         entry.status = .paused
         try commit(entry, failpoint: "journal.pause")
         emit(.paused(reason: reason.rawValue))
@@ -307,195 +307,5 @@ final class ChainExecutor {
             }
         }
         return nil
-    }
-
-    private func isSQL(_ hook: String) -> Bool {
-        if case .sql? = plan.hooks[hook] { return true }
-        return false
-    }
-
-    /// SQL hooks inside the step's transaction; a failure throws a ``HookError``.
-    private func runInline(_ names: [String], phase: HookPhase, label: String, db: Database) throws {
-        for name in names {
-            guard case .sql(let statements)? = plan.hooks[name] else { continue }
-            do {
-                for sql in statements { try db.execute(sql: sql) }
-            } catch {
-                throw HookError(hook: name, step: label, message: describe(error))
-            }
-            emit(.hook(name: name, done: 1, total: 1))
-        }
-    }
-
-    /// Hooks that commit on their own, from the journal's hook index and checkpoint.
-    private func runSeparate(_ names: [String], phase: HookPhase, label: String, entry: inout JournalEntry) throws
-        -> MigrationResult?
-    {
-        while entry.hook < names.count {
-            let name = names[entry.hook]
-            guard let definition = plan.hooks[name] else {
-                throw HookError(hook: name, step: label, message: "the plan does not define it")
-            }
-            do {
-                switch definition {
-                case .sql(let statements):
-                    var next = entry
-                    next.hook += 1
-                    next.checkpoint = nil
-                    try commit(next, failpoint: "hook") { db in
-                        for sql in statements { try db.execute(sql: sql) }
-                    }
-                    entry = next
-                    emit(.hook(name: name, done: 1, total: 1))
-                case .batchedSQL(let table, let sql, let size):
-                    if let paused = try runBatches(name, table: table, sql: sql, size: size, entry: &entry) { return paused }
-                case .swift(let registered):
-                    if let paused = try runSwift(name, registered: registered, phase: phase, label: label, entry: &entry) {
-                        return paused
-                    }
-                case .command(let arguments):
-                    try runCommand(name, arguments: arguments, phase: phase, label: label, entry: &entry)
-                }
-            } catch let error as HookError {
-                throw error
-            } catch {
-                throw HookError(hook: name, step: label, message: describe(error))
-            }
-            if let reason = pauseReason() { return try pause(&entry, reason) }
-        }
-        return nil
-    }
-
-    private func describe(_ error: any Error) -> String {
-        if let error = error as? DatabaseError { return "SQLite: \(error.message ?? "\(error)")" }
-        return "\(error)"
-    }
-
-    private func runBatches(_ name: String, table: String, sql: String, size: Int, entry: inout JournalEntry) throws
-        -> MigrationResult?
-    {
-        let bounds = try store.withDatabase { db in try KeyRanges.bounds(of: table, db) }
-        if let (low, high) = bounds {
-            let total = KeyRanges.count(low: low, high: high, size: size)
-            var start = entry.checkpoint.flatMap(Int64.init).map { $0 + 1 } ?? low
-            while start <= high {
-                let end = min(high, start + Int64(size) - 1)
-                var next = entry
-                next.checkpoint = String(end)
-                try commit(next, failpoint: "batch") { db in
-                    try db.execute(sql: sql, arguments: ["start": start, "end": end])
-                }
-                entry = next
-                emit(.hook(name: name, done: KeyRanges.count(low: low, high: end, size: size), total: total))
-                start = end + 1
-                if start <= high, let reason = pauseReason() { return try pause(&entry, reason) }
-            }
-        }
-        var next = entry
-        next.hook += 1
-        next.checkpoint = nil
-        try commit(next, failpoint: "hook")
-        entry = next
-        return nil
-    }
-
-    private func runSwift(_ name: String, registered: String, phase: HookPhase, label: String, entry: inout JournalEntry)
-        throws -> MigrationResult?
-    {
-        guard let hook = hooks[registered] else {
-            throw HookError(
-                hook: name, step: label,
-                message: "no Swift hook is registered as '\(registered)'; call migrator.register(hook: \"\(registered)\") { … } before migrating")
-        }
-        var current = entry
-        let context = HookContext(
-            step: label, phase: phase, storePath: store.path, checkpoint: entry.checkpoint, stop: stop, deadline: deadline,
-            commit: { checkpoint, body in
-                var next = current
-                if let checkpoint { next.checkpoint = checkpoint }
-                try self.commit(next, failpoint: "batch", body)
-                current = next
-            },
-            progress: { done, total in self.emit(.hook(name: name, done: done, total: total)) })
-        do {
-            try hook(context)
-        } catch {
-            entry = current  // the batches it committed stay done: keep their checkpoint in the journal
-            throw error
-        }
-        entry = current
-        if let reason = stop.requested { return try pause(&entry, reason) }
-        var next = entry
-        next.hook += 1
-        next.checkpoint = nil
-        try commit(next, failpoint: "hook")
-        entry = next
-        return nil
-    }
-
-    /// Runs an external program; it may print `instar:checkpoint <token>` and `instar:progress <done>/<total>`.
-    /// At least once: after a crash it runs again, told the last checkpoint and that it is resumed.
-    private func runCommand(_ name: String, arguments: [String], phase: HookPhase, label: String, entry: inout JournalEntry)
-        throws
-    {
-        guard allowCommands else {
-            throw HookError(
-                hook: name, step: label,
-                message: "it runs an external command, which needs --allow-commands (commands run outside the step's transaction and must be idempotent)")
-        }
-        guard let executable = arguments.first else { throw HookError(hook: name, step: label, message: "the command is empty") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments.dropFirst()
-        process.currentDirectoryURL = URL(fileURLWithPath: plan.file).deletingLastPathComponent()
-        var environment = ProcessInfo.processInfo.environment
-        environment["INSTAR_STORE"] = store.path
-        environment["INSTAR_STEP"] = label
-        environment["INSTAR_PHASE"] = phase.rawValue
-        environment["INSTAR_HOOK"] = name
-        environment["INSTAR_CHECKPOINT"] = entry.checkpoint ?? ""
-        environment["INSTAR_RESUMED"] = entry.checkpoint == nil && entry.attempts <= 1 ? "0" : "1"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var current = entry
-        var buffer = Data()
-        let handle = output.fileHandleForReading
-        func consume(_ line: String) throws {
-            if line.hasPrefix("instar:checkpoint ") {
-                var next = current
-                next.checkpoint = String(line.dropFirst("instar:checkpoint ".count))
-                try commit(next, failpoint: "batch")
-                current = next
-            } else if line.hasPrefix("instar:progress ") {
-                let parts = line.dropFirst("instar:progress ".count).split(separator: "/")
-                if let done = parts.first.flatMap({ Int($0) }) {
-                    emit(.hook(name: name, done: done, total: parts.count > 1 ? Int(parts[1]) : nil))
-                }
-            } else {
-                FileHandle.standardError.write(Data("[\(name)] \(line)\n".utf8))
-            }
-        }
-        while true {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-            while let newline = buffer.firstIndex(of: 10) {
-                try consume(String(decoding: buffer[..<newline], as: UTF8.self))
-                buffer.removeSubrange(...newline)
-            }
-        }
-        if !buffer.isEmpty { try consume(String(decoding: buffer, as: UTF8.self)) }
-        process.waitUntilExit()
-        entry = current
-        guard process.terminationStatus == 0 else {
-            throw HookError(hook: name, step: label, message: "the command exited with status \(process.terminationStatus)")
-        }
-        var next = entry
-        next.hook += 1
-        next.checkpoint = nil
-        try commit(next, failpoint: "hook")
-        entry = next
     }
 }
