@@ -152,15 +152,7 @@ public struct CoreDataLayout: StoreLayout {
         {
             return .prefixed(value, Data([0x01]))
         }
-        return switch (from.type, to.type) {
-        case (let a, let b) where a == b: value
-        case (_, .boolean): .boolean(value)
-        case (_, .integer16), (_, .integer32), (_, .integer64):
-            from.type.isInteger || from.type == .boolean ? value : .cast(value, .integer)
-        case (_, .double), (_, .float): .cast(value, .real)
-        case (_, .decimal): .cast(value, .numeric)
-        default: value  // Binary ↔ Transformable: the bytes are kept
-        }
+        return ValueConversion.convert(value, from: from.type, to: to.type)
     }
 
     public func storedDefault(of attribute: Attribute) -> SQLValue? {

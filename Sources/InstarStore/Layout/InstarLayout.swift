@@ -90,15 +90,7 @@ public struct InstarLayout: StoreLayout {
     }
 
     public func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression {
-        switch (from.type, to.type) {
-        case (let a, let b) where a == b: value
-        case (_, .boolean): .boolean(value)
-        case (_, .integer16), (_, .integer32), (_, .integer64):
-            from.type.isInteger || from.type == .boolean ? value : .cast(value, .integer)
-        case (_, .double), (_, .float): .cast(value, .real)
-        case (_, .decimal): .cast(value, .numeric)
-        default: value  // Binary ↔ Transformable: the bytes are kept
-        }
+        ValueConversion.convert(value, from: from.type, to: to.type)
     }
 
     public func storedDefault(of attribute: Attribute) -> SQLValue? {
