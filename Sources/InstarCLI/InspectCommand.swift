@@ -30,18 +30,53 @@ struct InspectCommand: ParsableCommand {
         help: "A candidate model version (repeatable); an .xcdatamodeld bundle stands for all its versions.")
     var models: [String] = []
 
+    @Option(
+        help: """
+            Layout of the store: instar, coredata or sql. By default the store's bookkeeping tells; a store \
+            without any (a hand-written schema) is compared in every layout and the one that matches is named.
+            """)
+    var layout: String?
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
     func run() throws {
         let candidates = try models.flatMap(loadModels)
-        let opened = try openStore(store, readOnly: true)
-        let detection: VersionDetection
+        var chosen: (any StoreLayout)?
+        if let layout {
+            guard let named = Layouts.named(layout) else {
+                printError("unknown layout '\(layout)'; layouts: \(Layouts.all.map(\.name).joined(separator: ", "))")
+                throw ExitCode.validationFailure
+            }
+            chosen = named
+        }
+        var opened: SQLiteStore
+        do {
+            opened = try SQLiteStore.open(at: store, layout: chosen, readOnly: true)
+        } catch {
+            throw fail(error)
+        }
+        var detection: VersionDetection
         let counts: [String: Int]
         do {
             detection = try opened.detectVersion(among: candidates)
+            // No layout recognised the store and no version matches it in the default layout: it may be
+            // a store without bookkeeping (the sql layout), so compare its schema in every other layout.
+            if chosen == nil, !detection.isExactMatch, detection.metadataVersionName == nil {
+                let recognised = try opened.withDatabase { db in try Layouts.all.contains { try $0.recognizes(db) } }
+                for other in Layouts.all where !recognised && other.name != opened.layout.name {
+                    guard let reopened = try? SQLiteStore.open(at: store, layout: other, readOnly: true) else { continue }
+                    if let found = try? reopened.detectVersion(among: candidates), found.isExactMatch {
+                        try? opened.close()
+                        opened = reopened
+                        detection = found
+                        break
+                    }
+                    try? reopened.close()
+                }
+            }
             counts = try opened.rowCounts()
-        } catch {
+        } catch let error as StoreError {
             throw fail(error)
         }
         switch format {

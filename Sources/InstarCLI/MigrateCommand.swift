@@ -143,10 +143,13 @@ struct MigrateCommand: ParsableCommand {
             case .finished(let steps):
                 if steps == 0 {
                     printOut("the store is already at the target; nothing to do")
-                } else if let journal = try? Migrator.status(ofStoreAt: store).journal {
+                } else if let journal = try? Migrator.status(ofStoreAt: store).journal, journal.status == .finished {
                     let versions = [journal.chain.first?.from ?? "?"] + journal.chain.map(\.to)
                     let seconds = journal.timings.values.reduce(0, +)
                     printOut("migrated \(store): \(versions.joined(separator: " → ")) in \(String(format: "%.2f", seconds)) s")
+                } else {
+                    // Layouts that keep no journal after a run (Core Data, plain SQL) leave nothing to read.
+                    printOut("migrated \(store) to \(to ?? plan.targetVersion ?? "the target") in \(steps) step(s)")
                 }
             case .paused(let reason):
                 printOut("stopped at a safe point: \(reason.rawValue). Everything done so far is committed.")

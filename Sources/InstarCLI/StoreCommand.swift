@@ -33,8 +33,9 @@ struct CreateStoreCommand: ParsableCommand {
 
     @Option(
         help: """
-            Store layout: instar (readable tables named after entities) or coredata (Core Data's Z… tables; \
-            coredata:<NSPersistenceFrameworkVersion> follows an older framework's conventions, e.g. coredata:637).
+            Store layout: instar (readable tables named after entities), coredata (Core Data's Z… tables; \
+            coredata:<NSPersistenceFrameworkVersion> follows an older framework's conventions, e.g. coredata:637) \
+            or sql (hand-written SQL conventions: id primary keys, <relationship>_id foreign keys, no metadata).
             """)
     var layout: String = "instar"
 

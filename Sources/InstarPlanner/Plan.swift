@@ -8,7 +8,7 @@ public struct Plan: Sendable {
     public var name: String
     /// The plan file, for messages; relative paths in it resolve against its folder.
     public var file: String
-    /// The store layout: `instar` or `coredata`.
+    /// The store layout: `instar`, `coredata` or `sql`.
     public var layout: String
     /// Every version, oldest first.
     public var versions: [Model]

@@ -55,8 +55,8 @@ public enum PlanFileReader {
             case "name": plan.name = walker.string(v, what: "name") ?? plan.name
             case "layout":
                 let layout = walker.string(v, what: "layout") ?? "instar"
-                if !["instar", "coredata"].contains(layout) {
-                    walker.report(.invalidValue, "unknown layout '\(layout)'", at: v, hint: "layouts: instar, coredata")
+                if !["instar", "coredata", "sql"].contains(layout) {
+                    walker.report(.invalidValue, "unknown layout '\(layout)'", at: v, hint: "layouts: instar, coredata, sql")
                 }
                 plan.layout = layout
             case "versions":

@@ -51,10 +51,14 @@ public struct ColumnDefinition: Sendable, Hashable {
     public var defaultValue: SQLValue?
     public var isPrimaryKey: Bool
     public var references: ForeignKeyReference?
+    /// Written as a column constraint `UNIQUE` (the plain SQL layout). Only how the table is written:
+    /// the constraint itself is listed in the table's ``TableDefinition/uniqueConstraints``, which is
+    /// how ``SchemaReader`` reads both spellings back, so comparisons never look at this flag.
+    public var isUnique: Bool
 
     public init(
         name: String, declaredType: String, notNull: Bool = false, defaultValue: SQLValue? = nil,
-        isPrimaryKey: Bool = false, references: ForeignKeyReference? = nil
+        isPrimaryKey: Bool = false, references: ForeignKeyReference? = nil, isUnique: Bool = false
     ) {
         self.name = name
         self.declaredType = declaredType
@@ -62,6 +66,7 @@ public struct ColumnDefinition: Sendable, Hashable {
         self.defaultValue = defaultValue
         self.isPrimaryKey = isPrimaryKey
         self.references = references
+        self.isUnique = isUnique
     }
 
     /// The column clause of `CREATE TABLE` / `ADD COLUMN`.
@@ -69,6 +74,7 @@ public struct ColumnDefinition: Sendable, Hashable {
         var text = "\(name.sqlQuoted) \(declaredType)"
         if isPrimaryKey { text += " PRIMARY KEY" }
         if notNull && !isPrimaryKey { text += " NOT NULL" }
+        if isUnique && !isPrimaryKey { text += " UNIQUE" }
         if let defaultValue, defaultValue != .null { text += " DEFAULT \(defaultValue.literal)" }
         if let references {
             text += " REFERENCES \(references.table.sqlQuoted)(\(references.column.sqlQuoted))"
@@ -105,6 +111,8 @@ public struct TableDefinition: Sendable, Hashable {
             parts.append("PRIMARY KEY (\(SQLIdentifier.list(primaryKey)))")
         }
         for columns in uniqueConstraints {
+            // A single column marked `isUnique` already says `UNIQUE` in its own clause.
+            if columns.count == 1, column(named: columns[0])?.isUnique == true { continue }
             parts.append("CONSTRAINT \(columns.joined(separator: "_").sqlQuoted) UNIQUE (\(SQLIdentifier.list(columns)))")
         }
         return "CREATE TABLE \((tableName ?? name).sqlQuoted) (\(parts.joined(separator: ", ")))"

@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import InstarModel
+
+/// The layout of hand-written SQL schemas, so that Instar can adopt an existing store that was never
+/// made by Instar or Core Data and migrate it with a plan (`layout: sql`).
+///
+/// - one table per entity, named exactly as the entity is written in the model (write lowercase entity
+///   names for lowercase tables), with `id INTEGER PRIMARY KEY`;
+/// - one column per attribute, named as the attribute; required attributes are `NOT NULL`;
+/// - a to-one relationship is a column `<relationship>_id INTEGER REFERENCES <table>(id)` (no `ON DELETE`
+///   clause, no index: hand-written schemas rarely have either);
+/// - column order: attributes in declaration order, then the foreign keys, then the attributes marked
+///   `userInfo: {sqlColumn: appended}`: a column that was added later with `ALTER TABLE … ADD COLUMN`
+///   sits after the foreign keys in a real store, and a rebuild keeps it there (the comparison of a
+///   store with a version ignores column order; only a rebuilt table's order follows this rule);
+/// - an ordered one-to-many keeps positions in `<inverse>_position` beside the foreign key;
+/// - a many-to-many (or a to-many without inverse) is a join table `<tableA>_<tableB>`, A being the side
+///   whose entity is declared first in the model (the owner, as people name link tables: `track_artist`),
+///   with columns `<tableA>_id`, `<tableB>_id` (`NOT NULL REFERENCES`), `PRIMARY KEY (a, b)` and an index
+///   `<jointable>_<tableB>_idx` on the second column;
+/// - a uniqueness constraint on one property is a column `UNIQUE`; on several, a `UNIQUE (a, b)` table
+///   constraint; declared fetch indexes are `<table>_<index>_idx`, indexed attributes `<table>_<attr>_idx`;
+/// - types: integers and Booleans `INTEGER`, Double/Float `REAL`, Decimal `NUMERIC`, String/URI/UUID
+///   `TEXT`, dates `REAL` (seconds since 1970, as most hand-written stores keep them), Binary and
+///   Transformable `BLOB`.
+///
+/// **No bookkeeping in the store.** An adopted store gets no table of Instar's: another program owns
+/// the schema and may check it exactly (the peer benchmark's `verify.py` rejects any extra table). So
+/// the layout records no metadata: a store's version is always found by comparing its schema with the
+/// plan's versions (``SQLiteStore/detectVersion(among:)`` falls back to that), and the journal and lease
+/// of a run are removed when it finishes (``keepsMigrationJournal`` is false). The trade-offs: versions
+/// whose schemas are identical (a change of a hash modifier or of a delete rule only) cannot be told
+/// apart (the earliest matching one is taken), a store cannot be migrated without the file of its
+/// current version, and `instar status` has nothing to show once a run has finished.
+///
+/// Entity inheritance is not supported (hand-written schemas have no discriminator convention); such a
+/// model is refused with an explanation. The layout is chosen by name, never detected: it leaves no mark
+/// in the store to detect it by.
+public struct PlainSQLLayout: StoreLayout {
+    public let name = "sql"
+    public static let primaryKey = "id"
+    /// `userInfo` key of an attribute whose column follows the foreign keys (added by `ALTER TABLE`).
+    public static let columnPositionKey = "sqlColumn"
+    public static let appendedValue = "appended"
+    /// Seconds between 1970-01-01 and 2001-01-01 (Xcode writes date defaults relative to 2001).
+    static let referenceDateOffset: Double = 978_307_200
+
+    public init() {}
+
+    public var toleratesExtraIndexes: Bool { false }
+
+    public var keepsMigrationJournal: Bool { false }
+
+    public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
+        var builder = PlainSQLStorageBuilder(model: model, layout: self)
+        return try builder.build()
+    }
+
+    /// Only a running migration's journal and lease (`_instar_…`), removed when the run finishes.
+    public func isBookkeepingTable(_ name: String) -> Bool { name.hasPrefix("_instar_") }
+
+    /// Never: a plain store carries no mark of its layout; choose this layout by name.
+    public func recognizes(_ db: Database) throws -> Bool { false }
+
+    public func createBookkeeping(_ db: Database, model: Model) throws {}
+
+    /// Nothing is recorded: versions are detected by schema.
+    public func readMetadata(_ db: Database) throws -> StoreMetadata? { nil }
+
+    /// Nothing is recorded (see the type's documentation for the trade-off).
+    public func writeMetadata(_ db: Database, model: Model) throws {}
+
+    public func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression {
+        ValueConversion.convert(value, from: from.type, to: to.type)
+    }
+
+    public func storedDefault(of attribute: Attribute) -> SQLValue? {
+        guard let text = attribute.defaultValue else { return nil }
+        if attribute.type == .date {
+            // Xcode stores date defaults as seconds since 2001; this layout stores seconds since 1970.
+            guard let seconds = Double(text) else { return nil }
+            return .real(seconds + Self.referenceDateOffset)
+        }
+        if attribute.type == .uuid { return .text(text) }
+        switch DefaultValue.typed(text, for: attribute.type) {
+        case .integer(let v)?: return .integer(v)
+        case .real(let v)?: return .real(v)
+        case .boolean(let v)?: return .integer(v ? 1 : 0)
+        case .text(let v)?: return .text(v)
+        case nil: return nil
+        }
+    }
+
+    /// The declared column type of an attribute, or nil when it is not stored.
+    func columnType(of attribute: Attribute, entity: String) throws(LayoutError) -> ColumnType? {
+        switch attribute.type {
+        case .integer16, .integer32, .integer64, .boolean: return .integer
+        case .double, .float, .date: return .real
+        case .decimal: return .numeric
+        case .string, .uri, .uuid: return .text
+        case .binary, .transformable: return .blob
+        case .objectID, .undefined: return nil
+        case .composite:
+            throw LayoutError(
+                layout: name, entity: entity, property: attribute.name,
+                message: "Composite attributes are not supported; split the attribute into its elements")
+        }
+    }
+}

@@ -1,0 +1,237 @@
+import InstarModel
+
+/// Builds the ``StorageMap`` of the plain SQL layout (``PlainSQLLayout``) for one model version.
+struct PlainSQLStorageBuilder {
+    let model: Model
+    let layout: PlainSQLLayout
+
+    private var tables: [String: TableDefinition] = [:]
+    private var tableOrder: [String] = []
+    private var registries: [String: ColumnRegistry] = [:]
+    private var entities: [String: EntityStorage] = [:]
+    private var entityTables: [String: EntityTable] = [:]
+    private var relationships: [RelationshipKey: RelationshipStorage] = [:]
+    private var joinTables: [String: JoinTable] = [:]
+    private var indexes: [IndexDefinition] = []
+    private var indexNames = Set<String>()
+    /// Entity name → position in the model file (join tables are named owner first).
+    private let declarationIndex: [String: Int]
+
+    init(model: Model, layout: PlainSQLLayout) {
+        self.model = model
+        self.layout = layout
+        declarationIndex = Dictionary(
+            model.entities.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    mutating func build() throws(LayoutError) -> StorageMap {
+        for entity in model.entities where entity.parent != nil {
+            throw LayoutError(
+                layout: layout.name, entity: entity.name,
+                message:
+                    "sub-entities are not supported (a hand-written schema has no discriminator convention); give '\(entity.name)' its own properties instead of the parent '\(entity.parent!)', or use the instar layout"
+            )
+        }
+        // Tables in declaration order: the order a person wrote the CREATE TABLE statements in.
+        for entity in model.entities {
+            try buildEntityTable(entity)
+        }
+        for table in tableOrder {
+            for i in tables[table]!.columns.indices {
+                if let entity = tables[table]!.columns[i].references?.table, let name = entities[entity]?.table {
+                    tables[table]!.columns[i].references!.table = name
+                }
+            }
+        }
+        for entity in model.entities {
+            buildToManyStorage(of: entity)
+        }
+        buildIndexes()
+        let schema = StoreSchema(tables: tableOrder.map { tables[$0]! }, indexes: indexes)
+        return StorageMap(
+            schema: schema, entities: entities, entityTables: entityTables, relationships: relationships,
+            joinTables: joinTables)
+    }
+
+    private mutating func buildEntityTable(_ entity: Entity) throws(LayoutError) {
+        let tableName = uniqueTableName(entity.name)
+        var registry = ColumnRegistry(reserved: [PlainSQLLayout.primaryKey])
+        var columns = [ColumnDefinition(name: PlainSQLLayout.primaryKey, declaredType: "INTEGER", isPrimaryKey: true)]
+        var map: [String: String] = [:]
+        var appended: [ColumnDefinition] = []
+        for attribute in entity.attributes where !attribute.isTransient {
+            guard let type = try layout.columnType(of: attribute, entity: entity.name) else { continue }
+            let column = registry.claim(attribute.name, owner: entity.name)
+            map[attribute.name] = column
+            let definition = ColumnDefinition(
+                name: column, declaredType: type.rawValue, notNull: !attribute.isOptional,
+                defaultValue: layout.storedDefault(of: attribute))
+            if attribute.userInfo[PlainSQLLayout.columnPositionKey] == PlainSQLLayout.appendedValue {
+                appended.append(definition)
+            } else {
+                columns.append(definition)
+            }
+        }
+        for relationship in entity.relationships where !relationship.isTransient && relationship.isToOne {
+            let column = registry.claim("\(relationship.name)_id", owner: entity.name)
+            map[relationship.name] = column
+            columns.append(
+                ColumnDefinition(
+                    name: column, declaredType: "INTEGER",
+                    references: ForeignKeyReference(table: relationship.destination, column: PlainSQLLayout.primaryKey)))
+            relationships[RelationshipKey(entity: entity.name, name: relationship.name)] = .foreignKey(
+                table: tableName, column: column)
+        }
+        columns += appended
+        var unique: [[String]] = []
+        for constraint in entity.uniquenessConstraints {
+            let names = constraint.compactMap { map[$0] }
+            guard names.count == constraint.count, !unique.contains(names) else { continue }
+            unique.append(names)
+            if names.count == 1, let i = columns.firstIndex(where: { $0.name == names[0] }) {
+                columns[i].isUnique = true  // written `name TEXT NOT NULL UNIQUE`, read back as the constraint
+            }
+        }
+        entities[entity.name] = EntityStorage(table: tableName, discriminatorValue: nil, columns: map, kinds: [entity.name])
+        registries[tableName] = registry
+        tables[tableName] = TableDefinition(name: tableName, columns: columns, uniqueConstraints: unique)
+        tableOrder.append(tableName)
+        entityTables[tableName] = EntityTable(
+            root: entity.name, primaryKey: PlainSQLLayout.primaryKey, discriminator: nil, bookkeeping: [:])
+    }
+
+    private mutating func buildToManyStorage(of entity: Entity) {
+        for relationship in entity.relationships where !relationship.isTransient && relationship.isToMany {
+            let key = RelationshipKey(entity: entity.name, name: relationship.name)
+            guard relationships[key] == nil else { continue }  // assigned from the other side
+            let inverse = relationship.inverse.flatMap { model.property($0, of: relationship.destination) }
+            let inverseRelationship = inverse?.property.relationship
+            let inverseKey = inverse.map { RelationshipKey(entity: $0.declaringEntity, name: $0.name) }
+            if let inverseRelationship, let inverseKey, inverseRelationship.isToOne, !inverseRelationship.isTransient {
+                var position: String?
+                if relationship.isOrdered, case .foreignKey(let table, _)? = relationships[inverseKey] {
+                    let column = registries[table]!.claim("\(inverseKey.name)_position", owner: inverseKey.entity)
+                    tables[table]!.columns.append(ColumnDefinition(name: column, declaredType: "INTEGER"))
+                    position = column
+                }
+                relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
+            } else {
+                buildJoinTable(
+                    key, relationship, inverseKey: inverseRelationship?.isToMany == true ? inverseKey : nil,
+                    inverse: inverseRelationship)
+            }
+        }
+    }
+
+    /// True when `a` names the join table rather than `b`: its entity is declared first in the model
+    /// (within one entity, the relationship name that sorts first).
+    private func owns(_ a: RelationshipKey, over b: RelationshipKey) -> Bool {
+        let ia = declarationIndex[a.entity] ?? 0
+        let ib = declarationIndex[b.entity] ?? 0
+        if ia != ib { return ia < ib }
+        return CoreDataOrder.precedes(a.name, b.name)
+    }
+
+    private mutating func buildJoinTable(
+        _ key: RelationshipKey, _ relationship: Relationship, inverseKey: RelationshipKey?, inverse: Relationship?
+    ) {
+        var (first, firstRelationship, second, secondRelationship) = (key, relationship, inverseKey, inverse)
+        if let inverseKey, let inverse, owns(inverseKey, over: key) {
+            (first, firstRelationship, second, secondRelationship) = (inverseKey, inverse, key, relationship)
+        }
+        let ownerTable = entities[first.entity]!.table
+        let destinationTable = entities[firstRelationship.destination]!.table
+        // `track_artist`; a second link table between the same two tables, or a reflexive one, is named
+        // after the relationship instead (`node_children`).
+        var base = "\(ownerTable)_\(destinationTable)"
+        if ownerTable.sqliteFolded == destinationTable.sqliteFolded || hasTable(named: base) {
+            base = "\(ownerTable)_\(first.name)"
+        }
+        let name = uniqueTableName(base)
+        var ownerColumn = "\(ownerTable)_id"
+        var destinationColumn = "\(destinationTable)_id"
+        if ownerColumn.sqliteFolded == destinationColumn.sqliteFolded {
+            destinationColumn = "\(first.name)_id"
+            ownerColumn = "\(second?.name ?? "owner")_id"
+            if ownerColumn.sqliteFolded == destinationColumn.sqliteFolded { ownerColumn = "owner_id" }
+        }
+        var columns = [
+            ColumnDefinition(
+                name: ownerColumn, declaredType: "INTEGER", notNull: true,
+                references: ForeignKeyReference(table: ownerTable, column: PlainSQLLayout.primaryKey)),
+            ColumnDefinition(
+                name: destinationColumn, declaredType: "INTEGER", notNull: true,
+                references: ForeignKeyReference(table: destinationTable, column: PlainSQLLayout.primaryKey)),
+        ]
+        var positionNames = ColumnRegistry(reserved: [ownerColumn, destinationColumn])
+        let destinationPosition =
+            firstRelationship.isOrdered ? positionNames.claim("\(first.name)_position", owner: first.entity) : nil
+        let ownerPosition =
+            secondRelationship?.isOrdered == true
+            ? positionNames.claim("\(second?.name ?? "owner")_position", owner: second?.entity ?? first.entity) : nil
+        for position in [destinationPosition, ownerPosition].compactMap({ $0 }) {
+            columns.append(ColumnDefinition(name: position, declaredType: "INTEGER"))
+        }
+        tables[name] = TableDefinition(name: name, columns: columns, primaryKey: [ownerColumn, destinationColumn])
+        tableOrder.append(name)
+        joinTables[name] = JoinTable(
+            name: name, relationship: first, inverse: second, ownerColumn: ownerColumn,
+            destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
+        relationships[first] = .joinTable(
+            name: name, ownerColumn: ownerColumn, destinationColumn: destinationColumn, position: destinationPosition)
+        if let second {
+            relationships[second] = .joinTable(
+                name: name, ownerColumn: destinationColumn, destinationColumn: ownerColumn, position: ownerPosition)
+        }
+        let suffix = destinationColumn.hasSuffix("_id") ? String(destinationColumn.dropLast(3)) : destinationColumn
+        addIndex(IndexDefinition(name: "\(name)_\(suffix)_idx", table: name, columns: [destinationColumn]))
+    }
+
+    private mutating func buildIndexes() {
+        for entity in model.entities {
+            let storage = entities[entity.name]!
+            for index in entity.indexes {
+                let elements = index.elements.compactMap { element in
+                    storage.columns[element.property].map {
+                        IndexDefinition.Element(column: $0, descending: !element.ascending)
+                    }
+                }
+                guard elements.count == index.elements.count else { continue }
+                addIndex(IndexDefinition(name: "\(storage.table)_\(index.name)_idx", table: storage.table, elements: elements))
+            }
+            for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
+                guard let column = storage.columns[attribute.name] else { continue }
+                addIndex(IndexDefinition(name: "\(storage.table)_\(column)_idx", table: storage.table, columns: [column]))
+            }
+        }
+    }
+
+    private mutating func addIndex(_ index: IndexDefinition) {
+        var index = index
+        var suffix = 1
+        let base = index.name
+        while indexNames.contains(index.name.sqliteFolded) || hasTable(named: index.name) {
+            suffix += 1
+            index.name = "\(base)_\(suffix)"
+        }
+        indexNames.insert(index.name.sqliteFolded)
+        indexes.append(index)
+    }
+
+    private func hasTable(named name: String) -> Bool {
+        tables.keys.contains { $0.sqliteFolded == name.sqliteFolded }
+    }
+
+    private func uniqueTableName(_ base: String) -> String {
+        // `_instar_…` names are the run's journal and lease; `sqlite_…` names are SQLite's own.
+        var base = base
+        if base.hasPrefix("_instar_") || base.sqliteFolded.hasPrefix("sqlite_") { base = "_" + base }
+        var name = base
+        var suffix = 1
+        while hasTable(named: name) {
+            suffix += 1
+            name = "\(base)_\(suffix)"
+        }
+        return name
+    }
+}
