@@ -13,7 +13,7 @@ struct InstarStorageBuilder {
     private var relationships: [RelationshipKey: RelationshipStorage] = [:]
     private var joinTables: [String: JoinTable] = [:]
     private var indexes: [IndexDefinition] = []
-    private var indexNames = Set<String>()
+    private var names = SchemaNames()
 
     init(model: Model, layout: InstarLayout) {
         self.model = model
@@ -54,7 +54,7 @@ struct InstarStorageBuilder {
 
     private mutating func buildEntityTable(root: String) throws(LayoutError) {
         let members = hierarchy(below: root)
-        let tableName = uniqueTableName(root)
+        let tableName = names.claimTable(root)
         var registry = ColumnRegistry(reserved: [InstarLayout.primaryKey, InstarLayout.discriminator])
         var columns = [ColumnDefinition(name: InstarLayout.primaryKey, declaredType: "INTEGER", isPrimaryKey: true)]
         let discriminator = members.count > 1 ? InstarLayout.discriminator : nil
@@ -129,7 +129,7 @@ struct InstarStorageBuilder {
         if let inverseKey, let inverse, sortsBefore(inverseKey, key) {
             (first, firstRelationship, second, secondRelationship) = (inverseKey, inverse, key, relationship)
         }
-        let name = uniqueTableName("\(first.entity)_\(first.name)")
+        let name = names.claimTable("\(first.entity)_\(first.name)")
         var destinationColumn = first.name
         var ownerColumn = second?.name ?? "_owner"
         if destinationColumn.sqliteFolded == ownerColumn.sqliteFolded {
@@ -221,59 +221,7 @@ struct InstarStorageBuilder {
 
     private mutating func addIndex(_ index: IndexDefinition) {
         var index = index
-        var suffix = 1
-        let base = index.name
-        while indexNames.contains(index.name.sqliteFolded) || hasTable(named: index.name) {
-            suffix += 1
-            index.name = "\(base)_\(suffix)"
-        }
-        indexNames.insert(index.name.sqliteFolded)
+        index.name = names.claimIndex(index.name)
         indexes.append(index)
-    }
-
-    /// SQLite compares names case-insensitively (ASCII), so `Item` and `ITEM` are one table.
-    private func hasTable(named name: String) -> Bool {
-        tables.keys.contains { $0.sqliteFolded == name.sqliteFolded }
-    }
-
-    private func uniqueTableName(_ base: String) -> String {
-        // Bookkeeping names (`_instar_…`) are the layout's own; suffixes alone would never leave the prefix.
-        let base = base.hasPrefix("_instar_") ? "_" + base : base
-        var name = base
-        var suffix = 1
-        while hasTable(named: name) {
-            suffix += 1
-            name = "\(base)_\(suffix)"
-        }
-        return name
-    }
-}
-
-/// Column names within one table: the first claim gets the plain name, a clash gets `Owner_name`.
-struct ColumnRegistry {
-    private var taken: Set<String>
-
-    init(reserved: Set<String>) {
-        taken = Set(reserved.map(\.sqliteFolded))
-    }
-
-    mutating func claim(_ name: String, owner: String) -> String {
-        var candidate = name
-        if taken.contains(candidate.sqliteFolded) { candidate = "\(owner)_\(name)" }
-        var suffix = 1
-        let base = candidate
-        while taken.contains(candidate.sqliteFolded) {
-            suffix += 1
-            candidate = "\(base)_\(suffix)"
-        }
-        taken.insert(candidate.sqliteFolded)
-        return candidate
-    }
-}
-
-extension String {
-    /// The name as SQLite compares identifiers: ASCII letters without case, every other character exactly.
-    var sqliteFolded: String {
-        String(String.UnicodeScalarView(unicodeScalars.map { $0.value >= 65 && $0.value <= 90 ? Unicode.Scalar($0.value + 32)! : $0 }))
     }
 }

@@ -13,7 +13,7 @@ struct PlainSQLStorageBuilder {
     private var relationships: [RelationshipKey: RelationshipStorage] = [:]
     private var joinTables: [String: JoinTable] = [:]
     private var indexes: [IndexDefinition] = []
-    private var indexNames = Set<String>()
+    private var names = SchemaNames()
     /// Entity name → position in the model file (join tables are named owner first).
     private let declarationIndex: [String: Int]
 
@@ -54,7 +54,7 @@ struct PlainSQLStorageBuilder {
     }
 
     private mutating func buildEntityTable(_ entity: Entity) throws(LayoutError) {
-        let tableName = uniqueTableName(entity.name)
+        let tableName = names.claimTable(entity.name)
         var registry = ColumnRegistry(reserved: [PlainSQLLayout.primaryKey])
         var columns = [ColumnDefinition(name: PlainSQLLayout.primaryKey, declaredType: "INTEGER", isPrimaryKey: true)]
         var map: [String: String] = [:]
@@ -144,10 +144,10 @@ struct PlainSQLStorageBuilder {
         // `track_artist`; a second link table between the same two tables, or a reflexive one, is named
         // after the relationship instead (`node_children`).
         var base = "\(ownerTable)_\(destinationTable)"
-        if ownerTable.sqliteFolded == destinationTable.sqliteFolded || hasTable(named: base) {
+        if ownerTable.sqliteFolded == destinationTable.sqliteFolded || names.hasTable(base) {
             base = "\(ownerTable)_\(first.name)"
         }
-        let name = uniqueTableName(base)
+        let name = names.claimTable(base)
         var ownerColumn = "\(ownerTable)_id"
         var destinationColumn = "\(destinationTable)_id"
         if ownerColumn.sqliteFolded == destinationColumn.sqliteFolded {
@@ -208,30 +208,7 @@ struct PlainSQLStorageBuilder {
 
     private mutating func addIndex(_ index: IndexDefinition) {
         var index = index
-        var suffix = 1
-        let base = index.name
-        while indexNames.contains(index.name.sqliteFolded) || hasTable(named: index.name) {
-            suffix += 1
-            index.name = "\(base)_\(suffix)"
-        }
-        indexNames.insert(index.name.sqliteFolded)
+        index.name = names.claimIndex(index.name)
         indexes.append(index)
-    }
-
-    private func hasTable(named name: String) -> Bool {
-        tables.keys.contains { $0.sqliteFolded == name.sqliteFolded }
-    }
-
-    private func uniqueTableName(_ base: String) -> String {
-        // `_instar_…` names are the run's journal and lease; `sqlite_…` names are SQLite's own.
-        var base = base
-        if base.hasPrefix("_instar_") || base.sqliteFolded.hasPrefix("sqlite_") { base = "_" + base }
-        var name = base
-        var suffix = 1
-        while hasTable(named: name) {
-            suffix += 1
-            name = "\(base)_\(suffix)"
-        }
-        return name
     }
 }
