@@ -5,15 +5,7 @@ struct InstarStorageBuilder {
     let model: Model
     let layout: InstarLayout
 
-    private var tables: [String: TableDefinition] = [:]
-    private var tableOrder: [String] = []
-    private var registries: [String: ColumnRegistry] = [:]
-    private var entities: [String: EntityStorage] = [:]
-    private var entityTables: [String: EntityTable] = [:]
-    private var relationships: [RelationshipKey: RelationshipStorage] = [:]
-    private var joinTables: [String: JoinTable] = [:]
-    private var indexes: [IndexDefinition] = []
-    private var names = SchemaNames()
+    private var draft = StorageMapDraft()
 
     init(model: Model, layout: InstarLayout) {
         self.model = model
@@ -31,30 +23,19 @@ struct InstarStorageBuilder {
         for root in roots {
             try buildEntityTable(root: root)
         }
-        // Foreign keys were declared with the destination's root entity; point them at its table, whose
-        // name differs when it had to avoid a clash (`Item` and `ITEM` are one name to SQLite).
-        for table in tableOrder {
-            for i in tables[table]!.columns.indices {
-                if let root = tables[table]!.columns[i].references?.table, let name = entities[root]?.table {
-                    tables[table]!.columns[i].references!.table = name
-                }
-            }
-        }
+        draft.resolveReferencesToTables()
         for root in roots {
             for entity in hierarchy(below: root) {
                 buildToManyStorage(of: entity)
             }
         }
         buildIndexes(roots: roots)
-        let schema = StoreSchema(tables: tableOrder.map { tables[$0]! }, indexes: indexes)
-        return StorageMap(
-            schema: schema, entities: entities, entityTables: entityTables, relationships: relationships,
-            joinTables: joinTables)
+        return draft.finish()
     }
 
     private mutating func buildEntityTable(root: String) throws(LayoutError) {
         let members = hierarchy(below: root)
-        let tableName = names.claimTable(root)
+        let tableName = draft.names.claimTable(root)
         var registry = ColumnRegistry(reserved: [InstarLayout.primaryKey, InstarLayout.discriminator])
         var columns = [ColumnDefinition(name: InstarLayout.primaryKey, declaredType: "INTEGER", isPrimaryKey: true)]
         let discriminator = members.count > 1 ? InstarLayout.discriminator : nil
@@ -63,7 +44,7 @@ struct InstarStorageBuilder {
         }
         for name in members {
             let entity = model.entity(named: name)!
-            var map = entity.parent.flatMap { entities[$0]?.columns } ?? [:]
+            var map = entity.parent.flatMap { draft.entities[$0]?.columns } ?? [:]
             for attribute in entity.attributes where !attribute.isTransient {
                 guard let type = try layout.columnType(of: attribute) else { continue }
                 let column = registry.claim(attribute.name, owner: name)
@@ -83,17 +64,17 @@ struct InstarStorageBuilder {
                         name: column, declaredType: "INTEGER",
                         references: ForeignKeyReference(
                             table: destinationTable, column: InstarLayout.primaryKey, onDelete: "SET NULL")))
-                relationships[RelationshipKey(entity: name, name: relationship.name)] = .foreignKey(
+                draft.relationships[RelationshipKey(entity: name, name: relationship.name)] = .foreignKey(
                     table: tableName, column: column)
             }
-            entities[name] = EntityStorage(
+            draft.entities[name] = EntityStorage(
                 table: tableName, discriminatorValue: discriminator == nil ? nil : .text(name), columns: map,
                 kinds: hierarchy(below: name))
         }
-        registries[tableName] = registry
-        tables[tableName] = TableDefinition(name: tableName, columns: columns)
-        tableOrder.append(tableName)
-        entityTables[tableName] = EntityTable(
+        draft.registries[tableName] = registry
+        draft.tables[tableName] = TableDefinition(name: tableName, columns: columns)
+        draft.tableOrder.append(tableName)
+        draft.entityTables[tableName] = EntityTable(
             root: root, primaryKey: InstarLayout.primaryKey, discriminator: discriminator, bookkeeping: [:])
     }
 
@@ -102,18 +83,18 @@ struct InstarStorageBuilder {
         let entity = model.entity(named: entityName)!
         for relationship in entity.relationships where !relationship.isTransient && relationship.isToMany {
             let key = RelationshipKey(entity: entityName, name: relationship.name)
-            guard relationships[key] == nil else { continue }  // assigned from the other side
+            guard draft.relationships[key] == nil else { continue }  // assigned from the other side
             let inverse = relationship.inverse.flatMap { model.property($0, of: relationship.destination) }
             let inverseRelationship = inverse?.property.relationship
             let inverseKey = inverse.map { RelationshipKey(entity: $0.declaringEntity, name: $0.name) }
             if let inverseRelationship, let inverseKey, inverseRelationship.isToOne, !inverseRelationship.isTransient {
                 var position: String?
-                if relationship.isOrdered, case .foreignKey(let table, let fk)? = relationships[inverseKey] {
-                    let column = registries[table]!.claim("\(fk)_position", owner: inverseKey.entity)
-                    tables[table]!.columns.append(ColumnDefinition(name: column, declaredType: "INTEGER"))
+                if relationship.isOrdered, case .foreignKey(let table, let fk)? = draft.relationships[inverseKey] {
+                    let column = draft.registries[table]!.claim("\(fk)_position", owner: inverseKey.entity)
+                    draft.tables[table]!.columns.append(ColumnDefinition(name: column, declaredType: "INTEGER"))
                     position = column
                 }
-                relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
+                draft.relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
             } else {
                 buildJoinTable(key, relationship, inverseKey: inverseRelationship?.isToMany == true ? inverseKey : nil,
                     inverse: inverseRelationship)
@@ -129,7 +110,7 @@ struct InstarStorageBuilder {
         if let inverseKey, let inverse, sortsBefore(inverseKey, key) {
             (first, firstRelationship, second, secondRelationship) = (inverseKey, inverse, key, relationship)
         }
-        let name = names.claimTable("\(first.entity)_\(first.name)")
+        let name = draft.names.claimTable("\(first.entity)_\(first.name)")
         var destinationColumn = first.name
         var ownerColumn = second?.name ?? "_owner"
         if destinationColumn.sqliteFolded == ownerColumn.sqliteFolded {
@@ -137,8 +118,8 @@ struct InstarStorageBuilder {
             ownerColumn = "\(first.entity)_\(ownerColumn)"
             if destinationColumn.sqliteFolded == ownerColumn.sqliteFolded { ownerColumn += "_inverse" }
         }
-        let ownerTable = entities[first.entity]!.table
-        let destinationTable = entities[firstRelationship.destination]!.table
+        let ownerTable = draft.entities[first.entity]!.table
+        let destinationTable = draft.entities[firstRelationship.destination]!.table
         var columns = [
             ColumnDefinition(
                 name: ownerColumn, declaredType: "INTEGER", notNull: true,
@@ -158,15 +139,15 @@ struct InstarStorageBuilder {
         for position in [destinationPosition, ownerPosition].compactMap({ $0 }) {
             columns.append(ColumnDefinition(name: position, declaredType: "INTEGER"))
         }
-        tables[name] = TableDefinition(name: name, columns: columns, primaryKey: [ownerColumn, destinationColumn])
-        tableOrder.append(name)
-        joinTables[name] = JoinTable(
+        draft.tables[name] = TableDefinition(name: name, columns: columns, primaryKey: [ownerColumn, destinationColumn])
+        draft.tableOrder.append(name)
+        draft.joinTables[name] = JoinTable(
             name: name, relationship: first, inverse: second, ownerColumn: ownerColumn,
             destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
-        relationships[first] = .joinTable(
+        draft.relationships[first] = .joinTable(
             name: name, ownerColumn: ownerColumn, destinationColumn: destinationColumn, position: destinationPosition)
         if let second {
-            relationships[second] = .joinTable(
+            draft.relationships[second] = .joinTable(
                 name: name, ownerColumn: destinationColumn, destinationColumn: ownerColumn, position: ownerPosition)
         }
         addIndex(name: "\(name)_\(destinationColumn)_index", table: name, columns: [destinationColumn, ownerColumn])
@@ -178,19 +159,19 @@ struct InstarStorageBuilder {
     }
 
     private mutating func buildIndexes(roots: [String]) {
-        for table in tableOrder {
-            guard let info = entityTables[table] else { continue }
+        for table in draft.tableOrder {
+            guard let info = draft.entityTables[table] else { continue }
             if let discriminator = info.discriminator {
                 addIndex(name: "\(table)_\(discriminator)_index", table: table, columns: [discriminator])
             }
-            for column in tables[table]!.columns where column.references != nil {
+            for column in draft.tables[table]!.columns where column.references != nil {
                 addIndex(name: "\(table)_\(column.name)_index", table: table, columns: [column.name])
             }
         }
         for root in roots {
             for name in hierarchy(below: root) {
                 let entity = model.entity(named: name)!
-                let storage = entities[name]!
+                let storage = draft.entities[name]!
                 for constraint in entity.uniquenessConstraints {
                     let columns = constraint.compactMap { storage.columns[$0] }
                     guard columns.count == constraint.count else { continue }
@@ -220,8 +201,6 @@ struct InstarStorageBuilder {
     }
 
     private mutating func addIndex(_ index: IndexDefinition) {
-        var index = index
-        index.name = names.claimIndex(index.name)
-        indexes.append(index)
+        draft.addIndex(index)
     }
 }

@@ -5,15 +5,7 @@ struct PlainSQLStorageBuilder {
     let model: Model
     let layout: PlainSQLLayout
 
-    private var tables: [String: TableDefinition] = [:]
-    private var tableOrder: [String] = []
-    private var registries: [String: ColumnRegistry] = [:]
-    private var entities: [String: EntityStorage] = [:]
-    private var entityTables: [String: EntityTable] = [:]
-    private var relationships: [RelationshipKey: RelationshipStorage] = [:]
-    private var joinTables: [String: JoinTable] = [:]
-    private var indexes: [IndexDefinition] = []
-    private var names = SchemaNames()
+    private var draft = StorageMapDraft()
     /// Entity name → position in the model file (join tables are named owner first).
     private let declarationIndex: [String: Int]
 
@@ -36,25 +28,16 @@ struct PlainSQLStorageBuilder {
         for entity in model.entities {
             try buildEntityTable(entity)
         }
-        for table in tableOrder {
-            for i in tables[table]!.columns.indices {
-                if let entity = tables[table]!.columns[i].references?.table, let name = entities[entity]?.table {
-                    tables[table]!.columns[i].references!.table = name
-                }
-            }
-        }
+        draft.resolveReferencesToTables()
         for entity in model.entities {
             buildToManyStorage(of: entity)
         }
         buildIndexes()
-        let schema = StoreSchema(tables: tableOrder.map { tables[$0]! }, indexes: indexes)
-        return StorageMap(
-            schema: schema, entities: entities, entityTables: entityTables, relationships: relationships,
-            joinTables: joinTables)
+        return draft.finish()
     }
 
     private mutating func buildEntityTable(_ entity: Entity) throws(LayoutError) {
-        let tableName = names.claimTable(entity.name)
+        let tableName = draft.names.claimTable(entity.name)
         var registry = ColumnRegistry(reserved: [PlainSQLLayout.primaryKey])
         var columns = [ColumnDefinition(name: PlainSQLLayout.primaryKey, declaredType: "INTEGER", isPrimaryKey: true)]
         var map: [String: String] = [:]
@@ -79,7 +62,7 @@ struct PlainSQLStorageBuilder {
                 ColumnDefinition(
                     name: column, declaredType: "INTEGER",
                     references: ForeignKeyReference(table: relationship.destination, column: PlainSQLLayout.primaryKey)))
-            relationships[RelationshipKey(entity: entity.name, name: relationship.name)] = .foreignKey(
+            draft.relationships[RelationshipKey(entity: entity.name, name: relationship.name)] = .foreignKey(
                 table: tableName, column: column)
         }
         columns += appended
@@ -92,29 +75,29 @@ struct PlainSQLStorageBuilder {
                 columns[i].isUnique = true  // written `name TEXT NOT NULL UNIQUE`, read back as the constraint
             }
         }
-        entities[entity.name] = EntityStorage(table: tableName, discriminatorValue: nil, columns: map, kinds: [entity.name])
-        registries[tableName] = registry
-        tables[tableName] = TableDefinition(name: tableName, columns: columns, uniqueConstraints: unique)
-        tableOrder.append(tableName)
-        entityTables[tableName] = EntityTable(
+        draft.entities[entity.name] = EntityStorage(table: tableName, discriminatorValue: nil, columns: map, kinds: [entity.name])
+        draft.registries[tableName] = registry
+        draft.tables[tableName] = TableDefinition(name: tableName, columns: columns, uniqueConstraints: unique)
+        draft.tableOrder.append(tableName)
+        draft.entityTables[tableName] = EntityTable(
             root: entity.name, primaryKey: PlainSQLLayout.primaryKey, discriminator: nil, bookkeeping: [:])
     }
 
     private mutating func buildToManyStorage(of entity: Entity) {
         for relationship in entity.relationships where !relationship.isTransient && relationship.isToMany {
             let key = RelationshipKey(entity: entity.name, name: relationship.name)
-            guard relationships[key] == nil else { continue }  // assigned from the other side
+            guard draft.relationships[key] == nil else { continue }  // assigned from the other side
             let inverse = relationship.inverse.flatMap { model.property($0, of: relationship.destination) }
             let inverseRelationship = inverse?.property.relationship
             let inverseKey = inverse.map { RelationshipKey(entity: $0.declaringEntity, name: $0.name) }
             if let inverseRelationship, let inverseKey, inverseRelationship.isToOne, !inverseRelationship.isTransient {
                 var position: String?
-                if relationship.isOrdered, case .foreignKey(let table, _)? = relationships[inverseKey] {
-                    let column = registries[table]!.claim("\(inverseKey.name)_position", owner: inverseKey.entity)
-                    tables[table]!.columns.append(ColumnDefinition(name: column, declaredType: "INTEGER"))
+                if relationship.isOrdered, case .foreignKey(let table, _)? = draft.relationships[inverseKey] {
+                    let column = draft.registries[table]!.claim("\(inverseKey.name)_position", owner: inverseKey.entity)
+                    draft.tables[table]!.columns.append(ColumnDefinition(name: column, declaredType: "INTEGER"))
                     position = column
                 }
-                relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
+                draft.relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
             } else {
                 buildJoinTable(
                     key, relationship, inverseKey: inverseRelationship?.isToMany == true ? inverseKey : nil,
@@ -139,15 +122,15 @@ struct PlainSQLStorageBuilder {
         if let inverseKey, let inverse, owns(inverseKey, over: key) {
             (first, firstRelationship, second, secondRelationship) = (inverseKey, inverse, key, relationship)
         }
-        let ownerTable = entities[first.entity]!.table
-        let destinationTable = entities[firstRelationship.destination]!.table
+        let ownerTable = draft.entities[first.entity]!.table
+        let destinationTable = draft.entities[firstRelationship.destination]!.table
         // `track_artist`; a second link table between the same two tables, or a reflexive one, is named
         // after the relationship instead (`node_children`).
         var base = "\(ownerTable)_\(destinationTable)"
-        if ownerTable.sqliteFolded == destinationTable.sqliteFolded || names.hasTable(base) {
+        if ownerTable.sqliteFolded == destinationTable.sqliteFolded || draft.names.hasTable(base) {
             base = "\(ownerTable)_\(first.name)"
         }
-        let name = names.claimTable(base)
+        let name = draft.names.claimTable(base)
         var ownerColumn = "\(ownerTable)_id"
         var destinationColumn = "\(destinationTable)_id"
         if ownerColumn.sqliteFolded == destinationColumn.sqliteFolded {
@@ -172,15 +155,15 @@ struct PlainSQLStorageBuilder {
         for position in [destinationPosition, ownerPosition].compactMap({ $0 }) {
             columns.append(ColumnDefinition(name: position, declaredType: "INTEGER"))
         }
-        tables[name] = TableDefinition(name: name, columns: columns, primaryKey: [ownerColumn, destinationColumn])
-        tableOrder.append(name)
-        joinTables[name] = JoinTable(
+        draft.tables[name] = TableDefinition(name: name, columns: columns, primaryKey: [ownerColumn, destinationColumn])
+        draft.tableOrder.append(name)
+        draft.joinTables[name] = JoinTable(
             name: name, relationship: first, inverse: second, ownerColumn: ownerColumn,
             destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
-        relationships[first] = .joinTable(
+        draft.relationships[first] = .joinTable(
             name: name, ownerColumn: ownerColumn, destinationColumn: destinationColumn, position: destinationPosition)
         if let second {
-            relationships[second] = .joinTable(
+            draft.relationships[second] = .joinTable(
                 name: name, ownerColumn: destinationColumn, destinationColumn: ownerColumn, position: ownerPosition)
         }
         let suffix = destinationColumn.hasSuffix("_id") ? String(destinationColumn.dropLast(3)) : destinationColumn
@@ -189,7 +172,7 @@ struct PlainSQLStorageBuilder {
 
     private mutating func buildIndexes() {
         for entity in model.entities {
-            let storage = entities[entity.name]!
+            let storage = draft.entities[entity.name]!
             for index in entity.indexes {
                 let elements = index.elements.compactMap { element in
                     storage.columns[element.property].map {
@@ -207,8 +190,6 @@ struct PlainSQLStorageBuilder {
     }
 
     private mutating func addIndex(_ index: IndexDefinition) {
-        var index = index
-        index.name = names.claimIndex(index.name)
-        indexes.append(index)
+        draft.addIndex(index)
     }
 }
