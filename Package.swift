@@ -48,6 +48,8 @@ let package = Package(
             dependencies: [
                 "InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the authorizer that tells what a hook's SQL reads and writes.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // Running chains: hooks, the migrator, dry-run reports.

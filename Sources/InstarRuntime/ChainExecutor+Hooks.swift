@@ -3,14 +3,14 @@ import GRDB
 import InstarPlanner
 import InstarStore
 
+/// The first hook failure inside a store transaction (the store reports it as its own error).
+final class HookFailures {
+    var first: HookError?
+}
+
 /// Running the hooks of a step: inline SQL inside the step's transaction, and the hooks that commit
 /// on their own (SQL, batched SQL, Swift, commands), each unit with its journal record.
 extension ChainExecutor {
-    func isSQL(_ hook: String) -> Bool {
-        if case .sql? = plan.hooks[hook] { return true }
-        return false
-    }
-
     /// SQL hooks inside the step's transaction; a failure throws a ``HookError``.
     func runInline(_ names: [String], phase: HookPhase, label: String, db: Database) throws {
         for name in names {
@@ -21,6 +21,18 @@ extension ChainExecutor {
                 throw HookError(hook: name, step: label, message: describe(error))
             }
             emit(.hook(name: name, done: 1, total: 1))
+        }
+    }
+
+    /// An inline hook for the store's transaction: its SQL (for the planner's analysis) and how to run it.
+    func inlineHook(_ name: String, phase: HookPhase, label: String, failures: HookFailures) -> InlineHook {
+        InlineHook(name: name, statements: StageHooks.statements(of: name, in: plan)) { db in
+            do {
+                try self.runInline([name], phase: phase, label: label, db: db)
+            } catch let error as HookError {
+                failures.first = failures.first ?? error
+                throw error
+            }
         }
     }
 

@@ -139,7 +139,12 @@ final class ChainExecutor {
                 if let reason = pauseReason() { return try pause(&entry, reason) }
                 let record = entry.chain[entry.step]
                 let stepStart = Date()
-                emit(.stepStarted(index: entry.step, of: entry.chain.count, from: record.from, to: record.to, kind: record.kind, estimatedRows: 0))
+                // A transaction may carry several steps: the event names where it ends.
+                let reach = entry.phase == .after ? entry.step : segmentEnd(from: entry.step, in: entry)
+                emit(
+                    .stepStarted(
+                        index: entry.step, of: entry.chain.count, from: record.from, to: entry.chain[reach].to,
+                        kind: reach > entry.step ? "fused" : record.kind, estimatedRows: 0))
                 if let paused = try runStep(&entry) { return paused }
                 entry.timings["\(record.from) → \(record.to)", default: 0] += Date().timeIntervalSince(stepStart)
                 emit(.stepFinished(index: entry.step, of: entry.chain.count, seconds: Date().timeIntervalSince(stepStart)))
@@ -193,41 +198,43 @@ final class ChainExecutor {
         return .paused(reason)
     }
 
-    /// One step from wherever the journal says; returns a result when it paused.
-    /// A step's hooks, split around its transaction: SQL hooks next to the schema change join it.
-    private struct StepHooks {
-        var beforeSeparate: [String] = []
-        var beforeInside: [String] = []
-        var afterInside: [String] = []
-        var afterSeparate: [String] = []
-        var isEmpty: Bool { beforeSeparate.isEmpty && beforeInside.isEmpty && afterInside.isEmpty && afterSeparate.isEmpty }
+    private func hooks(of record: JournalEntry.StepRecord) -> StageHooks {
+        StageHooks(plan: plan, from: record.from, to: record.to)
     }
 
-    private func hooks(of record: JournalEntry.StepRecord) -> StepHooks {
-        let stage = plan.stages.first { $0.from == record.from && $0.to == record.to }
-        let before = stage?.before ?? []
-        let after = stage?.after ?? []
-        let lastSeparate = before.lastIndex { !isSQL($0) }.map { $0 + 1 } ?? 0
-        let firstSeparate = after.firstIndex { !isSQL($0) } ?? after.count
-        return StepHooks(
-            beforeSeparate: Array(before[..<lastSeparate]), beforeInside: Array(before[lastSeparate...]),
-            afterInside: Array(after[..<firstSeparate]), afterSeparate: Array(after[firstSeparate...]))
-    }
-
-    /// The last step of the fused run starting at `first`: following steps join while no hook stands
-    /// between them (the earlier step has no `after` hooks, the later none `before`).
+    /// The last step of the transaction starting at `first`: following steps join while only SQL hooks
+    /// that run inside a transaction stand between them (the earlier step's `after` hooks and the
+    /// later one's `before` hooks are all inline), so that the whole run commits at once and work can
+    /// move across those hooks (``TransactionPlan``).
     private func segmentEnd(from first: Int, in entry: JournalEntry) -> Int {
         guard fuse else { return first }
         var last = first
         while last + 1 < entry.chain.count {
             let current = hooks(of: entry.chain[last])
             let next = hooks(of: entry.chain[last + 1])
-            guard current.afterInside.isEmpty, current.afterSeparate.isEmpty, next.beforeSeparate.isEmpty,
-                next.beforeInside.isEmpty
-            else { break }
+            guard StageHooks.canShareTransaction(current, next) else { break }
             last += 1
         }
         return last
+    }
+
+    /// The inline hooks of the transaction covering steps `first...last`, keyed by the position of the
+    /// version at which they run (0 = the store's version before `first`).
+    private func inlineHooks(first: Int, last: Int, in entry: JournalEntry, failures: HookFailures) -> [Int: [InlineHook]] {
+        var result: [Int: [InlineHook]] = [:]
+        for index in first...last {
+            let record = entry.chain[index]
+            let label = "\(record.from) → \(record.to)"
+            let stepHooks = hooks(of: record)
+            let position = index - first
+            result[position, default: []] += stepHooks.beforeInside.map {
+                inlineHook($0, phase: .before, label: label, failures: failures)
+            }
+            result[position + 1, default: []] += stepHooks.afterInside.map {
+                inlineHook($0, phase: .after, label: label, failures: failures)
+            }
+        }
+        return result.filter { !$0.value.isEmpty }
     }
 
     private func model(_ name: String) throws -> Model {
@@ -253,11 +260,9 @@ final class ChainExecutor {
             try commit(entry, failpoint: "phase.schema")
         }
         if entry.phase == .schema {
-            // Steps with no hook between them run as one transaction, fused where that is exact.
+            // Steps with only inline SQL hooks between them run as one transaction, fused where exact.
             let last = segmentEnd(from: entry.step, in: entry)
             let versions = try [model(record.from)] + (entry.step...last).map { try model(entry.chain[$0].to) }
-            let lastHooks = hooks(of: entry.chain[last])
-            let lastLabel = "\(entry.chain[last].from) → \(entry.chain[last].to)"
             var next = entry
             next.step = last
             next.phase = .after
@@ -265,32 +270,20 @@ final class ChainExecutor {
             next.checkpoint = nil
             next.updatedAt = Date()
             let snapshot = next
-            var hookFailure: HookError?
+            let failures = HookFailures()
+            let hooks = inlineHooks(first: entry.step, last: last, in: entry, failures: failures)
             do {
+                // The journal record commits with the transaction, after every hook.
                 try store.migrate(
-                    through: versions, fuse: fuse,
-                    before: { db in
-                        do {
-                            try self.runInline(stepHooks.beforeInside, phase: .before, label: label, db: db)
-                        } catch let e as HookError {
-                            hookFailure = e
-                            throw e
-                        }
-                    },
-                    after: { db in
-                        do {
-                            try self.runInline(lastHooks.afterInside, phase: .after, label: lastLabel, db: db)
-                        } catch let e as HookError {
-                            hookFailure = e
-                            throw e
-                        }
+                    through: versions, fuse: fuse, hooks: hooks,
+                    beforeCommit: { db in
                         try Journal.save(snapshot, db)
                         try Lease.write(self.lease, db)
                         Failpoints.hit("step.before-commit")
                     },
                     onStatement: { _ in Failpoints.hit("step.statement") })
             } catch {
-                if let hookFailure { throw hookFailure }
+                if let failure = failures.first { throw failure }
                 throw error
             }
             Failpoints.hit("step.after-commit")

@@ -48,16 +48,20 @@ public struct DryRunReport: Sendable {
     public var totalCost: Int
     public var alternatives: [Alternative]
     public var risks: [Risk]
-    /// Runs of consecutive steps with no hook between them: `migrate` runs each as one transaction,
-    /// fused so that every table is rewritten at most once.
+    /// Runs of two or more steps that `migrate` runs as one transaction (only inline SQL hooks between
+    /// them), fused so that every table is rewritten at most once, with the work moved across hooks.
     public var segments: [Segment] = []
 
     public struct Segment: Sendable {
         public var from: String
         public var to: String
         public var steps: Int
+        /// The transaction's SQL in order, hooks shown as `-- hook <name>` lines.
         public var sql: [String]
         public var tablesRebuilt: [String]
+        /// Work moved past hooks, e.g. "after hook artistsFromJSON: rebuild of track (fused with the
+        /// steps after it); index track_artist_artist_idx".
+        public var moved: [String] = []
     }
     /// Set when no chain exists: why.
     public var noChain: NoChain?
@@ -141,49 +145,70 @@ public enum DryRun {
                 step: step, label: label, store: store, current: current, lineage: lineage, layout: layout)
             lineage.advance(through: step.diff)
         }
-        report.segments = try fusedSegments(chain: chain, plan: plan, layout: store?.layout ?? layout)
+        let actual = try store.map { store in
+            try store.withDatabase { db in try SchemaReader.read(db, skipping: store.layout.isBookkeepingTable) }
+        }
+        report.segments = try fusedSegments(chain: chain, plan: plan, layout: store?.layout ?? layout, actual: actual)
         return report
     }
 
-    /// The fused runs of the chain (two steps or more), with the SQL of the fused program.
-    static func fusedSegments(chain: Chain, plan: Plan, layout: any StoreLayout) throws -> [DryRunReport.Segment] {
+    /// The transactions of the chain that cover two steps or more, planned as `migrate` will run them
+    /// (``TransactionPlan``), with their SQL.
+    static func fusedSegments(chain: Chain, plan: Plan, layout: any StoreLayout, actual: StoreSchema?) throws
+        -> [DryRunReport.Segment]
+    {
         var segments: [DryRunReport.Segment] = []
+        let stageHooks = chain.steps.map { StageHooks(plan: plan, from: $0.from, to: $0.to) }
         var start = 0
-        func hooksBetween(_ a: Step, _ b: Step) -> Bool {
-            !(a.stage?.after ?? []).isEmpty || !(b.stage?.before ?? []).isEmpty
-        }
+        var schema = actual
         while start < chain.steps.count {
             var end = start
-            while end + 1 < chain.steps.count, !hooksBetween(chain.steps[end], chain.steps[end + 1]) { end += 1 }
-            if end > start {
-                var program: StepProgram?
-                var fusedAll = true
-                for step in chain.steps[start...end] {
-                    guard let old = plan.versions.first(where: { $0.name == step.from }),
-                        let new = plan.versions.first(where: { $0.name == step.to })
-                    else { continue }
-                    let next = try StepCompiler(diff: step.diff, from: old, to: new, layout: layout).compile()
-                    if let current = program {
-                        if let fused = current.fused(with: next, nextHasConditions: !step.diff.conditions.isEmpty) {
-                            program = fused
-                        } else {
-                            fusedAll = false
-                            break
-                        }
-                    } else {
-                        program = next
-                    }
+            while end + 1 < chain.steps.count, StageHooks.canShareTransaction(stageHooks[end], stageHooks[end + 1]) {
+                end += 1
+            }
+            defer { start = end + 1 }
+            let names = [chain.steps[start].from] + chain.steps[start...end].map(\.to)
+            let versions = names.compactMap { name in plan.versions.first { $0.name == name } }
+            guard versions.count == names.count else { continue }
+            var hooks: [Int: [InlineHook]] = [:]
+            for index in start...end {
+                let position = index - start
+                for name in stageHooks[index].beforeInside {
+                    hooks[position, default: []].append(InlineHook(name: name, statements: StageHooks.statements(of: name, in: plan)))
                 }
-                if fusedAll, let program, let first = plan.versions.first(where: { $0.name == chain.steps[start].from }) {
-                    let sqlPlan = StepSQLPlanner.plan(
-                        program, actual: try layout.storageMap(for: first).schema, viewsAndTriggers: [])
-                    segments.append(
-                        DryRunReport.Segment(
-                            from: chain.steps[start].from, to: chain.steps[end].to, steps: end - start + 1,
-                            sql: sqlPlan.statements.map(\.description), tablesRebuilt: sqlPlan.rebuiltTables))
+                for name in stageHooks[index].afterInside {
+                    hooks[position + 1, default: []].append(InlineHook(name: name, statements: StageHooks.statements(of: name, in: plan)))
                 }
             }
-            start = end + 1
+            let transaction = try TransactionPlan.make(versions: versions, hooks: hooks, layout: layout, fuse: true)
+            var current = try schema ?? layout.storageMap(for: versions[0]).schema
+            var sql: [String] = []
+            var rebuilt: [String: Int] = [:]
+            for part in transaction.parts {
+                switch part {
+                case .steps(let unit):
+                    let planned = StepSQLPlanner.plan(unit.program, actual: current, viewsAndTriggers: [])
+                    sql += planned.statements.map(\.description)
+                    for table in planned.rebuiltTables { rebuilt[table, default: 0] += 1 }
+                    current = unit.program.targetSchema
+                case .hooks(let hooks, _, let access):
+                    for hook in hooks {
+                        sql.append("-- hook \(hook.name)" + (access.opaqueReason.map { " (nothing moves across it: \($0))" } ?? ""))
+                    }
+                }
+            }
+            schema = current
+            guard end > start else { continue }
+            segments.append(
+                DryRunReport.Segment(
+                    from: names.first!, to: names.last!, steps: end - start + 1, sql: sql, 
+                    tablesRebuilt: rebuilt.keys.sorted().map { rebuilt[$0]! > 1 ? "\($0) (\(rebuilt[$0]!) times)" : $0 },
+                    moved: transaction.moves.map { move in
+                        let what = move.work.tables.map { "rebuild of \($0) (fused with the steps after it)" }
+                            + move.work.indexes.map { "index \($0)" }
+                        return "after hook \(move.hooks.joined(separator: ", ")) at \(versions[move.position].name): "
+                            + what.joined(separator: "; ")
+                    }))
         }
         return segments
     }

@@ -48,7 +48,7 @@ private final class FailpointState: @unchecked Sendable {
     }
 
     private func create(_ path: String) -> FileHandle? {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         return FileHandle(forWritingAtPath: path)
     }
 }

@@ -21,7 +21,10 @@ enum ReportRendering {
             },
             "alternatives": r.alternatives.map { ["versions": $0.versions, "cost": $0.cost] },
             "segments": r.segments.map {
-                ["from": $0.from, "to": $0.to, "steps": $0.steps, "sql": $0.sql, "tablesRebuilt": $0.tablesRebuilt] as [String: Any]
+                [
+                    "from": $0.from, "to": $0.to, "steps": $0.steps, "sql": $0.sql, "tablesRebuilt": $0.tablesRebuilt,
+                    "movedAcrossHooks": $0.moved,
+                ] as [String: Any]
             },
             "risks": r.risks.map { risk -> [String: Any] in
                 var o: [String: Any] = ["kind": risk.kind.rawValue, "message": risk.message]
@@ -89,8 +92,9 @@ enum ReportRendering {
         for segment in r.segments {
             lines.append("")
             lines.append(
-                "fused: \(segment.from) → \(segment.to) (\(segment.steps) steps) runs as one transaction; tables rebuilt once: \(segment.tablesRebuilt.isEmpty ? "none" : segment.tablesRebuilt.joined(separator: ", "))"
+                "fused: \(segment.from) → \(segment.to) (\(segment.steps) steps) runs as one transaction; tables rebuilt: \(segment.tablesRebuilt.isEmpty ? "none" : segment.tablesRebuilt.joined(separator: ", "))"
             )
+            lines += segment.moved.map { "  moved \($0)" }
             lines += segment.sql.map { "    \($0)" }
         }
         lines.append("")

@@ -50,42 +50,42 @@ extension SQLiteStore {
         try migrate(through: [old, new], before: before, after: after, onStatement: onStatement)
     }
 
-    /// Migrates through consecutive versions (`versions[0]` is the store's) in ONE transaction, fusing
-    /// the steps where that is exact (``StepProgram/fused(with:nextHasConditions:)``): each table is
-    /// rewritten at most once per fused run, and adds and renames stay in place. Where steps cannot be
-    /// fused they run one after the other inside the same transaction, each checked on the data as the
-    /// previous one left it. `fuse: false` runs every step separately (for comparison).
+    /// Migrates through consecutive versions (`versions[0]` is the store's) in ONE transaction, with
+    /// `before` running on the old shape and `after` on the new one (see
+    /// ``migrate(through:fuse:hooks:beforeCommit:onStatement:)``).
     @discardableResult
     public func migrate(
-        through versions: [Model], fuse: Bool = true, before: ((Database) throws -> Void)? = nil,
-        after: ((Database) throws -> Void)? = nil, onStatement: ((Int) -> Void)? = nil
+        through versions: [Model], fuse: Bool = true, before: ((Database) throws -> Void)?,
+        after: ((Database) throws -> Void)?, onStatement: ((Int) -> Void)? = nil
+    ) throws(StoreError) -> StepOutcome {
+        var hooks: [Int: [InlineHook]] = [:]
+        if let before { hooks[0] = [InlineHook(name: "before", statements: nil, run: before)] }
+        if let after { hooks[versions.count - 1] = [InlineHook(name: "after", statements: nil, run: after)] }
+        return try migrate(through: versions, fuse: fuse, hooks: hooks, beforeCommit: nil, onStatement: onStatement)
+    }
+
+    /// Migrates through consecutive versions (`versions[0]` is the store's) in ONE transaction, running
+    /// `hooks[k]` once the store is at `versions[k]` and `beforeCommit` last (the runtime's journal record); planned by ``TransactionPlan``: with `fuse`, steps
+    /// with no hook between them are fused where that is exact (each table rewritten at most once per
+    /// run, adds and renames in place) and work moves past SQL hooks that cannot tell the difference;
+    /// `fuse: false` runs every step separately (for comparison).
+    ///
+    /// Every run of steps is checked on the data as it finds it (conditions), and verified before the
+    /// next part (schema, foreign keys of the tables it may have broken, surviving row counts); hooks
+    /// are followed by the same schema and foreign-key checks. Hooks at a later position see the
+    /// store's metadata of the version they run at.
+    @discardableResult
+    public func migrate(
+        through versions: [Model], fuse: Bool = true, hooks: [Int: [InlineHook]] = [:],
+        beforeCommit: ((Database) throws -> Void)? = nil, onStatement: ((Int) -> Void)? = nil
     ) throws(StoreError) -> StepOutcome {
         let start = Date()
         guard let first = versions.first, let last = versions.last, versions.count >= 2 else {
             throw StoreError(.unknownVersion, path: path, "a migration needs at least two versions")
         }
-        // Compile every step, then fold them into units: fused where possible.
-        struct Unit {
-            var program: StepProgram
-            var from: Model
-            var to: Model
-            var conditions: [DataCondition]
-        }
-        var units: [Unit] = []
+        let transaction: TransactionPlan
         do {
-            for (old, new) in zip(versions, versions.dropFirst()) {
-                let diff = ModelDiff(from: old, to: new)
-                let program = try StepCompiler(diff: diff, from: old, to: new, layout: layout).compile()
-                if fuse, var current = units.last,
-                    let fused = current.program.fused(with: program, nextHasConditions: !diff.conditions.isEmpty)
-                {
-                    current.program = fused
-                    current.to = new
-                    units[units.count - 1] = current
-                } else {
-                    units.append(Unit(program: program, from: old, to: new, conditions: diff.conditions))
-                }
-            }
+            transaction = try TransactionPlan.make(versions: versions, hooks: hooks, layout: layout, fuse: fuse)
         } catch {
             throw StoreError.from(error, path: path, doing: "compiling the step")
         }
@@ -96,41 +96,74 @@ extension SQLiteStore {
         var tables: [String: TableTreatment] = [:]
         let label = "\(first.name) → \(last.name)"
         var statementIndex = 0
+        let lastUnit = transaction.parts.lastIndex { if case .steps = $0 { true } else { false } }
         do {
             try queue.inDatabase { db in
                 try db.inTransaction(.immediate) {
-                    try checkNoDrift(db, expected: layout.storageMap(for: first).schema, version: first.name)
-                    try before?(db)
-                    let extras = try ViewsAndTriggers.read(db)
-                    for extra in extras { try db.execute(sql: extra.dropSQL) }
-                    for (index, unit) in units.enumerated() {
-                        try checkConditions(unit.conditions, db: db, map: layout.storageMap(for: unit.from))
-                        let counted = try counts(unit.program.survivingEntities, db: db, source: true)
-                        let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
-                        let isLast = index == units.count - 1
-                        let unitPlan = StepSQLPlanner.plan(
-                            unit.program, actual: actual, viewsAndTriggers: isLast ? extras.map(\.sql) : [])
-                        for statement in unitPlan.statements {
-                            onStatement?(statementIndex)
-                            statementIndex += 1
-                            do {
-                                try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments))
-                            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                                throw StoreError(
-                                    .dataCondition, path: path,
-                                    "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed")
+                    let initial = try layout.storageMap(for: first).schema
+                    try checkNoDrift(db, expected: initial, version: first.name)
+                    var extras: [ViewsAndTriggers]?
+                    var expected = initial
+                    var metadataWritten = false
+                    var pending = PendingForeignKeyChecks()
+                    for (index, part) in transaction.parts.enumerated() {
+                        switch part {
+                        case .hooks(let hooks, let position, let access):
+                            if position > 0 {
+                                try layout.writeMetadata(db, model: versions[position])
+                                metadataWritten = position == versions.count - 1
                             }
+                            for hook in hooks { try hook.run?(db) }
+                            if position > 0 {
+                                try verifySchema(db, schema: expected, version: versions[position].name)
+                            }
+                            pending.add(
+                                ForeignKeyScope.tables(after: access, in: expected),
+                                origin: "hook \(hooks.map { "'\($0.name)'" }.joined(separator: ", ")) at \(versions[position].name)")
+                        case .steps(let unit):
+                            if extras == nil {
+                                // The store's own views and triggers may name tables being rebuilt.
+                                let found = try ViewsAndTriggers.read(db)
+                                for extra in found { try db.execute(sql: extra.dropSQL) }
+                                extras = found
+                            }
+                            // Links to rows a unit removes are deleted by the unit: check pending links first,
+                            // so that a link a hook got wrong is reported, not quietly removed.
+                            if unit.program.transformations.contains(where: { !$0.filter.isEmpty }) {
+                                try pending.check(db, path: path)
+                            }
+                            pending.follow(unit.program)
+                            try checkConditions(unit.conditions, db: db, map: layout.storageMap(for: unit.from))
+                            let counted = try counts(unit.program.survivingEntities, db: db, source: true)
+                            let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+                            let unitPlan = StepSQLPlanner.plan(
+                                unit.program, actual: actual,
+                                viewsAndTriggers: index == lastUnit ? (extras ?? []).map(\.sql) : [])
+                            for statement in unitPlan.statements {
+                                onStatement?(statementIndex)
+                                statementIndex += 1
+                                do {
+                                    try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments))
+                                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                                    throw StoreError(
+                                        .dataCondition, path: path,
+                                        "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed")
+                                }
+                            }
+                            statements += unitPlan.statements
+                            tables.merge(unitPlan.tables) { _, b in b }
+                            try verifySchema(db, schema: unit.program.targetSchema, version: unit.program.toVersion)
+                            pending.add(
+                                ForeignKeyScope.tables(after: unit.program, source: actual),
+                                origin: "the step \(unit.from.name) → \(unit.to.name)")
+                            try verifyCounts(db, program: unit.program, before: counted)
+                            expected = unit.program.targetSchema
                         }
-                        statements += unitPlan.statements
-                        tables.merge(unitPlan.tables) { _, b in b }
-                        try verify(db, program: unit.program, before: counted)
                     }
-                    try checkViews(extras, db: db, version: last.name)
-                    try layout.writeMetadata(db, model: last)
-                    if let after {
-                        try after(db)
-                        try verify(db, program: units.last!.program, before: nil)
-                    }
+                    try pending.check(db, path: path)
+                    try checkViews(extras ?? [], db: db, version: last.name)
+                    if !metadataWritten { try layout.writeMetadata(db, model: last) }
+                    try beforeCommit?(db)
                     return .commit
                 }
             }
@@ -139,7 +172,7 @@ extension SQLiteStore {
         }
         return StepOutcome(
             fromVersion: first.name, toVersion: last.name, plan: StepSQLPlan(statements: statements, tables: tables),
-            seconds: Date().timeIntervalSince(start), fusedSteps: versions.count - 1 - units.count)
+            seconds: Date().timeIntervalSince(start), fusedSteps: transaction.fusedSteps)
     }
 
     /// SQLite recreates a view without checking its columns; reading it once tells whether it broke.
@@ -229,23 +262,21 @@ extension SQLiteStore {
         return result
     }
 
-    /// Schema, foreign keys and (when `before` is given) surviving entities' row counts.
-    private func verify(_ db: Database, program: StepProgram, before: [String: Int]?) throws {
+    /// The schema is exactly `schema`.
+    private func verifySchema(_ db: Database, schema: StoreSchema, version: String) throws {
         let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
         let differences = SchemaComparison.differences(
-            expected: program.targetSchema, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
+            expected: schema, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
         guard differences.isEmpty else {
             throw StoreError(
                 .verificationFailed, path: path,
-                "after the step the schema is not that of \(program.toVersion); rolled back:\n  "
+                "after the step the schema is not that of \(version); rolled back:\n  "
                     + differences.map(\.description).joined(separator: "\n  "))
         }
-        if let violation = try db.foreignKeyViolations().next() {
-            throw StoreError(
-                .verificationFailed, path: path,
-                "after the step a foreign key is broken (\(violation.originTable) row \(violation.originRowID.map(String.init) ?? "?") → \(violation.destinationTable)); rolled back")
-        }
-        guard let before else { return }
+    }
+
+    /// Every entity that survives the program kept its row count.
+    private func verifyCounts(_ db: Database, program: StepProgram, before: [String: Int]) throws {
         let after = try counts(program.survivingEntities, db: db, source: false)
         for e in program.survivingEntities where before[e.sourceEntity] != after[e.sourceEntity] {
             throw StoreError(

@@ -1,0 +1,131 @@
+/// Moving work across a hook that cannot tell the difference.
+///
+/// A custom stage's hook stands between two steps, so without help the step before it and the step
+/// after it each rewrite their tables: a table changed on both sides of a hook is rebuilt twice. When
+/// the hook is plain SQL, Instar knows exactly what it touches (``SQLAccess``), and two kinds of work
+/// can wait until after it:
+///
+/// - **A table's rebuild** moves past the hook when the hook writes nothing in that table, changes no
+///   schema of it, and reads from it only columns the rebuild carries over unchanged (same name, same
+///   declared type, a plain copy) or its rows as a whole; the rebuild keeps every row (no filter), the
+///   table keeps its name, and no other table of the step is filled from it or looks values up in it.
+///   The hook then sees exactly the values it would have seen after the rebuild; the moved rebuild is
+///   fused with the step after the hook, so the table is rewritten once.
+/// - **A new plain (non-unique) index** moves past the hook when the hook fills or updates its table
+///   without reading it:
+///   filling a table and then indexing it is much cheaper than maintaining the index row by row, and
+///   an index that is not read changes no result. Unique indexes never move (they are constraints the
+///   hook's `INSERT OR IGNORE` may rely on).
+///
+/// The transaction stays one transaction: nothing is committed between the parts, so no other reader
+/// ever sees the intermediate shape. A hook whose SQL cannot be analysed, or that is not SQL, moves
+/// nothing.
+public struct DeferredWork: Sendable, Hashable {
+    /// Tables whose rewrite runs after the hook instead of before it.
+    public var tables: [String] = []
+    /// Indexes created after the hook instead of before it.
+    public var indexes: [String] = []
+
+    public var isEmpty: Bool { tables.isEmpty && indexes.isEmpty }
+}
+
+extension StepProgram {
+    /// Splits this program around a hook that runs right after it: `now` runs before the hook and leaves
+    /// the deferred tables in their source shape and the deferred indexes uncreated; `later` goes from
+    /// there to this program's target (so that it can be fused with the step after the hook). Nil when
+    /// nothing may move. `moveTables` is false when no step follows the hook (a moved rebuild would cost
+    /// the same after it; only indexes gain).
+    public func deferring(past access: SQLAccess, sourceSchema: StoreSchema, moveTables: Bool) -> (
+        now: StepProgram, later: StepProgram, moved: DeferredWork
+    )? {
+        guard !access.isOpaque else { return nil }
+        var moved = DeferredWork()
+        var deferred: [String: (rewrite: TableTransformation, source: TableDefinition)] = [:]
+        let anyLookup = transformations.contains { $0.columns.values.contains(where: \.containsLookup) }
+        if moveTables && !anyLookup {
+            for t in transformations {
+                guard let source = t.source, let definition = sourceSchema.table(named: source),
+                    canDefer(t, source: definition, access: access)
+                else { continue }
+                // Another table of the step filled from this one (a join table made from its keys)
+                // reads it as it is before the step: keep it in place.
+                guard !transformations.contains(where: { $0 != t && $0.source == source }) else { continue }
+                deferred[t.target.name] = (t, definition)
+                moved.tables.append(t.target.name)
+            }
+        }
+        let sourceIndexes = Set(sourceSchema.indexes)
+        let deferredIndexes = targetSchema.indexes.filter { index in
+            !index.isUnique && !sourceIndexes.contains(index) && deferred[index.table] == nil
+                && access.reads[index.table] == nil && !access.schemaChanges.contains(index.table)
+                && (access.inserts.contains(index.table) || access.updates[index.table] != nil)
+        }
+        moved.indexes = deferredIndexes.map(\.name)
+        guard !moved.isEmpty else { return nil }
+
+        // Before the hook: the deferred tables stay as they are.
+        var now = self
+        now.transformations = transformations.map { t in
+            guard let (_, source) = deferred[t.target.name] else { return t }
+            return TableTransformation.unchanged(source, role: t.role)
+        }
+        now.targetSchema.tables = targetSchema.tables.map { deferred[$0.name]?.source ?? $0 }
+        let skippedIndexes = Set(deferredIndexes.map(\.name))
+        now.targetSchema.indexes =
+            targetSchema.indexes.filter { deferred[$0.table] == nil && !skippedIndexes.contains($0.name) }
+            + sourceSchema.indexes.filter { deferred[$0.table] != nil }
+        now.survivingEntities = survivingEntities.map { e in
+            guard deferred[e.destinationTable] != nil else { return e }
+            var kept = e
+            kept.destinationDiscriminator = e.sourceDiscriminator
+            return kept
+        }
+
+        // After the hook: from that shape to this program's target.
+        let roles = Dictionary(transformations.map { ($0.target.name, $0.role) }, uniquingKeysWith: { a, _ in a })
+        let later = StepProgram(
+            fromVersion: toVersion, toVersion: toVersion,
+            transformations: targetSchema.tables.map { table in
+                deferred[table.name]?.rewrite ?? .unchanged(table, role: roles[table.name] ?? .entityTable)
+            },
+            droppedTables: [], targetSchema: targetSchema,
+            survivingEntities: survivingEntities.map { e in
+                SurvivingEntity(
+                    sourceEntity: e.destinationEntity, sourceTable: e.destinationTable,
+                    sourceDiscriminator: deferred[e.destinationTable] != nil ? e.sourceDiscriminator : e.destinationDiscriminator,
+                    destinationEntity: e.destinationEntity, destinationTable: e.destinationTable,
+                    destinationDiscriminator: e.destinationDiscriminator)
+            })
+        return (now, later, moved)
+    }
+
+    /// Whether the rewrite of one table may wait until after the hook (see ``DeferredWork``).
+    private func canDefer(_ t: TableTransformation, source: TableDefinition, access: SQLAccess) -> Bool {
+        guard t.continuesSource, t.source == t.target.name, t.filter.isEmpty, !access.writes(t.target.name) else {
+            return false
+        }
+        if t.columns.values.contains(where: { $0.containsLookup || $0.containsPosition }) { return false }
+        // Only a rebuild is worth moving; a table altered in place costs next to nothing either way.
+        if case .success = InPlaceAlteration.statements(
+            for: t, source: source, tableRenames: [t.target.name: t.target.name], tableName: t.target.name)
+        {
+            return false
+        }
+        for column in access.reads[t.target.name] ?? [] where !column.isEmpty {
+            guard let target = t.target.column(named: column), let before = source.column(named: column),
+                t.columns[column] == .column(column), target.declaredType == before.declaredType
+            else { return false }
+        }
+        return true
+    }
+}
+
+extension TableTransformation {
+    /// A table carried over as it is (every column copied, every row kept).
+    static func unchanged(_ table: TableDefinition, role: Role) -> TableTransformation {
+        TableTransformation(
+            target: table, role: role, source: table.name,
+            columns: Dictionary(uniqueKeysWithValues: table.columns.map { ($0.name, .column($0.name)) }),
+            continuesSource: true)
+    }
+}

@@ -1,0 +1,301 @@
+import Foundation
+import GRDB
+import InstarModel
+import InstarPlanner
+import InstarRuntime
+@testable import InstarStore
+import Testing
+
+/// What a hook's SQL reads and writes (``SQLAccess``), and the work the planner moves across a hook
+/// because of it (``TransactionPlan``): each rule fires where it should and not where it must not,
+/// and moving work never changes the resulting store.
+@Suite struct SQLAccessTests {
+    let schema = StoreSchema(tables: [
+        TableDefinition(name: "track", columns: [
+            ColumnDefinition(name: "id", declaredType: "INTEGER", isPrimaryKey: true),
+            ColumnDefinition(name: "title", declaredType: "TEXT"),
+            ColumnDefinition(name: "json", declaredType: "TEXT"),
+        ]),
+        TableDefinition(name: "artist", columns: [
+            ColumnDefinition(name: "id", declaredType: "INTEGER", isPrimaryKey: true),
+            ColumnDefinition(name: "name", declaredType: "TEXT", notNull: true),
+        ]),
+    ])
+
+    @Test func readsAndWritesAreTheColumnsAndTablesSQLiteReports() {
+        let access = SQLAccess.of(
+            [
+                #"CREATE TEMP TABLE "x" AS SELECT t."id" AS "id", j."value" ->> 'name' AS "name" FROM "track" AS t, json_each(t."json") AS j"#,
+                #"INSERT INTO "artist" ("name") SELECT DISTINCT "name" FROM "temp"."x" WHERE "name" IS NOT NULL"#,
+                #"DROP TABLE "temp"."x""#,
+            ], in: schema)
+        #expect(access.opaqueReason == nil)
+        #expect(access.reads == ["track": ["id", "json"]])
+        #expect(access.inserts == ["artist"])
+        #expect(access.updates.isEmpty && access.deletes.isEmpty && access.schemaChanges.isEmpty)
+        #expect(!access.writes("track") && access.writes("artist"))
+    }
+
+    @Test func updatesDeletesCountsAndSchemaChangesAreSeen() {
+        let access = SQLAccess.of(
+            [
+                #"UPDATE "track" SET "title" = upper("title") WHERE "id" > 3"#,
+                #"DELETE FROM "artist" WHERE "id" NOT IN (SELECT "id" FROM "track")"#,
+                #"SELECT count(*) FROM "artist""#,
+                #"CREATE INDEX "t" ON "track" ("title")"#,
+            ], in: schema)
+        #expect(access.opaqueReason == nil)
+        #expect(access.updates["track"] == ["title"])
+        #expect(access.deletes == ["artist"])
+        #expect(access.reads["track"] == ["id", "title"])
+        #expect(access.reads["artist"]?.contains("id") == true)
+        #expect(access.schemaChanges == ["track"])
+    }
+
+    @Test func whatCannotBeSeenThroughIsOpaque() {
+        let cases: [(String, String)] = [
+            ("PRAGMA foreign_keys = ON", "PRAGMA"),
+            (#"SELECT "sql" FROM "sqlite_master""#, "schema table"),
+            (#"UPDATE "nope" SET "x" = 1"#, "fails on the expected schema"),
+            (#"CREATE TEMP TRIGGER "t" AFTER INSERT ON "artist" BEGIN DELETE FROM "track"; END"#, "temporary trigger"),
+            ("ATTACH ':memory:' AS other", "ATTACH"),
+        ]
+        for (sql, reason) in cases {
+            let access = SQLAccess.of([sql], in: schema)
+            #expect(access.isOpaque, "\(sql)")
+            #expect(access.opaqueReason?.contains(reason) == true, "\(sql): \(access.opaqueReason ?? "-")")
+            #expect(access.touches("track") && access.writes("artist"))
+        }
+    }
+}
+
+@Suite struct HookCrossingTests {
+    // Track 1 → 2 rebuilds `track` (title becomes optional, image → artwork, a new NOT NULL default
+    // column); 2 → 3 adds `artist` and a join table that the hook fills from the JSON; 3 → 4 drops
+    // the JSON and note columns (a second rebuild of `track` unless the first one moves past the hook).
+    static let v1 = """
+        entities:
+          track:
+            attributes:
+              title: string
+              note: string?
+              json: string?
+              image: string?
+        """
+    static let v2 = """
+        entities:
+          track:
+            attributes:
+              title: string?
+              note: string?
+              json: string?
+              artwork: { type: string, optional: true, renamedFrom: image }
+              plays: int64 = 0
+        """
+    static let v3 = """
+        entities:
+          track:
+            attributes:
+              title: string?
+              note: string?
+              json: string?
+              artwork: string?
+              plays: int64 = 0
+            relationships:
+              artists: artist[] inverse tracks
+          artist:
+            attributes:
+              name: string
+            relationships:
+              tracks: track[] inverse artists
+        """
+    static let v4 = """
+        entities:
+          track:
+            attributes:
+              title: string?
+              artwork: string?
+              plays: int64 = 0
+            relationships:
+              artists: artist[] inverse tracks
+          artist:
+            attributes:
+              name: string
+            relationships:
+              tracks: track[] inverse artists
+        """
+
+    func models() throws -> [Model] {
+        try [Self.v1, Self.v2, Self.v3, Self.v4].enumerated().map { try model($0.1, name: "Track \($0.0 + 1)") }
+    }
+
+    /// The join table's name and columns in the instar layout, from the storage map.
+    func joinTable(_ model: Model) throws -> (table: String, owner: String, other: String) {
+        let links = try #require(StorageMapNaming(model: model, layout: InstarLayout()).links(of: "artists", in: "track"))
+        guard case .joinTable(let table, let owner, let other, _) = links else {
+            Issue.record("expected a join table")
+            throw CancellationError()
+        }
+        return (table, owner, other)
+    }
+
+    /// The hook: one artist per JSON name, one link per track and artist.
+    func fillArtists(_ model: Model, reading column: String = "json") throws -> [String] {
+        let (table, owner, other) = try joinTable(model)
+        return [
+            #"INSERT INTO "artist" ("name") SELECT DISTINCT j."value" FROM "track" AS t, json_each(t."\#(column)") AS j ORDER BY 1"#,
+            #"INSERT OR IGNORE INTO "\#(table)" ("\#(owner)", "\#(other)") SELECT t."_pk", a."_pk" FROM "track" AS t, json_each(t."json") AS j JOIN "artist" AS a ON a."name" = j."value""#,
+        ]
+    }
+
+    func fixture(_ first: Model) throws -> StoreFixture {
+        let f = try StoreFixture(first)
+        try f.execute(
+            """
+            INSERT INTO "track" ("_pk", "title", "json", "image") VALUES
+              (1, 'one', '["A","B"]', 'i1'), (2, 'two', '["A"]', NULL), (3, 'three', NULL, 'i3'), (4, 'four', '["C","A","C"]', 'i4')
+            """)
+        return f
+    }
+
+    func hooks(_ statements: [String]) -> [Int: [InlineHook]] {
+        [2: [InlineHook(name: "fillArtists", statements: statements) { db in for sql in statements { try db.execute(sql: sql) } }]]
+    }
+
+    @Test func aRebuildTheHookCannotSeeMovesPastItAndTheTableIsRebuiltOnce() throws {
+        let versions = try models()
+        let statements = try fillArtists(versions[2])
+        let plan = try TransactionPlan.make(versions: versions, hooks: hooks(statements), layout: InstarLayout(), fuse: true)
+        let moved = try #require(plan.moves.first)
+        #expect(moved.hooks == ["fillArtists"] && moved.position == 2)
+        #expect(moved.work.tables == ["track"])
+        // The join table's plain index is made after the hook fills it; artist's unique constraint is not moved.
+        let (table, _, _) = try joinTable(versions[2])
+        #expect(!moved.work.indexes.isEmpty && moved.work.indexes.allSatisfy { $0.hasPrefix(table) })
+
+        let fused = try fixture(versions[0])
+        let outcome = try fused.store.migrate(through: versions, fuse: true, hooks: hooks(statements))
+        #expect(outcome.plan.statements.filter { $0.purpose == "copy rows into track" }.count == 1)
+        let stepwise = try fixture(versions[0])
+        let unfused = try stepwise.store.migrate(through: versions, fuse: false, hooks: hooks(statements))
+        #expect(unfused.plan.statements.filter { $0.purpose == "copy rows into track" }.count == 2)
+        #expect(try FusionPropertyTests.digest(fused.store) == FusionPropertyTests.digest(stepwise.store))
+        #expect(try fused.rows("artist").map { $0["name"] } == ["A", "B", "C"].map { $0.databaseValue })
+        #expect(try fused.column("track", "plays") == Array(repeating: .int(0), count: 4))
+    }
+
+    @Test func aRebuildStaysWhereTheHookCouldSeeIt() throws {
+        let versions = try models()
+        let (table, owner, _) = try joinTable(versions[2])
+        let cases: [(String, [String])] = [
+            // Reads a column the rebuild renames.
+            ("reads artwork", try fillArtists(versions[2]) + [#"INSERT INTO "artist" ("name") SELECT "artwork" FROM "track" WHERE "artwork" = 'none'"#]),
+            // Reads a column the rebuild fills with a default.
+            ("reads plays", try fillArtists(versions[2]) + [#"DELETE FROM "\#(table)" WHERE "\#(owner)" IN (SELECT "_pk" FROM "track" WHERE "plays" > 0)"#]),
+            // Writes the table.
+            ("writes track", try fillArtists(versions[2]) + [#"UPDATE "track" SET "title" = upper("title")"#]),
+            // Cannot be analysed.
+            ("opaque", try fillArtists(versions[2]) + ["PRAGMA user_version"]),
+        ]
+        for (name, statements) in cases {
+            let plan = try TransactionPlan.make(versions: versions, hooks: hooks(statements), layout: InstarLayout(), fuse: true)
+            #expect(plan.moves.allSatisfy { !$0.work.tables.contains("track") }, "\(name)")
+            let fused = try fixture(versions[0])
+            try fused.store.migrate(through: versions, fuse: true, hooks: hooks(statements))
+            let stepwise = try fixture(versions[0])
+            try stepwise.store.migrate(through: versions, fuse: false, hooks: hooks(statements))
+            #expect(try FusionPropertyTests.digest(fused.store) == FusionPropertyTests.digest(stepwise.store), "\(name)")
+        }
+        // A hook that is code, not SQL, moves nothing at all.
+        let code = [2: [InlineHook(name: "code", statements: nil) { _ in }]]
+        #expect(try TransactionPlan.make(versions: versions, hooks: code, layout: InstarLayout(), fuse: true).moves.isEmpty)
+        // Without fusion nothing moves either.
+        let statements = try fillArtists(versions[2])
+        #expect(try TransactionPlan.make(versions: versions, hooks: hooks(statements), layout: InstarLayout(), fuse: false).moves.isEmpty)
+    }
+
+    @Test func aHookThatBreaksALinkRollsEverythingBackAndIsNamed() throws {
+        let versions = try models()
+        let (table, owner, other) = try joinTable(versions[2])
+        let broken = try fillArtists(versions[2]) + [#"INSERT INTO "\#(table)" ("\#(owner)", "\#(other)") VALUES (99, 1)"#]
+        for fuse in [true, false] {
+            let f = try fixture(versions[0])
+            let before = try f.fileBytes()
+            #expect {
+                try f.store.migrate(through: versions, fuse: fuse, hooks: hooks(broken))
+            } throws: { error in
+                let text = "\(error)"
+                return text.contains("foreign key is broken after hook 'fillArtists'") && text.contains("\(table) row")
+            }
+            #expect(try f.fileBytes() == before)
+        }
+    }
+
+    /// The fast check (each distinct value looked up once) agrees with `PRAGMA foreign_key_check`, and
+    /// composite keys are left to the pragma.
+    @Test func linkChecksAgreeWithSQLite() throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = false
+        let queue = try DatabaseQueue(configuration: configuration)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE p (id INTEGER PRIMARY KEY, code TEXT UNIQUE, a INTEGER, b INTEGER, UNIQUE (a, b));
+                    CREATE TABLE c (x INTEGER REFERENCES p(id), y TEXT REFERENCES p(code));
+                    CREATE TABLE d (a INTEGER, b INTEGER, FOREIGN KEY (a, b) REFERENCES p(a, b));
+                    INSERT INTO p VALUES (1, 'one', 1, 1), (2, 'two', 1, 2);
+                    """)
+            let schema = try SchemaReader.read(db)
+            let rows: [(String, String, Bool)] = [
+                ("c", "(1, 'one'), (2, NULL), (NULL, 'two')", true),
+                ("c", "(1, 'one'), (3, 'one')", false),
+                ("c", "(1, 'three')", false),
+            ]
+            for (table, values, intact) in rows {
+                try db.execute(sql: "DELETE FROM \(table); INSERT INTO \(table) VALUES \(values)")
+                let pragma = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check(\(table))").isEmpty
+                #expect(pragma == intact)
+                #expect(try PendingForeignKeyChecks.linksAreIntact(schema.table(named: table)!, schema: schema, db) == intact)
+            }
+            // (1, 2) and (2, 1) each match a column of some parent row, but (2, 1) is no parent's key.
+            try db.execute(sql: "INSERT INTO d VALUES (1, 2), (2, 1)")
+            #expect(try !Row.fetchAll(db, sql: "PRAGMA foreign_key_check(d)").isEmpty)
+            #expect(try !PendingForeignKeyChecks.linksAreIntact(schema.table(named: "d")!, schema: schema, db))
+        }
+    }
+}
+
+/// Every example plan in `Plans/` gives the same store fused (steps merged, work moved across hooks)
+/// and step by step: the digest of every table's rows and of the schema.
+@Suite struct ExamplePlansFusionTests {
+    @Test(arguments: ["garage", "music", "school", "shop", "flight-log", "bench-tracks"])
+    func fusedAndStepwiseRunsOfTheExamplePlansAgree(_ name: String) throws {
+        let folder = packageRoot.appendingPathComponent("Plans/\(name)")
+        let plan = try PlanFileReader.read(path: folder.appendingPathComponent("plan.yaml").path)
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var digests: [String] = []
+        for fuse in [true, false] {
+            let store = directory.appendingPathComponent("\(fuse ? "fused" : "stepwise").sqlite").path
+            let created = try runInstar(["store", "create", folder.appendingPathComponent("models/v1.yaml").path, "--store", store, "--layout", plan.layout])
+            try #require(created.status == 0, "\(created.stderr)")
+            let fill = Process()
+            fill.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            fill.arguments = ["python3", folder.appendingPathComponent("sample-data.py").path, store, "400"]
+            try fill.run()
+            fill.waitUntilExit()
+            try #require(fill.terminationStatus == 0)
+            var migrator = Migrator(plan: plan)
+            migrator.fuse = fuse
+            #expect(try migrator.migrate(storeAt: store) != nil)
+            let opened = try SQLiteStore.open(at: store, layout: Layouts.named(plan.layout))
+            // The finished run's journal record (its id and timings) is the only expected difference.
+            try opened.withDatabase { db in
+                if try db.tableExists("_instar_journal") { try db.execute(sql: #"DELETE FROM "_instar_journal""#) }
+            }
+            digests.append(try FusionPropertyTests.digest(opened))
+            try opened.close()
+        }
+        #expect(digests[0] == digests[1])
+    }
+}
