@@ -45,8 +45,9 @@ struct DiffBuilder {
         return (identifier, nil)
     }
 
-    mutating func entityChanges() {
-        for mapping in mappings {
+    /// `unchanged`: destination entities known to be identical to their source (nothing to report).
+    mutating func entityChanges(skipping unchanged: Set<String> = []) {
+        for mapping in mappings where !unchanged.contains(mapping.destination ?? "") {
             switch (mapping.source, mapping.destination) {
             case (nil, let d?):
                 let entity = new.entity(named: d)!

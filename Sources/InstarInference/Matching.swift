@@ -56,15 +56,22 @@ enum Matcher {
         }
         let conflicted = Set(result.conflicts.map(\.identifier))
 
-        let passes: [(Candidate<E>, Candidate<E>) -> Bool] = [
-            { s, d in s.name == d.name && s.canonical == d.canonical },
-            { s, d in s.canonical == d.canonical },
-            { s, d in d.identifier != nil && s.name == d.identifier },
-            { s, d in s.name == d.name },
+        // Each pass: (the key a source is looked up by, the key a destination asks for, and a check of
+        // the pair). Sources are indexed by key once, in their order, so that each destination finds
+        // the first free source of its key without scanning them all (long histories diff thousands of
+        // entity and property lists).
+        let byName = Dictionary(grouping: sources.indices) { sources[$0].name }
+        let byCanonical = Dictionary(grouping: sources.indices) { sources[$0].canonical }
+        let passes: [(index: [String: [Int]], key: (Candidate<E>) -> String?, accepts: (Candidate<E>, Candidate<E>) -> Bool)] = [
+            (byName, { $0.name }, { s, d in s.canonical == d.canonical }),
+            (byCanonical, { $0.canonical }, { _, _ in true }),
+            (byName, { $0.identifier }, { _, _ in true }),
+            (byName, { $0.name }, { _, _ in true }),
         ]
         for pass in passes {
             for (di, d) in destinations.enumerated() where !destinationTaken[di] && !conflicted.contains(d.canonical) {
-                if let si = sources.indices.first(where: { !sourceTaken[$0] && pass(sources[$0], d) }) {
+                guard let key = pass.key(d), let candidates = pass.index[key] else { continue }
+                if let si = candidates.first(where: { !sourceTaken[$0] && pass.accepts(sources[$0], d) }) {
                     sourceTaken[si] = true
                     destinationTaken[di] = true
                     sourceFor[di] = si
@@ -87,13 +94,35 @@ enum Matcher {
 
 extension EntityMapping {
     /// Builds the entity and property correspondences between two versions.
-    static func mappings(from old: Model, to new: Model) -> (mappings: [EntityMapping], conflicts: [(String, [String])]) {
+    static func mappings(from old: Model, to new: Model) -> (
+        mappings: [EntityMapping], conflicts: [(String, [String])], unchanged: Set<String>
+    ) {
         let entityResult = Matcher.match(
             sources: old.entities.map { .init(name: $0.name, identifier: $0.renamingIdentifier, element: $0.name) },
             destinations: new.entities.map { .init(name: $0.name, identifier: $0.renamingIdentifier, element: $0.name) })
         var conflicts = entityResult.conflicts.map { ($0.identifier, $0.destinations) }
         var mappings: [EntityMapping] = []
+        let destinationOf = Dictionary(entityResult.pairs.map { ($0.source, $0.destination) }, uniquingKeysWith: { a, _ in a })
+        let parents = Set(old.entities.compactMap(\.parent)).union(new.entities.compactMap(\.parent))
+        var unchanged: Set<String> = []
         for (source, destination) in entityResult.pairs {
+            // An entity that is the same in both versions, outside any hierarchy, whose relationships
+            // lead to entities that keep their names: every property maps to itself and nothing
+            // changes. Most entities of most steps are like this; long histories diff thousands of them.
+            if source == destination, let before = old.entity(named: source), let after = new.entity(named: destination),
+                before == after, before.parent == nil, !parents.contains(source),
+                before.relationships.allSatisfy({ destinationOf[$0.destination] == $0.destination }),
+                Set(before.attributes.map(\.canonicalName) + before.relationships.map(\.canonicalName)).count
+                    == before.attributes.count + before.relationships.count
+            {
+                let properties = old.properties(of: source)
+                mappings.append(
+                    EntityMapping(
+                        source: source, destination: destination,
+                        properties: properties.map { PropertyMapping(source: $0, destination: $0) }))
+                unchanged.insert(destination)
+                continue
+            }
             let sourceProperties = old.properties(of: source)
             let destinationProperties = new.properties(of: destination)
             let propertyResult = Matcher.match(
@@ -130,6 +159,6 @@ extension EntityMapping {
                     source: name, destination: nil,
                     properties: old.properties(of: name).map { PropertyMapping(source: $0, destination: nil) }))
         }
-        return (mappings, conflicts)
+        return (mappings, conflicts, unchanged)
     }
 }

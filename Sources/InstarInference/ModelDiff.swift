@@ -27,7 +27,7 @@ public struct ModelDiff: Sendable {
     public init(from old: Model, to new: Model) {
         self.fromVersion = old.name
         self.toVersion = new.name
-        let (mappings, conflicts) = EntityMapping.mappings(from: old, to: new)
+        let (mappings, conflicts, unchanged) = EntityMapping.mappings(from: old, to: new)
         self.mappings = mappings
         var destinationBySource: [String: String] = [:]
         var sourceByDestination: [String: String] = [:]
@@ -47,13 +47,13 @@ public struct ModelDiff: Sendable {
         self.propertyDestinations = propertyDestinations
         var builder = DiffBuilder(old: old, new: new, mappings: mappings)
         builder.renamingConflicts(conflicts)
-        builder.entityChanges()
+        builder.entityChanges(skipping: unchanged)
         builder.hierarchyMerges()
-        for mapping in mappings {
+        for mapping in mappings where !unchanged.contains(mapping.destination ?? "") {
             builder.propertyChanges(in: mapping)
         }
         builder.warnAboutProbableRenames()
-        if VersionHashes(model: old) == VersionHashes(model: new), builder.changes.isEmpty == false {
+        if !builder.changes.isEmpty, old.versionHashes == new.versionHashes {
             builder.warnings.append(
                 Warning(
                     .identicalVersionHashes,

@@ -30,3 +30,11 @@ private final class ResultBox<R>: @unchecked Sendable {
 
     func values() -> [R] { slots.map { $0! } }
 }
+
+extension Plan {
+    /// Computes (and memoises) every version's hashes on all cores. Detecting a store's version
+    /// compares its hashes with each version's; for a long history, one by one on one core is slow.
+    public func prepareVersionHashes() {
+        _ = ParallelMap.map(versions) { $0.versionHashes }
+    }
+}

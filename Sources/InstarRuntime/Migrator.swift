@@ -39,6 +39,7 @@ public final class Migrator {
 
     /// The store's version among the plan's versions, or an error saying what the store looks like.
     public func currentVersion(of store: SQLiteStore) throws -> (Model, VersionDetection) {
+        plan.prepareVersionHashes()
         let detection = try store.detectVersion(among: plan.versions)
         guard let version = detection.version, let known = plan.versions.first(where: { VersionHashes(model: $0) == VersionHashes(model: version) })
         else {

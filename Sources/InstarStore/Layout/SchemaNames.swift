@@ -48,14 +48,19 @@ struct ColumnRegistry {
 
     mutating func claim(_ name: String, owner: String) -> String {
         var candidate = name
-        if taken.contains(candidate.sqliteFolded) { candidate = "\(owner)_\(name)" }
+        var folded = candidate.sqliteFolded
+        if taken.contains(folded) {
+            candidate = "\(owner)_\(name)"
+            folded = candidate.sqliteFolded
+        }
         var suffix = 1
         let base = candidate
-        while taken.contains(candidate.sqliteFolded) {
+        while taken.contains(folded) {
             suffix += 1
             candidate = "\(base)_\(suffix)"
+            folded = candidate.sqliteFolded
         }
-        taken.insert(candidate.sqliteFolded)
+        taken.insert(folded)
         return candidate
     }
 }
@@ -63,6 +68,8 @@ struct ColumnRegistry {
 extension String {
     /// The name as SQLite compares identifiers: ASCII letters without case, every other character exactly.
     var sqliteFolded: String {
-        String(String.UnicodeScalarView(unicodeScalars.map { $0.value >= 65 && $0.value <= 90 ? Unicode.Scalar($0.value + 32)! : $0 }))
+        // Bytes 65…90 are only ever ASCII capitals in UTF-8 (every byte of a longer sequence is ≥ 128).
+        guard utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return self }
+        return String(decoding: utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

@@ -21,6 +21,13 @@ enum InPlaceAlteration {
         for t: TableTransformation, source: TableDefinition, tableRenames: [String: String], tableName: String
     ) -> Result<[PlannedStatement], NotInPlace> {
         if !t.filter.isEmpty { return .failure(NotInPlace("rows of other entities leave the table")) }
+        // Most tables of a step do not change at all: say so without comparing column by column.
+        if t.target.columns == source.columns, t.target.primaryKey == source.primaryKey,
+            t.target.uniqueConstraints == source.uniqueConstraints, t.columns.count == source.columns.count,
+            source.columns.allSatisfy({ t.columns[$0.name] == .column($0.name) })
+        {
+            return .success([])
+        }
         var copies: [String: String] = [:]  // source column → target column
         var additions: [ColumnDefinition] = []
         for column in t.target.columns {

@@ -17,6 +17,13 @@ public struct StepCompiler {
     let oldMap: StorageMap
     let newMap: StorageMap
     let layout: any StoreLayout
+    /// Lookups the compiler makes for every table and column, indexed once: entities by table (in
+    /// each version) and property mappings by destination entity and property.
+    private let newMembers: [String: [String]]
+    private let oldMembers: [String: [String]]
+    private let sourceProperties: [String: [String: ResolvedProperty]]
+    /// Entities some change of the step names.
+    private let changedEntities: Set<String>
 
     public init(diff: ModelDiff, from old: Model, to new: Model, layout: any StoreLayout) throws {
         try self.init(
@@ -32,6 +39,19 @@ public struct StepCompiler {
         self.layout = layout
         self.oldMap = oldMap
         self.newMap = newMap
+        newMembers = Dictionary(grouping: newMap.entities.keys) { newMap.entities[$0]!.table }.mapValues { $0.sorted() }
+        oldMembers = Dictionary(grouping: oldMap.entities.keys) { oldMap.entities[$0]!.table }.mapValues { $0.sorted() }
+        var properties: [String: [String: ResolvedProperty]] = [:]
+        for mapping in diff.mappings {
+            guard let destination = mapping.destination, mapping.source != nil, properties[destination] == nil else { continue }
+            var byName: [String: ResolvedProperty] = [:]
+            for property in mapping.properties {
+                if let name = property.destination?.name, let source = property.source, byName[name] == nil { byName[name] = source }
+            }
+            properties[destination] = byName
+        }
+        sourceProperties = properties
+        changedEntities = Set(diff.changes.map(\.entity))
     }
 
     public func compile() throws -> StepProgram {
@@ -60,14 +80,13 @@ public struct StepCompiler {
     private func sourceEntity(of destination: String) -> String? { diff.source(ofEntity: destination) }
 
     private func propertyMapping(_ destinationEntity: String, _ property: String) -> ResolvedProperty? {
-        guard let mapping = diff.mappings.first(where: { $0.destination == destinationEntity && $0.source != nil })
-        else { return nil }
-        return mapping.properties.first { $0.destination?.name == property }?.source
+        sourceProperties[destinationEntity]?[property]
     }
 
     private func entityTable(_ target: TableDefinition) throws -> TableTransformation {
         let info = newMap.entityTables[target.name]!
-        let members = newMap.entities.filter { $0.value.table == target.name }.map(\.key).sorted()
+        let members = newMembers[target.name] ?? []
+        if isUnchanged(target, info: info, members: members) { return .unchanged(target, role: .entityTable) }
         let sources = members.compactMap { d in sourceEntity(of: d).map { (d, $0) } }
         let sourceTables = Set(sources.compactMap { oldMap.table(of: $0.1) })
         guard sourceTables.count <= 1 else {
@@ -81,7 +100,7 @@ public struct StepCompiler {
         columns[info.primaryKey] = .column(sourceInfo.primaryKey)
 
         // Rows: those of source entities that map into this table.
-        let sourceMembers = oldMap.entities.filter { $0.value.table == sourceTable }.map(\.key)
+        let sourceMembers = oldMembers[sourceTable] ?? []
         let carried = sources.map(\.1)
         var filter: [RowPredicate] = []
         if let oldDiscriminator = sourceInfo.discriminator, Set(carried) != Set(sourceMembers) {
@@ -120,6 +139,20 @@ public struct StepCompiler {
         return TableTransformation(
             target: target, role: .entityTable, source: sourceTable, columns: columns, filter: filter,
             continuesSource: continues)
+    }
+
+    /// A table that the step leaves exactly as it is: same definition, same entities with the same
+    /// storage, none of them named by a change, no column that depends on other tables' entities.
+    /// Most tables of most steps are like this; saying so directly keeps long histories quick to plan.
+    private func isUnchanged(_ target: TableDefinition, info: EntityTable, members: [String]) -> Bool {
+        guard oldMap.schema.table(named: target.name) == target, oldMap.entityTables[target.name] == info,
+            oldMembers[target.name] == members,
+            !info.bookkeeping.values.contains(where: { if case .entityOf = $0 { true } else { false } })
+        else { return false }
+        return members.allSatisfy { entity in
+            !changedEntities.contains(entity) && sourceEntity(of: entity) == entity
+                && oldMap.entities[entity] == newMap.entities[entity]
+        }
     }
 
     /// Columns of the properties an entity declares itself (inherited ones are filled by the ancestor).
@@ -181,11 +214,14 @@ public struct StepCompiler {
             // No kind of the declarer had rows: every row carried here belongs to another entity.
             guard let (expression, kinds) = withRows.first else { return fallback }
             // A constant (a default) goes to the declarer's rows only, when the table carries others.
-            let sources = Set(kinds.compactMap { sourceEntity(of: $0) })
-            let carried = Set(newMap.entities.filter { $0.value.table == table }.keys.compactMap { sourceEntity(of: $0) })
-            if expression.constant != nil, expression != fallback, !carried.isSubset(of: sources),
+            // (Only a constant other than the fallback needs the table's other entities: most columns
+            // are copies, and looking at every entity for each of them made long histories slow to plan.)
+            guard expression.constant != nil, expression != fallback,
                 let discriminator = oldMap.entityTables[sourceTable]?.discriminator
-            {
+            else { return expression }
+            let sources = Set(kinds.compactMap { sourceEntity(of: $0) })
+            let carried = Set((table.flatMap { newMembers[$0] } ?? []).compactMap { sourceEntity(of: $0) })
+            if !carried.isSubset(of: sources) {
                 let values = sources.sorted().compactMap { oldMap.entities[$0]?.discriminatorValue }
                 return .choose(discriminator: discriminator, values: values, then: expression, else: fallback)
             }

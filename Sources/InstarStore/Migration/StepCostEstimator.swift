@@ -99,10 +99,15 @@ final class StorageMapCache: @unchecked Sendable {
     func map(for model: Model, layout: any StoreLayout) -> StorageMap? {
         let key = model.name + "\u{0}" + (model.source ?? "")
         lock.lock()
-        defer { lock.unlock() }
-        if let cached = maps[key] { return cached }
+        let cached = maps[key]
+        lock.unlock()
+        if let cached { return cached }
+        // Built outside the lock, so that the planner's threads build different versions' maps at once
+        // (two threads may build the same one; either result is the same).
         guard let map = try? layout.storageMap(for: model) else { return nil }
+        lock.lock()
         maps[key] = map
+        lock.unlock()
         return map
     }
 }
