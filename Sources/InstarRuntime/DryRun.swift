@@ -90,8 +90,9 @@ public enum DryRun {
             throw StoreError(.unknownVersion, path: plan.file, "the plan has no versions")
         }
         defer { try? store?.close() }
-        let rows = try store?.rowsByEntity(at: current) ?? [:]
-        let estimator = StepCostEstimator(layout: layout, rowsByEntity: rows, nominalRows: store == nil ? 1000 : 0)
+        let estimator =
+            store.map { StepCostEstimator(layout: layout, rows: StoreRowCounts(store: $0, model: current).rows(ofCanonical:)) }
+            ?? StepCostEstimator(layout: layout, nominalRows: 1000)
         let graph = VersionGraph(plan: plan, costModel: estimator)
         let target = to ?? plan.targetVersion ?? current.name
         var report = DryRunReport(

@@ -62,8 +62,8 @@ public final class Migrator {
     /// The cheapest chain from the store's version to `target` (default: the plan's target).
     public func chain(for store: SQLiteStore, to target: String? = nil) throws -> (current: Model, chain: Chain, graph: VersionGraph) {
         let (current, _) = try currentVersion(of: store)
-        let rows = try store.rowsByEntity(at: current)
-        let graph = VersionGraph(plan: plan, costModel: StepCostEstimator(layout: layout, rowsByEntity: rows))
+        let rows = StoreRowCounts(store: store, model: current)
+        let graph = VersionGraph(plan: plan, costModel: StepCostEstimator(layout: layout, rows: rows.rows(ofCanonical:)))
         guard let targetName = target ?? plan.targetVersion else {
             throw StoreError(.unknownVersion, path: store.path, "the plan has no versions")
         }

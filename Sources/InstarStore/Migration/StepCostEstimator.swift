@@ -11,14 +11,20 @@ import InstarPlanner
 /// renames through canonical names); without a store every table counts as `nominalRows`.
 public struct StepCostEstimator: StepCostModel {
     public let layout: any StoreLayout
-    /// Rows per entity, keyed by canonical entity name (renaming identifier, else name).
-    public let rowsByEntity: [String: Int]
+    /// Rows of an entity, by canonical entity name (renaming identifier, else name); nil when unknown.
+    public let rows: @Sendable (String) -> Int?
     public let nominalRows: Int
     private let maps = StorageMapCache()
 
     public init(layout: any StoreLayout, rowsByEntity: [String: Int] = [:], nominalRows: Int = 1000) {
+        self.init(layout: layout, rows: { rowsByEntity[$0] }, nominalRows: nominalRows)
+    }
+
+    /// With rows counted on demand (``StoreRowCounts``): only tables that a candidate step rewrites are
+    /// ever counted, so planning a chain of adds and renames reads no table at all.
+    public init(layout: any StoreLayout, rows: @escaping @Sendable (String) -> Int?, nominalRows: Int = 0) {
         self.layout = layout
-        self.rowsByEntity = rowsByEntity
+        self.rows = rows
         self.nominalRows = nominalRows
     }
 
@@ -52,12 +58,52 @@ public struct StepCostEstimator: StepCostModel {
         var total = 0
         var known = false
         for name in entities {
-            if let count = rowsByEntity[model.entity(named: name)?.canonicalName ?? name] {
+            if let count = rows(model.entity(named: name)?.canonicalName ?? name) {
                 total += count
                 known = true
             }
         }
         return known ? total : nominalRows
+    }
+}
+
+/// Rows per entity of a store at a version, counted the first time the planner asks (`count(*)` reads
+/// the whole table, which on a large store costs more than planning a chain of adds and renames).
+public final class StoreRowCounts: @unchecked Sendable {
+    private let store: SQLiteStore
+    private let model: Model
+    private let map: StorageMap?
+    private var counted: [String: Int?] = [:]
+    private let lock = NSLock()
+
+    public init(store: SQLiteStore, model: Model) {
+        self.store = store
+        self.model = model
+        map = try? store.layout.storageMap(for: model)
+    }
+
+    /// Rows of the entity whose canonical name is `canonical` (renaming identifier, else name),
+    /// summed over the store's entities that share it; nil when the store has none.
+    public func rows(ofCanonical canonical: String) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = counted[canonical] { return known }
+        var total: Int?
+        if let map {
+            for entity in model.entities where entity.canonicalName == canonical {
+                guard let storage = map.entities[entity.name] else { continue }
+                var sql = "SELECT count(*) FROM \(storage.table.sqlQuoted)"
+                var arguments: [DatabaseValueConvertible] = []
+                if let column = map.entityTables[storage.table]?.discriminator, let value = storage.discriminatorValue {
+                    sql += " WHERE \(column.sqlQuoted) = ?"
+                    arguments.append(value.databaseValue)
+                }
+                let n = try? store.withDatabase { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) }
+                if let n = n ?? nil { total = (total ?? 0) + n }
+            }
+        }
+        counted[canonical] = total
+        return total
     }
 }
 
