@@ -2,10 +2,11 @@
 # bench-instar-impl.sh STORE -- Instar as one implementation of the peer benchmark (../shared/bench):
 # migrates STORE (a copy of the benchmark's V1 store) with Plans/bench-tracks/plan.yaml.
 # Called by run_bench.sh through EXTRA_IMPLS (see Scripts/bench). Per-unit wall seconds go to stderr as
-# `STEP <name> <seconds>` lines. Instar runs consecutive steps without a hook between them as one
-# transaction (a unit), and a step's `after` hook inside the same unit, so one unit may cover several
-# benchmark steps: Tracks a → Tracks b covers s<a> … s<b-1>; a unit of one step is named as the
-# benchmark names it (s5_drop_columns), a longer one `s<a>-s<b-1>_unit`. Plus `instar_total`.
+# `STEP <name> <seconds>` lines. Instar runs consecutive steps with only inline SQL hooks between them
+# as one transaction (a unit), so one unit may cover several benchmark steps (with this plan the whole
+# chain is one unit: the hook's SQL is analysed and the track rebuild moves past it): Tracks a → Tracks
+# b covers s<a> … s<b-1>; a unit of one step is named as the benchmark names it (s5_drop_columns), a
+# longer one `s<a>-s<b-1>_unit`. Plus `instar_total`.
 # Env: INSTAR (binary; default .build-release/release/instar), INSTAR_SECURE_DELETE (on|off|fast,
 #      passed as --secure-delete; default: none, SQLite's own setting).
 set -euo pipefail

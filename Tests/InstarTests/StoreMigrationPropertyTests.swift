@@ -1719,12 +1719,17 @@ private struct Oracle {
         }
     }
 
-    @Test func fusedChainsEqualStepByStepChains() throws {
+    /// With `withHooks`, an SQL hook runs at a random version of the chain: it reads random columns of
+    /// one table and writes what it read into a text column of another (or the same) table, so a rebuild
+    /// or an index wrongly moved past it (``TransactionPlan``) would show in the digest.
+    @Test(arguments: [false, true])
+    func fusedChainsEqualStepByStepChains(withHooks: Bool) throws {
         let dir = try storeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let seeds = ProcessInfo.processInfo.environment["INSTAR_FUSION_SEEDS"].flatMap(UInt64.init) ?? 60
         var compared = 0
         var fusedAway = 0
+        var movedWork = 0
         var failures: [String] = []
         for seed in 0..<seeds {
             var rng = SplitMix64(seed: 0xF05E + seed)
@@ -1756,20 +1761,28 @@ private struct Oracle {
             }
             guard models.count == specs.count else { continue }
             var data = Generate.rows(specs[0], &rng, perEntity: 2...6)
-            let base = dir.appendingPathComponent("fusion-\(seed)-base.sqlite").path
+            let base = dir.appendingPathComponent("fusion-\(seed)-\(withHooks)-base.sqlite").path
             let created = try SQLiteStore.create(at: base, model: models[0])
             try created.withDatabase { db in
                 try PropertyCase.insert(&data, spec: specs[0], map: InstarLayout().storageMap(for: models[0]), db: db)
             }
             try created.close()
+            var hooks: [Int: [InlineHook]] = [:]
+            if withHooks, let hook = try Self.readingHook(at: 1 + rng.below(models.count - 1), of: models, &rng) {
+                hooks = hook
+            }
             var digests: [String] = []
             var fusedSteps = 0
             for fuse in [true, false] {
-                let path = dir.appendingPathComponent("fusion-\(seed)-\(fuse).sqlite").path
+                let path = dir.appendingPathComponent("fusion-\(seed)-\(fuse)-\(withHooks).sqlite").path
                 try FileManager.default.copyItem(atPath: base, toPath: path)
                 let store = try SQLiteStore.open(at: path)
                 do {
-                    let outcome = try store.migrate(through: models, fuse: fuse)
+                    let outcome = try store.migrate(through: models, fuse: fuse, hooks: hooks)
+                    if fuse, withHooks {
+                        let plan = try TransactionPlan.make(versions: models, hooks: hooks, layout: InstarLayout(), fuse: true)
+                        movedWork += plan.moves.reduce(0) { $0 + $1.work.tables.count + $1.work.indexes.count }
+                    }
                     if fuse { fusedSteps = outcome.fusedSteps }
                     digests.append(try Self.digest(store))
                 } catch {
@@ -1783,8 +1796,32 @@ private struct Oracle {
                 failures.append("seed \(seed): fused and step-by-step stores differ\n--- fused\n\(digests[0].prefix(3000))\n--- stepwise\n\(digests[1].prefix(3000))")
             }
         }
-        print("Fusion: \(compared) chains compared, \(fusedAway) steps fused away")
+        print("Fusion\(withHooks ? " with hooks" : ""): \(compared) chains compared, \(fusedAway) steps fused away, \(movedWork) rebuilds or indexes moved past a hook")
         #expect(failures.isEmpty, Comment(rawValue: failures.prefix(2).joined(separator: "\n\n")))
         #expect(compared >= seeds / 2 && fusedAway > 0)
+        if withHooks { #expect(movedWork > 0) }
+    }
+
+    /// A hook at `position`: reads 1–3 random columns of a random table and stores them, quoted and
+    /// in row order, in a nullable text column of a random table (the same one or another).
+    fileprivate static func readingHook(at position: Int, of models: [Model], _ rng: inout SplitMix64) throws -> [Int: [InlineHook]]? {
+        let schema = try InstarLayout().storageMap(for: models[position]).schema
+        let targets = schema.tables.flatMap { table in
+            table.columns.filter { $0.declaredType == "TEXT" && !$0.notNull && !$0.isPrimaryKey && $0.references == nil }
+                .map { (table.name, $0.name) }
+        }
+        guard !targets.isEmpty, !schema.tables.isEmpty else { return nil }
+        let source = schema.tables[rng.below(schema.tables.count)]
+        var columns: [String] = []
+        for _ in 0..<(1 + rng.below(3)) {
+            let column = source.columns[rng.below(source.columns.count)].name
+            if !columns.contains(column) { columns.append(column) }
+        }
+        let (table, column) = targets[rng.below(targets.count)]
+        let values = columns.map { "quote(\(SQLIdentifier.quoted($0)))" }.joined(separator: " || '|' || ")
+        let sql = """
+            UPDATE \(SQLIdentifier.quoted(table)) SET \(SQLIdentifier.quoted(column)) = (SELECT group_concat(v, ',') FROM (SELECT \(values) AS v FROM \(SQLIdentifier.quoted(source.name)) ORDER BY rowid))
+            """
+        return [position: [InlineHook(name: "reader", statements: [sql]) { db in try db.execute(sql: sql) }]]
     }
 }

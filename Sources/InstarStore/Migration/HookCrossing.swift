@@ -8,7 +8,8 @@
 /// - **A table's rebuild** moves past the hook when the hook writes nothing in that table, changes no
 ///   schema of it, and reads from it only columns the rebuild carries over unchanged (same name, same
 ///   declared type, a plain copy) or its rows as a whole; the rebuild keeps every row (no filter), the
-///   table keeps its name, and no other table of the step is filled from it or looks values up in it.
+///   table keeps its name, no other table of the step is filled from it or looks values up in it, and
+///   every table it references is kept under its name (so its links stay valid while it waits).
 ///   The hook then sees exactly the values it would have seen after the rebuild; the moved rebuild is
 ///   fused with the step after the hook, so the table is rewritten once.
 /// - **A new plain (non-unique) index** moves past the hook when the hook fills or updates its table
@@ -50,6 +51,14 @@ extension StepProgram {
                 // Another table of the step filled from this one (a join table made from its keys)
                 // reads it as it is before the step: keep it in place.
                 guard !transformations.contains(where: { $0 != t && $0.source == source }) else { continue }
+                // Its links must still lead somewhere while it waits in its old shape: every table it
+                // references stays, under the same name (a dropped or renamed one would leave them
+                // dangling, or rewritten by SQLite to a name the old definition does not have).
+                let referenced = Set(definition.columns.compactMap(\.references?.table)).subtracting([source])
+                guard referenced.allSatisfy({ table in
+                    transformations.contains { $0.target.name == table && $0.source == table && $0.continuesSource }
+                })
+                else { continue }
                 deferred[t.target.name] = (t, definition)
                 moved.tables.append(t.target.name)
             }
