@@ -62,10 +62,13 @@ enum Matcher {
         // entity and property lists).
         let byName = Dictionary(grouping: sources.indices) { sources[$0].name }
         let byCanonical = Dictionary(grouping: sources.indices) { sources[$0].canonical }
+        // Core Data's own rule (the destination's renaming identifier names a source) comes before
+        // identifiers kept from earlier renames, so that an entity renamed again (Key → Where → From,
+        // From renamed from Where) is not taken by a new entity that reuses an old name (a new Key).
         let passes: [(index: [String: [Int]], key: (Candidate<E>) -> String?, accepts: (Candidate<E>, Candidate<E>) -> Bool)] = [
             (byName, { $0.name }, { s, d in s.canonical == d.canonical }),
-            (byCanonical, { $0.canonical }, { _, _ in true }),
             (byName, { $0.identifier }, { _, _ in true }),
+            (byCanonical, { $0.canonical }, { _, _ in true }),
             (byName, { $0.name }, { _, _ in true }),
         ]
         for pass in passes {

@@ -74,6 +74,17 @@ import InstarModel
         #expect(try only(try diff(v2, v3), .attributeRenamed).oldName == "paintColor")
     }
 
+    /// Renamed twice (Key → Where → From, From renamed from Where) while a new entity takes the first
+    /// name: Core Data's rule (the identifier names a source) wins over an identifier kept from before.
+    @Test func aNewEntityReusingAnOldNameDoesNotTakeTheRenamedOnesRows() throws {
+        let v2 = "entities:\n  Where:\n    renamedFrom: Key\n    attributes:\n      x: string?"
+        let v3 = "entities:\n  From:\n    renamedFrom: Where\n    attributes:\n      x: string?\n  Key:\n    attributes:\n      y: string?"
+        let d = try diff(v2, v3)
+        #expect(d.destination(ofEntity: "Where") == "From")
+        #expect(try only(d, .entityRenamed).oldName == "Where")
+        #expect(d.changes.contains { $0.kind == .entityAdded && $0.entity == "Key" })
+    }
+
     @Test func numericAndBooleanConversionsAreInferable() throws {
         for (from, to) in [("int16", "int64"), ("int64", "double"), ("double", "int32"), ("bool", "int16"), ("float", "decimal"), ("int32", "bool")] {
             let d = try diff("entities:\n  E:\n    attributes:\n      v: \(from)?", "entities:\n  E:\n    attributes:\n      v: \(to)?")

@@ -1731,7 +1731,12 @@ private struct Oracle {
         var fusedAway = 0
         var movedWork = 0
         var failures: [String] = []
-        for seed in 0..<seeds {
+        // INSTAR_FUSION_ONLY=<seed> replays one chain (the checks on the number compared then fail).
+        let only = ProcessInfo.processInfo.environment["INSTAR_FUSION_ONLY"].flatMap(UInt64.init)
+        // Seeds that once failed stay in every run: 897 (an entity renamed twice lost its rows to a new
+        // entity reusing its first name) and 1304 (positions numbered before links to removed rows went).
+        let regressions: [UInt64] = [897, 1304].filter { $0 >= seeds }
+        for seed in Array(0..<seeds) + regressions where only == nil || only == seed {
             var rng = SplitMix64(seed: 0xF05E + seed)
             var specs = [Generate.model(&rng)]
             // Three successive inferable changes without data conditions.

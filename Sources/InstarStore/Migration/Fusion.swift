@@ -8,13 +8,15 @@
 ///
 /// Fusion is refused (nil) where the composition could differ from running the steps one after the
 /// other: a value read from another table (a lookup) whose table the first step replaces, positions
-/// numbered before a later filter removes rows, a per-entity choice over a renumbered discriminator,
+/// numbered before a later filter removes rows, positions numbered after an earlier step removed rows
+/// (and with them links from the numbered table), a per-entity choice over a renumbered discriminator,
 /// or a data condition of the second step (it must be checked on the data as the first step leaves it).
 extension StepProgram {
     public func fused(with next: StepProgram, nextHasConditions: Bool = false) -> StepProgram? {
         guard !nextHasConditions, next.fromVersion == toVersion else { return nil }
         let byTarget = Dictionary(transformations.map { ($0.target.name, $0) }, uniquingKeysWith: { a, _ in a })
         var composed: [TableTransformation] = []
+        let firstRemovesRows = transformations.contains { !$0.filter.isEmpty }
         for second in next.transformations {
             guard let source = second.source else {
                 composed.append(second)
@@ -33,6 +35,9 @@ extension StepProgram {
             }
             if first.columns.values.contains(where: \.containsLookup) && !second.filter.isEmpty { return nil }
             if second.columns.values.contains(where: \.containsLookup) { return nil }
+            // Positions number the rows that are there: when the first step removes rows of some table,
+            // it also removes the links to them (from this table too), before the second step numbers.
+            if firstRemovesRows && second.columns.values.contains(where: \.containsPosition) { return nil }
             if first.columns.values.contains(where: \.containsPosition) && !second.filter.isEmpty { return nil }
             let replacement: (String) -> ColumnExpression = { first.columns[$0] ?? .null }
             var chooseSafe = true
