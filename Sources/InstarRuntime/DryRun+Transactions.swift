@@ -1,0 +1,70 @@
+import Foundation
+import GRDB
+import InstarInference
+import InstarModel
+import InstarPlanner
+import InstarStore
+
+/// The transactions `migrate` will run, as the dry run reports them.
+extension DryRun {
+    /// The transactions of the chain that cover two steps or more, planned as `migrate` will run them
+    /// (``TransactionPlan``), with their SQL.
+    static func fusedSegments(chain: Chain, plan: Plan, layout: any StoreLayout, actual: StoreSchema?) throws
+        -> [DryRunReport.Segment]
+    {
+        var segments: [DryRunReport.Segment] = []
+        let stageHooks = chain.steps.map { StageHooks(plan: plan, from: $0.from, to: $0.to) }
+        var start = 0
+        var schema = actual
+        while start < chain.steps.count {
+            var end = start
+            while end + 1 < chain.steps.count, StageHooks.canShareTransaction(stageHooks[end], stageHooks[end + 1]) {
+                end += 1
+            }
+            defer { start = end + 1 }
+            let names = [chain.steps[start].from] + chain.steps[start...end].map(\.to)
+            let versions = names.compactMap { name in plan.versions.first { $0.name == name } }
+            guard versions.count == names.count else { continue }
+            var hooks: [Int: [InlineHook]] = [:]
+            for index in start...end {
+                let position = index - start
+                for name in stageHooks[index].beforeInside {
+                    hooks[position, default: []].append(InlineHook(name: name, statements: StageHooks.statements(of: name, in: plan)))
+                }
+                for name in stageHooks[index].afterInside {
+                    hooks[position + 1, default: []].append(InlineHook(name: name, statements: StageHooks.statements(of: name, in: plan)))
+                }
+            }
+            let transaction = try TransactionPlan.make(versions: versions, hooks: hooks, layout: layout, fuse: true)
+            var current = try schema ?? layout.storageMap(for: versions[0]).schema
+            var sql: [String] = []
+            var rebuilt: [String: Int] = [:]
+            for part in transaction.parts {
+                switch part {
+                case .steps(let unit):
+                    let planned = StepSQLPlanner.plan(unit.program, actual: current, viewsAndTriggers: [])
+                    sql += planned.statements.map(\.description)
+                    for table in planned.rebuiltTables { rebuilt[table, default: 0] += 1 }
+                    current = unit.program.targetSchema
+                case .hooks(let hooks, _, let access):
+                    for hook in hooks {
+                        sql.append("-- hook \(hook.name)" + (access.opaqueReason.map { " (nothing moves across it: \($0))" } ?? ""))
+                    }
+                }
+            }
+            schema = current
+            guard end > start else { continue }
+            segments.append(
+                DryRunReport.Segment(
+                    from: names.first!, to: names.last!, steps: end - start + 1, sql: sql, 
+                    tablesRebuilt: rebuilt.keys.sorted().map { rebuilt[$0]! > 1 ? "\($0) (\(rebuilt[$0]!) times)" : $0 },
+                    moved: transaction.moves.map { move in
+                        let what = move.work.tables.map { "rebuild of \($0) (fused with the steps after it)" }
+                            + move.work.indexes.map { "index \($0)" }
+                        return "after hook \(move.hooks.joined(separator: ", ")) at \(versions[move.position].name): "
+                            + what.joined(separator: "; ")
+                    }))
+        }
+        return segments
+    }
+}
