@@ -9,8 +9,11 @@ struct MigrateCommand: ParsableCommand {
         abstract: "Migrate a store in place, along a plan's chain or in one inferred step.",
         discussion: """
             With a plan: detects the store's version among the plan's versions, finds the cheapest \
-            chain to the target (--to, else the plan's target) and runs it, one transaction per step, \
-            with the plan's hooks. Without a plan: --to-model gives the target version and the step is \
+            chain to the target (--to, else the plan's target) and runs it with the plan's hooks. \
+            Steps with nothing but inline SQL hooks between them run as one transaction, fused so \
+            that each table is rewritten at most once; a rebuild or a new index moves past a hook \
+            whose SQL provably cannot see it ('instar plan' shows what moved; --no-fuse turns all \
+            of this off). Without a plan: --to-model gives the target version and the step is \
             inferred directly (a plain Core Data lightweight migration).
 
             Each step commits schema, data and metadata together after verification (schema, foreign \
@@ -51,7 +54,7 @@ struct MigrateCommand: ParsableCommand {
     @Option(help: "With a plan: take an online backup of the store to this path before the first step.")
     var backup: String?
 
-    @Flag(help: "With a plan: commit every step on its own instead of fusing steps that have no hook between them.")
+    @Flag(help: "With a plan: commit every step on its own: no fusing of steps, no work moved across hooks.")
     var noFuse = false
 
     @Option(help: "Progress output: bar (terminals), lines, json (one event per line), none.")
