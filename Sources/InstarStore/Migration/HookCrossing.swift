@@ -9,7 +9,10 @@
 ///   schema of it, and reads from it only columns the rebuild carries over unchanged (same name, same
 ///   declared type, a plain copy) or its rows as a whole; the rebuild keeps every row (no filter), the
 ///   table keeps its name, no other table of the step is filled from it or looks values up in it, and
-///   every table it references is kept under its name (so its links stay valid while it waits).
+///   every table it references is kept under its name (so its links stay valid while it waits); a hook
+///   that reads `rowid` or counts rows needs the rowids kept (an `INTEGER PRIMARY KEY` copied as is), and
+///   the indexes on the columns the hook reads must be the same in both shapes (an unordered query
+///   returns rows in the order of the index it uses).
 ///   The hook then sees exactly the values it would have seen after the rebuild; the moved rebuild is
 ///   fused with the step after the hook, so the table is rewritten once.
 /// - **A new plain (non-unique) index** moves past the hook when the hook fills or updates its table
@@ -46,7 +49,7 @@ extension StepProgram {
         if moveTables && !anyLookup {
             for t in transformations {
                 guard let source = t.source, let definition = sourceSchema.table(named: source),
-                    canDefer(t, source: definition, access: access)
+                    canDefer(t, source: definition, sourceIndexes: sourceSchema.indexes, access: access)
                 else { continue }
                 // Another table of the step filled from this one (a join table made from its keys)
                 // reads it as it is before the step: keep it in place.
@@ -109,7 +112,9 @@ extension StepProgram {
     }
 
     /// Whether the rewrite of one table may wait until after the hook (see ``DeferredWork``).
-    private func canDefer(_ t: TableTransformation, source: TableDefinition, access: SQLAccess) -> Bool {
+    private func canDefer(
+        _ t: TableTransformation, source: TableDefinition, sourceIndexes: [IndexDefinition], access: SQLAccess
+    ) -> Bool {
         guard t.continuesSource, t.source == t.target.name, t.filter.isEmpty, !access.writes(t.target.name) else {
             return false
         }
@@ -120,11 +125,27 @@ extension StepProgram {
         {
             return false
         }
-        for column in access.reads[t.target.name] ?? [] where !column.isEmpty {
+        let read = access.reads[t.target.name] ?? []
+        for column in read where !column.isEmpty {
             guard let target = t.target.column(named: column), let before = source.column(named: column),
                 t.columns[column] == .column(column), target.declaredType == before.declaredType
             else { return false }
         }
+        // The authorizer reports `rowid` (and `count(*)`) as a read of no column: a rebuild keeps rowids
+        // only through an INTEGER PRIMARY KEY it copies.
+        if read.contains("") {
+            guard let key = t.target.columns.first(where: \.isPrimaryKey), key.declaredType.uppercased() == "INTEGER",
+                t.columns[key.name] == .column(key.name)
+            else { return false }
+        }
+        // A query without ORDER BY returns rows in the order of the index it uses: the indexes on the
+        // columns the hook reads must be the same in both shapes, or its result (and the rowids of
+        // rows it inserts) could depend on where the rebuild runs.
+        let readColumns = Set(read)
+        func touchingRead(_ indexes: [IndexDefinition]) -> Set<IndexDefinition> {
+            Set(indexes.filter { $0.table == t.target.name && $0.elements.contains { readColumns.contains($0.column) } })
+        }
+        if touchingRead(sourceIndexes) != touchingRead(targetSchema.indexes) { return false }
         return true
     }
 }
