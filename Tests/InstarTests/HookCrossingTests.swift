@@ -52,8 +52,16 @@ import Testing
         #expect(access.schemaChanges == ["track"])
     }
 
+    /// `INSERT OR REPLACE` deletes the rows it conflicts with: links to them must be checked.
+    @Test func replacingInsertsCountAsRemovingRows() {
+        let access = SQLAccess.of([#"INSERT OR REPLACE INTO "artist" ("id", "name") VALUES (1, 'x')"#], in: schema)
+        #expect(access.removesOrChangesRows.contains("artist"))
+    }
+
     @Test func whatCannotBeSeenThroughIsOpaque() {
         let cases: [(String, String)] = [
+            (#"CREATE VIEW "v" AS SELECT "title" FROM "track""#, "view or trigger"),
+            (#"CREATE TRIGGER "t" AFTER INSERT ON "artist" BEGIN DELETE FROM "track"; END"#, "view or trigger"),
             ("PRAGMA foreign_keys = ON", "PRAGMA"),
             (#"SELECT "sql" FROM "sqlite_master""#, "schema table"),
             (#"UPDATE "nope" SET "x" = 1"#, "fails on the expected schema"),
@@ -106,6 +114,7 @@ import Testing
           artist:
             attributes:
               name: string
+              image: string?
             relationships:
               tracks: track[] inverse artists
         """
@@ -121,6 +130,7 @@ import Testing
           artist:
             attributes:
               name: string
+              image: string?
             relationships:
               tracks: track[] inverse artists
         """
@@ -194,6 +204,13 @@ import Testing
             ("reads plays", try fillArtists(versions[2]) + [#"DELETE FROM "\#(table)" WHERE "\#(owner)" IN (SELECT "_pk" FROM "track" WHERE "plays" > 0)"#]),
             // Writes the table.
             ("writes track", try fillArtists(versions[2]) + [#"UPDATE "track" SET "title" = upper("title")"#]),
+            // An unqualified name inside the subquery: in the shape the hook expects, "image" is artist's
+            // column; in track's older shape (which still has its own "image") it would be track's.
+            ("resolves a name differently", try fillArtists(versions[2]) + [
+                #"UPDATE "artist" SET "image" = 'seen' WHERE EXISTS (SELECT 1 FROM "track" AS t WHERE t."_pk" = "artist"."_pk" AND "image" IS NULL)"#
+            ]),
+            // Reads every column.
+            ("select star", try fillArtists(versions[2]) + [#"CREATE TEMP TABLE "everything" AS SELECT * FROM "track""#]),
             // Cannot be analysed.
             ("opaque", try fillArtists(versions[2]) + ["PRAGMA user_version"]),
         ]

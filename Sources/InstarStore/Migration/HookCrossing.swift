@@ -21,6 +21,10 @@
 ///   an index that is not read changes no result. Unique indexes never move (they are constraints the
 ///   hook's `INSERT OR IGNORE` may rely on).
 ///
+/// ``TransactionPlan`` then analyses the hook again on the shape it will really see (`now`) and moves
+/// the work only if the hook reads and writes exactly the same there: an unqualified name in a
+/// subquery, `SELECT *` or `NATURAL JOIN` could resolve to a column only the older shape has.
+///
 /// The transaction stays one transaction: nothing is committed between the parts, so no other reader
 /// ever sees the intermediate shape. A hook whose SQL cannot be analysed, or that is not SQL, moves
 /// nothing.
@@ -128,7 +132,8 @@ extension StepProgram {
         let read = access.reads[t.target.name] ?? []
         for column in read where !column.isEmpty {
             guard let target = t.target.column(named: column), let before = source.column(named: column),
-                t.columns[column] == .column(column), target.declaredType == before.declaredType
+                t.columns[column] == .column(column), target.declaredType == before.declaredType,
+                target.isPrimaryKey == before.isPrimaryKey  // a NULL copied into a rowid alias gets a new key
             else { return false }
         }
         // The authorizer reports `rowid` (and `count(*)`) as a read of no column: a rebuild keeps rowids

@@ -12,7 +12,7 @@ import GRDBSQLite
 ///
 /// Anything the analysis cannot see through makes the access ``isOpaque``: a statement that fails in
 /// the scratch database, a `PRAGMA`, `ATTACH`, a read of the schema table, a table the scratch schema
-/// does not have. An opaque hook is treated as reading and writing everything.
+/// does not have, a view or trigger it creates. An opaque hook is treated as reading and writing everything.
 public struct SQLAccess: Sendable, Hashable {
     /// Table → columns read; `""` stands for the table's rows as a whole (`count(*)`, `rowid`).
     public var reads: [String: Set<String>] = [:]
@@ -45,8 +45,10 @@ public struct SQLAccess: Sendable, Hashable {
             || schemaChanges.contains(table)
     }
 
-    /// Tables whose rows may disappear or change key (so that references to them may break).
-    public var removesOrChangesRows: Set<String> { deletes.union(updates.keys).union(schemaChanges) }
+    /// Tables whose rows may disappear or change key (so that references to them may break). Inserts
+    /// count too: `INSERT OR REPLACE` (or a `UNIQUE … ON CONFLICT REPLACE` column) deletes the rows it
+    /// conflicts with, and the authorizer reports only the insert.
+    public var removesOrChangesRows: Set<String> { deletes.union(inserts).union(updates.keys).union(schemaChanges) }
 
     /// Tables written in any way.
     public var writtenTables: Set<String> { inserts.union(updates.keys).union(deletes).union(schemaChanges) }
@@ -172,10 +174,15 @@ private final class AccessRecorder {
             }
         case SQLITE_DELETE:
             if let a, Self.schemaTables.contains(a) { statementIsDDL = true } else if let t = storeTable(a) { statement.deletes.insert(t) }
-        case SQLITE_CREATE_INDEX, SQLITE_DROP_INDEX, SQLITE_CREATE_TRIGGER, SQLITE_DROP_TRIGGER:
+        case SQLITE_CREATE_INDEX, SQLITE_DROP_INDEX, SQLITE_DROP_TRIGGER:
             statementIsDDL = true
             if let t = storeTable(b) { statement.schemaChanges.insert(t) }
-        case SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE, SQLITE_CREATE_VIEW, SQLITE_DROP_VIEW:
+        case SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW:
+            // Their bodies name tables without the authorizer reporting reads (a view's query, a
+            // trigger's statements until it fires), and they would follow a table being rebuilt.
+            statementIsDDL = true
+            statement.opaqueReason = statement.opaqueReason ?? "it creates a view or trigger"
+        case SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE, SQLITE_DROP_VIEW:
             statementIsDDL = true
             if isMain, let a { statement.schemaChanges.insert(a) }
         case SQLITE_ALTER_TABLE:

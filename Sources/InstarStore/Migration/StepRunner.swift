@@ -117,8 +117,11 @@ extension SQLiteStore {
                             if position > 0 {
                                 try verifySchema(db, schema: expected, version: versions[position].name)
                             }
+                            // Before the first step the store's own triggers are still in place, and what
+                            // their bodies write is not in the hook's analysis: check everything then.
+                            let triggersFired = try extras == nil && ViewsAndTriggers.read(db).contains { $0.type == "trigger" }
                             pending.add(
-                                ForeignKeyScope.tables(after: access, in: expected),
+                                triggersFired ? nil : ForeignKeyScope.tables(after: access, in: expected),
                                 origin: "hook \(hooks.map { "'\($0.name)'" }.joined(separator: ", ")) at \(versions[position].name)")
                         case .steps(let unit):
                             if extras == nil {

@@ -99,12 +99,26 @@ public struct TransactionPlan {
     }
 
     private static func access(of hooks: [InlineHook], in schema: StoreSchema) -> SQLAccess {
+        guard let statements = statements(of: hooks) else { return .opaque("a hook is not SQL") }
+        return SQLAccess.of(statements, in: schema)
+    }
+
+    private static func statements(of hooks: [InlineHook]) -> [String]? {
         var statements: [String] = []
         for hook in hooks {
-            guard let sql = hook.statements else { return .opaque("hook '\(hook.name)' is not SQL") }
+            guard let sql = hook.statements else { return nil }
             statements += sql
         }
-        return SQLAccess.of(statements, in: schema)
+        return statements
+    }
+
+    /// The hooks must touch exactly the same in the shape they will actually see: a column that only
+    /// the deferred table's older shape has can change how a name in the hook resolves (an unqualified
+    /// column in a correlated subquery, `SELECT *`, `NATURAL JOIN`).
+    private static func seesTheSame(_ hooks: [InlineHook], access: SQLAccess, in schema: StoreSchema) -> Bool {
+        guard let statements = statements(of: hooks) else { return false }
+        let there = SQLAccess.of(statements, in: schema)
+        return !there.isOpaque && there == access
     }
 
     /// Moves rebuilds and index creation past each analysable hook (``StepProgram/deferring(past:sourceSchema:moveTables:)``),
@@ -125,6 +139,7 @@ public struct TransactionPlan {
                 for moveTables in [true, false] {
                     guard let (now, later, moved) = before.program.deferring(
                         past: access, sourceSchema: schemaBefore, moveTables: moveTables),
+                        Self.seesTheSame(hooks, access: access, in: now.targetSchema),
                         let fused = later.fused(with: next.program, nextHasConditions: !next.conditions.isEmpty)
                     else { continue }
                     before.program = now
@@ -136,7 +151,8 @@ public struct TransactionPlan {
                     break
                 }
             } else if let (now, later, moved) = before.program.deferring(
-                past: access, sourceSchema: schemaBefore, moveTables: false)
+                past: access, sourceSchema: schemaBefore, moveTables: false),
+                Self.seesTheSame(hooks, access: access, in: now.targetSchema)
             {
                 before.program = now
                 parts[index] = .steps(before)
