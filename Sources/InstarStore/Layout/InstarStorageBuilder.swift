@@ -120,7 +120,7 @@ struct InstarStorageBuilder {
         }
         let ownerTable = draft.entities[first.entity]!.table
         let destinationTable = draft.entities[firstRelationship.destination]!.table
-        var columns = [
+        let columns = [
             ColumnDefinition(
                 name: ownerColumn, declaredType: "INTEGER", notNull: true,
                 references: ForeignKeyReference(table: ownerTable, column: InstarLayout.primaryKey, onDelete: "CASCADE")),
@@ -136,20 +136,9 @@ struct InstarStorageBuilder {
         let ownerPosition =
             secondRelationship?.isOrdered == true
             ? positionNames.claim("\(ownerColumn)_position", owner: second?.entity ?? first.entity) : nil
-        for position in [destinationPosition, ownerPosition].compactMap({ $0 }) {
-            columns.append(ColumnDefinition(name: position, declaredType: "INTEGER"))
-        }
-        draft.tables[name] = TableDefinition(name: name, columns: columns, primaryKey: [ownerColumn, destinationColumn])
-        draft.tableOrder.append(name)
-        draft.joinTables[name] = JoinTable(
-            name: name, relationship: first, inverse: second, ownerColumn: ownerColumn,
+        draft.addJoinTable(
+            name, columns: columns, first: first, second: second, ownerColumn: ownerColumn,
             destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
-        draft.relationships[first] = .joinTable(
-            name: name, ownerColumn: ownerColumn, destinationColumn: destinationColumn, position: destinationPosition)
-        if let second {
-            draft.relationships[second] = .joinTable(
-                name: name, ownerColumn: destinationColumn, destinationColumn: ownerColumn, position: ownerPosition)
-        }
         addIndex(name: "\(name)_\(destinationColumn)_index", table: name, columns: [destinationColumn, ownerColumn])
     }
 

@@ -138,7 +138,7 @@ struct PlainSQLStorageBuilder {
             ownerColumn = "\(second?.name ?? "owner")_id"
             if ownerColumn.sqliteFolded == destinationColumn.sqliteFolded { ownerColumn = "owner_id" }
         }
-        var columns = [
+        let columns = [
             ColumnDefinition(
                 name: ownerColumn, declaredType: "INTEGER", notNull: true,
                 references: ForeignKeyReference(table: ownerTable, column: PlainSQLLayout.primaryKey)),
@@ -152,20 +152,9 @@ struct PlainSQLStorageBuilder {
         let ownerPosition =
             secondRelationship?.isOrdered == true
             ? positionNames.claim("\(second?.name ?? "owner")_position", owner: second?.entity ?? first.entity) : nil
-        for position in [destinationPosition, ownerPosition].compactMap({ $0 }) {
-            columns.append(ColumnDefinition(name: position, declaredType: "INTEGER"))
-        }
-        draft.tables[name] = TableDefinition(name: name, columns: columns, primaryKey: [ownerColumn, destinationColumn])
-        draft.tableOrder.append(name)
-        draft.joinTables[name] = JoinTable(
-            name: name, relationship: first, inverse: second, ownerColumn: ownerColumn,
+        draft.addJoinTable(
+            name, columns: columns, first: first, second: second, ownerColumn: ownerColumn,
             destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
-        draft.relationships[first] = .joinTable(
-            name: name, ownerColumn: ownerColumn, destinationColumn: destinationColumn, position: destinationPosition)
-        if let second {
-            draft.relationships[second] = .joinTable(
-                name: name, ownerColumn: destinationColumn, destinationColumn: ownerColumn, position: ownerPosition)
-        }
         let suffix = destinationColumn.hasSuffix("_id") ? String(destinationColumn.dropLast(3)) : destinationColumn
         addIndex(IndexDefinition(name: "\(name)_\(suffix)_idx", table: name, columns: [destinationColumn]))
     }

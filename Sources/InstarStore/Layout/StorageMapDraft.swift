@@ -19,6 +19,27 @@ struct StorageMapDraft {
         tableOrder.append(table.name)
     }
 
+    /// Adds a join table for `first` (and its inverse `second`): its definition, its position columns
+    /// when a side is ordered, and where each side's links live.
+    mutating func addJoinTable(
+        _ name: String, columns: [ColumnDefinition], first: RelationshipKey, second: RelationshipKey?,
+        ownerColumn: String, destinationColumn: String, destinationPosition: String?, ownerPosition: String?
+    ) {
+        let positions = [destinationPosition, ownerPosition].compactMap { $0 }.map {
+            ColumnDefinition(name: $0, declaredType: "INTEGER")
+        }
+        addTable(TableDefinition(name: name, columns: columns + positions, primaryKey: [ownerColumn, destinationColumn]))
+        joinTables[name] = JoinTable(
+            name: name, relationship: first, inverse: second, ownerColumn: ownerColumn,
+            destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
+        relationships[first] = .joinTable(
+            name: name, ownerColumn: ownerColumn, destinationColumn: destinationColumn, position: destinationPosition)
+        if let second {
+            relationships[second] = .joinTable(
+                name: name, ownerColumn: destinationColumn, destinationColumn: ownerColumn, position: ownerPosition)
+        }
+    }
+
     /// Adds an index under a name no other index or table has.
     mutating func addIndex(_ index: IndexDefinition) {
         var index = index
