@@ -221,20 +221,9 @@ final class ChainExecutor {
     /// The inline hooks of the transaction covering steps `first...last`, keyed by the position of the
     /// version at which they run (0 = the store's version before `first`).
     private func inlineHooks(first: Int, last: Int, in entry: JournalEntry, failures: HookFailures) -> [Int: [InlineHook]] {
-        var result: [Int: [InlineHook]] = [:]
-        for index in first...last {
-            let record = entry.chain[index]
-            let label = "\(record.from) → \(record.to)"
-            let stepHooks = hooks(of: record)
-            let position = index - first
-            result[position, default: []] += stepHooks.beforeInside.map {
-                inlineHook($0, phase: .before, label: label, failures: failures)
-            }
-            result[position + 1, default: []] += stepHooks.afterInside.map {
-                inlineHook($0, phase: .after, label: label, failures: failures)
-            }
+        StageHooks.inlineHooks(of: entry.chain[first...last].map { ($0.from, $0.to) }, in: plan) { name, phase, label in
+            inlineHook(name, phase: phase, label: label, failures: failures)
         }
-        return result.filter { !$0.value.isEmpty }
     }
 
     private func model(_ name: String) throws -> Model {

@@ -25,15 +25,14 @@ extension DryRun {
             let names = [chain.steps[start].from] + chain.steps[start...end].map(\.to)
             let versions = names.compactMap { name in plan.versions.first { $0.name == name } }
             guard versions.count == names.count else { continue }
-            var hooks: [Int: [InlineHook]] = [:]
-            for index in start...end {
-                let position = index - start
-                for name in stageHooks[index].beforeInside {
-                    hooks[position, default: []].append(InlineHook(name: name, statements: StageHooks.statements(of: name, in: plan)))
-                }
-                for name in stageHooks[index].afterInside {
-                    hooks[position + 1, default: []].append(InlineHook(name: name, statements: StageHooks.statements(of: name, in: plan)))
-                }
+            // A transaction of one step is reported with its step; the next one starts from the layout's
+            // schema of the version it reaches.
+            guard end > start else {
+                schema = nil
+                continue
+            }
+            let hooks = StageHooks.inlineHooks(of: chain.steps[start...end].map { ($0.from, $0.to) }, in: plan) { name, _, _ in
+                InlineHook(name: name, statements: StageHooks.statements(of: name, in: plan))
             }
             let transaction = try TransactionPlan.make(versions: versions, hooks: hooks, layout: layout, fuse: true)
             var current = try schema ?? layout.storageMap(for: versions[0]).schema
@@ -53,10 +52,9 @@ extension DryRun {
                 }
             }
             schema = current
-            guard end > start else { continue }
             segments.append(
                 DryRunReport.Segment(
-                    from: names.first!, to: names.last!, steps: end - start + 1, sql: sql, 
+                    from: names.first!, to: names.last!, steps: end - start + 1, sql: sql,
                     tablesRebuilt: rebuilt.keys.sorted().map { rebuilt[$0]! > 1 ? "\($0) (\(rebuilt[$0]!) times)" : $0 },
                     moved: transaction.moves.map { move in
                         let what = move.work.tables.map { "rebuild of \($0) (fused with the steps after it)" }

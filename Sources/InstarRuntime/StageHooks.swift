@@ -1,4 +1,5 @@
 import InstarPlanner
+import InstarStore
 
 /// A step's hooks, split around the step's transaction: SQL hooks right next to the schema change run
 /// inside it (the `before` SQL hooks after the last non-SQL one, the `after` SQL hooks before the
@@ -32,6 +33,23 @@ struct StageHooks {
     /// between them.
     static func canShareTransaction(_ earlier: StageHooks, _ later: StageHooks) -> Bool {
         earlier.afterSeparate.isEmpty && later.beforeSeparate.isEmpty
+    }
+
+    /// The inline hooks of one transaction covering consecutive `steps`, keyed by the position of the
+    /// version at which they run (0 = the version before the first step): a step's inside `before`
+    /// hooks at its own position, its inside `after` hooks at the next. `make` builds each hook from its
+    /// name, phase and step label.
+    static func inlineHooks(
+        of steps: [(from: String, to: String)], in plan: Plan, make: (String, HookPhase, String) -> InlineHook
+    ) -> [Int: [InlineHook]] {
+        var result: [Int: [InlineHook]] = [:]
+        for (position, step) in steps.enumerated() {
+            let label = "\(step.from) → \(step.to)"
+            let hooks = StageHooks(plan: plan, from: step.from, to: step.to)
+            result[position, default: []] += hooks.beforeInside.map { make($0, .before, label) }
+            result[position + 1, default: []] += hooks.afterInside.map { make($0, .after, label) }
+        }
+        return result.filter { !$0.value.isEmpty }
     }
 
     /// The SQL statements of an inline hook, for the planner's analysis.
