@@ -9,8 +9,9 @@ import InstarStore
 public struct ResumeRefused: Error, CustomStringConvertible {
     public var path: String
     public var reason: String
+    public var hint = "restore the plan as it was, or restore the backup taken before the run ('instar restore')"
     public var description: String {
-        "\(path): cannot resume the unfinished migration: \(reason)\n  hint: restore the plan as it was, or restore the backup taken before the run ('instar restore')"
+        "\(path): cannot resume the unfinished migration: \(reason)\n  hint: \(hint)"
     }
 }
 

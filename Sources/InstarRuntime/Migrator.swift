@@ -20,8 +20,9 @@ public final class Migrator {
     public var allowCommands = false
     /// Overrides the plan's `secureDelete` option: `on`, `off` or `fast` (see ``SQLiteStore/setSecureDelete(_:)``).
     public var secureDelete: String?
-    /// Runs consecutive steps that have no hook between them as one transaction, each table rewritten
-    /// at most once (step fusion). Off, every step commits on its own (for comparison and debugging).
+    /// Runs consecutive steps with only inline SQL hooks between them as one transaction, each table
+    /// rewritten at most once (step fusion), moving work across hooks that cannot see it
+    /// (``TransactionPlan``). Off, every step commits on its own (for comparison and debugging).
     public var fuse = true
     private var swiftHooks: [String: SwiftHook] = [:]
 
@@ -93,10 +94,24 @@ public final class Migrator {
         storeAt path: String, to target: String? = nil, timeBudget: TimeInterval? = nil, wait: TimeInterval = 0,
         backup: String? = nil, stop: StopRequest = StopRequest(), progress: ((ProgressEvent) -> Void)? = nil
     ) throws -> MigrationResult {
+        if let target, plan.index(of: target) == nil {
+            throw StoreError(
+                .unknownVersion, path: plan.file, "the target '\(target)' is not a version of the plan; nothing was changed",
+                hint: Spelling.suggestion(for: target, among: plan.versions.map(\.name)))
+        }
         let store = try SQLiteStore.open(at: path, layout: layout)
         defer { try? store.close() }
         if let mode = secureDelete ?? plan.options.secureDelete {
             try store.setSecureDelete(mode)
+        }
+        // A resumed run never silently changes its destination (checked before the lease is written,
+        // so that the refusal leaves the file as it was).
+        if let target, let unfinished = try store.withDatabase({ db in try Journal.unfinished(db) }),
+            unfinished.target != target
+        {
+            throw ResumeRefused(
+                path: store.path, reason: "it goes to \(unfinished.target), not \(target); nothing was changed",
+                hint: "finish it first: run migrate with --to '\(unfinished.target)' or without --to ('instar status' shows where it stopped)")
         }
         let continuation = streamContinuation
         let executor = ChainExecutor(

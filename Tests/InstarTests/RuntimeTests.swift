@@ -412,6 +412,13 @@ import Testing
         #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 6) + Array(repeating: 0, count: 6))
 
         try f.writePlan(stage: "after: [bump]", hooks: original)
+        // An unknown target is refused before the store is opened; a resumed run keeps its target.
+        let before = try Data(contentsOf: URL(fileURLWithPath: f.store))
+        let unknown = try f.instar(["migrate", f.plan, "--store", f.store, "--to", "V9"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("the target 'V9' is not a version of the plan"), "\(unknown)")
+        let elsewhere = try f.instar(["migrate", f.plan, "--store", f.store, "--to", "V1"])
+        #expect(elsewhere.status == 1 && elsewhere.stderr.contains("it goes to V2, not V1"), "\(elsewhere)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: f.store)) == before)
         let resumed = try f.instar(["migrate", f.plan, "--store", f.store])
         #expect(resumed.status == 0, "\(resumed)")
         #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 12))
