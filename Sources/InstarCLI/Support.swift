@@ -22,7 +22,9 @@ enum InstarExit {
 /// Loads a model for a command, turning problems into a readable message and the right exit code.
 func loadModel(_ reference: String) throws -> Model {
     do {
-        return try ModelLoader.load(reference)
+        let model = try ModelLoader.load(reference)
+        reportWarnings(of: [model])
+        return model
     } catch {
         printError(error.description)
         let unreadable = error.problems.allSatisfy { $0.kind == .unreadable }
@@ -37,11 +39,35 @@ func loadModels(_ reference: String) throws -> [Model] {
         return [try loadModel(reference)]
     }
     do {
-        return try ModelBundle.read(xcdatamodeld: URL(fileURLWithPath: reference)).versions
+        let versions = try ModelBundle.read(xcdatamodeld: URL(fileURLWithPath: reference)).versions
+        reportWarnings(of: versions)
+        return versions
     } catch {
         printError(error.description)
         let unreadable = error.problems.allSatisfy { $0.kind == .unreadable }
         throw unreadable ? InstarExit.unreadable : InstarExit.invalidInput
+    }
+}
+
+/// Prints what validation let through as warnings, once per problem: a bundle's versions often
+/// share the same one, which is named with the first version that has it and a count.
+func reportWarnings(of models: [Model]) {
+    var order: [String] = []
+    var seen: [String: (problem: ModelProblem, count: Int)] = [:]
+    for model in models {
+        for warning in model.warnings {
+            let key = [warning.entity ?? "", warning.property ?? "", warning.message].joined(separator: "\u{1F}")
+            if let known = seen[key] {
+                seen[key] = (known.problem, known.count + 1)
+            } else {
+                seen[key] = (warning, 1)
+                order.append(key)
+            }
+        }
+    }
+    for key in order {
+        let (problem, count) = seen[key]!
+        printError(problem.description + (count > 1 ? "\n  (the same in \(count - 1) other version(s))" : ""))
     }
 }
 

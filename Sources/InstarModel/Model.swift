@@ -10,12 +10,18 @@ public struct Model: Sendable {
     public let name: String
     /// Xcode's "Identifier" (`userDefinedModelVersionIdentifier`); stored in Core Data metadata.
     public let versionIdentifier: String?
+    /// Core Data's `versionIdentifiers`: this version's identifier (`""` when none), or for a model
+    /// merged from several, each part's, without repeats (Core Data keeps them in a set: a store written
+    /// through three merged models, two without an identifier, records `["", "3"]`).
+    public let versionIdentifiers: [String]
     /// Entities in declaration order.
     public let entities: [Entity]
     /// Where each entity (`"Entity"`) and property (`"Entity.property"`) was declared, when known.
     public let locations: [String: SourceLocation]
     /// The file or folder the model was read from, when known.
     public let source: String?
+    /// What validation let through as warnings (``ModelValidation/xcode``), for the user to see.
+    public let warnings: [ModelProblem]
 
     private let entityIndex: [String: Int]
     private let resolvedProperties: [String: [ResolvedProperty]]
@@ -34,18 +40,33 @@ public struct Model: Sendable {
         entities: [Entity],
         locations: [String: SourceLocation] = [:],
         source: String? = nil,
-        validatesDefaultValues: Bool = true
+        validatesDefaultValues: Bool = true,
+        validation: ModelValidation = .strict,
+        versionIdentifiers: [String]? = nil
     ) throws(ModelError) {
         self.name = name
         self.versionIdentifier = versionIdentifier
+        self.versionIdentifiers = versionIdentifiers ?? [versionIdentifier ?? ""]
         self.entities = entities
         self.locations = locations
         self.source = source
 
         var validator = ModelValidator(
-            entities: entities, locations: locations, source: source, validatesDefaultValues: validatesDefaultValues)
+            entities: entities, locations: locations, source: source,
+            validatesDefaultValues: validatesDefaultValues || validation == .xcode)
         let result = validator.run()
-        if !result.problems.isEmpty { throw ModelError(result.problems) }
+        var errors: [ModelProblem] = []
+        var warnings: [ModelProblem] = []
+        for var problem in result.problems {
+            if validation.isWarning(problem.kind) {
+                problem.severity = .warning
+                warnings.append(problem)
+            } else {
+                errors.append(problem)
+            }
+        }
+        if !errors.isEmpty { throw ModelError(errors) }
+        self.warnings = warnings
         self.entityIndex = result.entityIndex
         self.resolvedProperties = result.resolvedProperties
     }

@@ -24,7 +24,15 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
         case invalidDefault
     }
 
+    /// Whether the problem makes the model unusable. Xcode models get warnings for what Xcode's model
+    /// compiler accepts (see ``ModelValidation/xcode``), so a model that an app ships is never refused.
+    public enum Severity: String, Sendable, Hashable {
+        case error
+        case warning
+    }
+
     public var kind: Kind
+    public var severity: Severity = .error
     public var message: String
     public var location: SourceLocation?
     public var entity: String?
@@ -51,7 +59,8 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
     /// `file:line:col: error: entity 'Track', attribute 'title': message (hint)`.
     public var description: String {
         var parts: [String] = []
-        if let location { parts.append("\(location): error:") } else { parts.append("error:") }
+        let label = severity.rawValue + ":"
+        if let location { parts.append("\(location): \(label)") } else { parts.append(label) }
         var subject: [String] = []
         if let entity { subject.append("entity '\(entity)'") }
         if let property { subject.append("property '\(property)'") }
@@ -60,6 +69,29 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
         var text = parts.joined(separator: " ")
         if let hint { text += "\n  hint: \(hint)" }
         return text
+    }
+}
+
+/// How strictly a model is validated.
+///
+/// Instar's own model files are checked strictly: a mistake there is the user's to fix now. An Xcode
+/// model is what an app already ships: Xcode compiled it and Core Data runs it, so refusing it would
+/// refuse a real app. For those, only what makes the model meaningless stays an error (broken XML, an
+/// unknown type, a destination or parent that does not exist, a cycle, a name declared twice); inverses
+/// that do not name each other, counts out of range, defaults that do not parse and constraints or
+/// indexes naming unknown properties become warnings, reported with the same position and hint.
+public enum ModelValidation: Sendable, Hashable {
+    case strict
+    case xcode
+
+    /// Problems of these kinds are warnings under this validation.
+    func isWarning(_ kind: ModelProblem.Kind) -> Bool {
+        switch self {
+        case .strict: false
+        case .xcode:
+            [.unknownInverse, .inverseMismatch, .invalidCount, .invalidDefault, .unknownConstraintProperty,
+             .unknownIndexProperty].contains(kind)
+        }
     }
 }
 

@@ -88,12 +88,12 @@ public enum XcodeModelReader {
         let entities = root.children(named: "entity").compactMap { interpreter.entity(from: $0) }
         let model: Model
         do {
-            // Defaults are kept as written but not checked against their type: Xcode saves mismatched
-            // defaults without complaint (apptentive's models carry defaultValueString="YES" on an
-            // Integer 32) and Core Data reads them leniently, so rejecting them would reject real models.
+            // Xcode compiles what Instar's own files may not contain (defaultValueString="YES" on an
+            // Integer 32 in apptentive's models; inverses that do not name each other in a real app's
+            // 229-version history), and Core Data runs it: those are warnings, not refusals.
             model = try Model(
                 name: name, versionIdentifier: root["userDefinedModelVersionIdentifier"], entities: entities,
-                locations: interpreter.locations, source: file, validatesDefaultValues: false)
+                locations: interpreter.locations, source: file, validation: .xcode)
         } catch {
             throw ModelError(interpreter.problems + interpreter.withoutEchoes(error.problems))
         }
