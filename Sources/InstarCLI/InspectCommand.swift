@@ -13,6 +13,10 @@ struct InspectCommand: ParsableCommand {
             model version. When nothing matches, the closest version is named with the exact \
             differences (missing or extra tables, columns, types, indexes).
 
+            Several --model arguments are candidates; when none matches alone, the store may have been \
+            written through their merge (NSManagedObjectModel(byMerging:), an app's model and its \
+            frameworks'): one version of each is sought whose entities together are exactly the store's.
+
             Exit status 0 when the store matches a version exactly, 1 when it does not (drift or \
             unknown version), 65/66 when an input cannot be read.
 
@@ -41,7 +45,8 @@ struct InspectCommand: ParsableCommand {
     var format: OutputFormat = .text
 
     func run() throws {
-        let candidates = try models.flatMap(loadModels)
+        let groups = try models.map(loadModels)
+        let candidates = groups.flatMap { $0 }
         var chosen: (any StoreLayout)?
         if let layout {
             guard let named = Layouts.named(layout) else {
@@ -75,6 +80,13 @@ struct InspectCommand: ParsableCommand {
                     try? reopened.close()
                 }
             }
+            // Several models given and none matches alone: the store may have been written through
+            // their merge (NSManagedObjectModel(byMerging:)), one version of each.
+            if !detection.isExactMatch, groups.count > 1, let merged = try opened.detectMergedVersion(groups: groups),
+                merged.version != nil
+            {
+                detection = merged
+            }
             counts = try opened.rowCounts()
         } catch let error as StoreError {
             throw fail(error)
@@ -89,13 +101,30 @@ struct InspectCommand: ParsableCommand {
                 "rowCounts": counts,
             ]
             if let name = detection.metadataVersionName { object["metadataVersion"] = name }
+            if !detection.tiedVersions.isEmpty { object["tiedWith"] = detection.tiedVersions }
+            if !detection.mergedFrom.isEmpty { object["mergedFrom"] = detection.mergedFrom }
+            if let conflict = detection.identifierConflict { object["identifierConflict"] = conflict }
             if let closest = detection.closest { object["closest"] = closest }
             printOut(jsonText(object))
         case .text:
             var lines = ["store \(store) (\(detection.layout) layout)"]
             if let version = detection.version {
-                let how = detection.matchedBy == .metadata ? "its metadata's entity hashes" : "its tables and columns"
+                let how: String
+                switch detection.matchedBy {
+                case .metadata?: how = "its metadata's entity hashes"
+                case .metadataAndIdentifiers?: how = "its metadata's entity hashes and version identifiers"
+                default: how = "its tables and columns"
+                }
                 lines.append("version \(version.name), known from \(how)")
+                if !detection.mergedFrom.isEmpty {
+                    lines.append("  (written through a model merged from \(detection.mergedFrom.joined(separator: ", ")))")
+                }
+                if !detection.tiedVersions.isEmpty {
+                    lines.append(
+                        "  (the same entity hashes as \(detection.tiedVersions.joined(separator: ", ")); "
+                            + "nothing in the store tells them apart)")
+                }
+                if let conflict = detection.identifierConflict { lines.append("  warning: \(conflict)") }
             } else {
                 lines.append("version unknown" + (detection.metadataVersionName.map { " (metadata says '\($0)', which no given model matches)" } ?? ""))
                 if let closest = detection.closest { lines.append("closest version: \(closest)") }

@@ -42,7 +42,11 @@ public final class Migrator {
     public func currentVersion(of store: SQLiteStore) throws -> (Model, VersionDetection) {
         plan.prepareVersionHashes()
         let detection = try store.detectVersion(among: plan.versions)
-        guard let version = detection.version, let known = plan.versions.first(where: { VersionHashes(model: $0) == VersionHashes(model: version) })
+        // The detected version itself when it is the plan's (ties between hash-identical versions are
+        // broken by the store's identifiers), else the plan's version with its hashes.
+        guard let version = detection.version,
+            let known = plan.versions.first(where: { $0.name == version.name && VersionHashes(model: $0) == VersionHashes(model: version) })
+                ?? plan.versions.first(where: { VersionHashes(model: $0) == VersionHashes(model: version) })
         else {
             var message = "the store's version is not one of the plan's versions"
             if let name = detection.metadataVersionName { message += " (its metadata says '\(name)')" }

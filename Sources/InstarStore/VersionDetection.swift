@@ -6,8 +6,11 @@ import InstarModelIO
 /// Which version a store is at, and how Instar knows.
 public struct VersionDetection: Sendable {
     public enum Method: String, Sendable {
-        /// The store's metadata records the version's entity hashes.
+        /// The store's metadata records the version's entity hashes (and no other candidate has them).
         case metadata
+        /// Several candidates have the recorded entity hashes (they differ only in what Core Data does
+        /// not hash); the version identifiers the store records name this one.
+        case metadataAndIdentifiers = "metadata+identifiers"
         /// The store's tables and columns are exactly those of the version.
         case schema
     }
@@ -22,6 +25,13 @@ public struct VersionDetection: Sendable {
     public var closest: String?
     /// Differences between the store's schema and the matched (or closest) version's.
     public var drift: [SchemaDifference]
+    /// Other candidates with exactly the matched version's entity hashes, which the store's metadata
+    /// could not tell apart from it.
+    public var tiedVersions: [String] = []
+    /// Where the store's recorded version identifiers disagree with its entity hashes: said, not hidden.
+    public var identifierConflict: String?
+    /// For a store written through a merged model: the version of each part (``version`` is their merge).
+    public var mergedFrom: [String] = []
 
     public var isExactMatch: Bool { version != nil && drift.isEmpty }
 }
@@ -50,14 +60,16 @@ extension SQLiteStore {
         var detection = VersionDetection(
             layout: layout.name, version: nil, matchedBy: nil, metadataVersionName: metadata?.versionName, closest: nil,
             drift: [])
-        // Versions differing only in what Core Data does not hash (defaults, indexes) share their hashes:
-        // the one the metadata names is the store's.
         let hashes = metadata?.entityHashes ?? [:]
         let matches = hashes.isEmpty ? [] : all.filter { VersionHashes(model: $0).entityHashes == hashes }
-        if let match = matches.first(where: { $0.name == metadata?.versionName }) ?? matches.first {
-            detection.version = match
-            detection.matchedBy = .metadata
-            detection.drift = try drift(match)
+        if let metadata, !matches.isEmpty {
+            let choice = Self.choose(among: matches, metadata: metadata)
+            detection.version = choice.version
+            detection.matchedBy = choice.method
+            detection.tiedVersions = choice.tied
+            detection.identifierConflict = Self.identifierConflict(
+                chosen: choice.version, metadata: metadata, candidates: all)
+            detection.drift = try drift(choice.version)
             return detection
         }
         var best: (model: Model, differences: [SchemaDifference])?
@@ -74,6 +86,72 @@ extension SQLiteStore {
         }
         detection.closest = best?.model.name
         detection.drift = best?.differences ?? []
+        return detection
+    }
+}
+
+extension SQLiteStore {
+    /// Versions differing only in what Core Data does not hash (defaults, indexes, identifiers) share
+    /// their entity hashes. The version name a layout records (Instar's) decides first; then the
+    /// version identifiers Core Data records (`NSStoreModelVersionIdentifiers`, compared as a set, as
+    /// Core Data keeps them); else the earliest candidate, with the others reported as tied.
+    static func choose(among matches: [Model], metadata: StoreMetadata)
+        -> (version: Model, method: VersionDetection.Method, tied: [String])
+    {
+        if let named = matches.first(where: { $0.name == metadata.versionName }) {
+            return (named, .metadata, [])
+        }
+        if matches.count == 1 { return (matches[0], .metadata, []) }
+        if let identifiers = metadata.versionIdentifiers {
+            let recorded = Set(identifiers)
+            let agreeing = matches.filter { Set($0.versionIdentifiers) == recorded }
+            if let first = agreeing.first, agreeing.count < matches.count {
+                return (first, .metadataAndIdentifiers, agreeing.dropFirst().map(\.name))
+            }
+        }
+        return (matches[0], .metadata, matches.dropFirst().map(\.name))
+    }
+
+    /// A sentence when the recorded identifiers belong to another candidate than the one whose entity
+    /// hashes the store has (a store edited by hand, or a model whose identifier was reused).
+    static func identifierConflict(chosen: Model, metadata: StoreMetadata, candidates: [Model]) -> String? {
+        guard let identifiers = metadata.versionIdentifiers, Set(identifiers) != Set(chosen.versionIdentifiers),
+            Set(identifiers) != [""]
+        else { return nil }
+        let named = candidates.filter { Set($0.versionIdentifiers) == Set(identifiers) }.map(\.name)
+        let list = identifiers.map { "'\($0)'" }.joined(separator: ", ")
+        return "the store records the version identifier(s) \(list)"
+            + (named.isEmpty ? ", which no given version has" : ", which are \(named.joined(separator: ", "))'s")
+            + ", but its entity hashes are \(chosen.name)'s; the hashes decide"
+    }
+}
+
+extension SQLiteStore {
+    /// The version of a store written through a model merged from several (``Model/merging(_:name:)``):
+    /// from each group (the versions of one bundle or one model argument) the version whose every entity
+    /// the store records with the same hash, such that together they account for every entity of the
+    /// store, each once. Ties within a group go to the version whose identifier the store records, else
+    /// the earliest. Nil when the store has no entity hashes or no such combination exists.
+    public func detectMergedVersion(groups: [[Model]]) throws(StoreError) -> VersionDetection? {
+        guard groups.count > 1, let metadata = try self.metadata(), !metadata.entityHashes.isEmpty else { return nil }
+        let hashes = metadata.entityHashes
+        let recorded = Set(metadata.versionIdentifiers ?? [])
+        var parts: [Model] = []
+        for group in groups {
+            let fitting = group.filter { version in
+                let own = VersionHashes(model: version).entityHashes
+                return !own.isEmpty && own.allSatisfy { hashes[$0.key] == $0.value }
+            }
+            guard let part = fitting.first(where: { !recorded.isDisjoint(with: $0.versionIdentifiers) }) ?? fitting.first
+            else { return nil }
+            parts.append(part)
+        }
+        let covered = parts.flatMap { $0.entities.map(\.name) }
+        guard covered.count == Set(covered).count, Set(covered) == Set(hashes.keys),
+            let merged = try? Model.merging(parts)
+        else { return nil }
+        var detection = try detectVersion(among: [merged])
+        detection.mergedFrom = parts.map(\.name)
         return detection
     }
 }

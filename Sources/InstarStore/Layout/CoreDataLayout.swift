@@ -134,7 +134,7 @@ public struct CoreDataLayout: StoreLayout {
         guard try recognizes(db), let stored = try CoreDataMetadata.read(db) else { return nil }
         return StoreMetadata(
             layout: name, versionName: nil, entityHashes: stored.entityHashes,
-            versionChecksum: stored.versionChecksum)
+            versionChecksum: stored.versionChecksum, versionIdentifiers: stored.versionIdentifiers)
     }
 
     /// Rewrites `Z_METADATA` (keeping the store's UUID and every key this layout does not own), renumbers

@@ -35,6 +35,8 @@ public enum CoreDataMetadata {
             return result
         }
 
+        /// `NSStoreModelVersionIdentifiers`: one entry per model merged into the writing model.
+        public var versionIdentifiers: [String]? { dictionary[CoreDataMetadata.identifiersKey] as? [String] }
         public var frameworkVersion: Int? { (dictionary[CoreDataMetadata.frameworkVersionKey] as? NSNumber)?.intValue }
 
         /// The recorded checksum, else the one the hashes imply.
@@ -99,7 +101,12 @@ public enum CoreDataMetadata {
         result[frameworkVersionKey] = frameworkVersion
         result[hashesVersionKey] = 3
         result[hashesKey] = hashes.entityHashes
-        result[identifiersKey] = [model.versionIdentifier ?? ""]
+        // A set to Core Data: an existing store's order is kept when it names the same identifiers.
+        if let recorded = existing[identifiersKey] as? [String], Set(recorded) == Set(model.versionIdentifiers) {
+            result[identifiersKey] = recorded
+        } else {
+            result[identifiersKey] = model.versionIdentifiers
+        }
         result[digestKey] = hashes.versionHashesDigest
         result[checksumKey] = hashes.versionChecksum
         if result[autoVacuumKey] == nil { result[autoVacuumKey] = "2" }

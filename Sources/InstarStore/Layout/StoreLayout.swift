@@ -63,16 +63,21 @@ public struct StoreMetadata: Sendable, Hashable {
     /// The model the store was created or last migrated with, as an Instar model file (JSON), when the
     /// layout keeps one: it lets a store be migrated without the file of its current version.
     public var storedModel: String?
+    /// The version identifiers the writing model declared (Core Data's `NSStoreModelVersionIdentifiers`,
+    /// Xcode's "Identifier" field of each merged model), when the layout records them. Versions that
+    /// differ only in what Core Data does not hash share their entity hashes; these name the one written.
+    public var versionIdentifiers: [String]?
 
     public init(
         layout: String, versionName: String?, entityHashes: [String: Data], versionChecksum: String?,
-        storedModel: String? = nil
+        storedModel: String? = nil, versionIdentifiers: [String]? = nil
     ) {
         self.layout = layout
         self.versionName = versionName
         self.entityHashes = entityHashes
         self.versionChecksum = versionChecksum
         self.storedModel = storedModel
+        self.versionIdentifiers = versionIdentifiers
     }
 }
 
