@@ -16,6 +16,11 @@ struct MigrateCommand: ParsableCommand {
             of this off). Without a plan: --to-model gives the target version and the step is \
             inferred directly (a plain Core Data lightweight migration).
 
+            Without a plan, --model App.xcdatamodeld does what a Core Data app does at launch: the \
+            store's version is found among the bundle's versions and the cheapest chain of inferred \
+            steps runs to the bundle's current version (or --to), with the journal, resume, lease and \
+            progress of a plan. 'instar plan --model App.xcdatamodeld --store S' shows that chain.
+
             Each step commits schema, data and metadata together after verification (schema, foreign \
             keys, row counts), or nothing changes. Hooks and batches commit with a journal kept inside \
             the store: a migration that is killed, fails or stops (--time-budget, Ctrl-C) continues \
@@ -33,13 +38,14 @@ struct MigrateCommand: ParsableCommand {
             Example:
               instar migrate Plans/garage/plan.yaml --store /tmp/garage.sqlite
               instar migrate --store /tmp/garage.sqlite --to-model Plans/garage/models/v3.yaml
+              instar migrate --store App.sqlite --model App.xcdatamodeld --to 'App 7'
             """
     )
 
     @Argument(help: "A plan file (YAML or JSON) declaring the versions and custom stages.")
     var plan: String?
 
-    @Option(help: "With a plan: the target version (default: the plan's target).")
+    @Option(help: "The target version: one of the plan's, or of the --model bundle (default: the plan's target, the bundle's current version).")
     var to: String?
 
     @Flag(help: "Let the plan's command hooks run (they run outside the transaction).")
@@ -69,15 +75,37 @@ struct MigrateCommand: ParsableCommand {
     @Option(name: .customLong("to-model"), help: "Without a plan: the target model version.")
     var toModel: String?
 
-    @Option(name: .customLong("model"), help: "A candidate for the store's current version (repeatable).")
+    @Option(
+        name: .customLong("model"),
+        help: ArgumentHelp(
+            "Without a plan: the app's model bundle (.xcdatamodeld, every version), or versions oldest first (repeatable). With --to-model: candidates for the store's version.",
+            valueName: "model"))
     var models: [String] = []
+
+    @Flag(
+        help: """
+            Without a plan: the --model arguments are parts of one model merged from them (an app's model and \
+            its frameworks', NSManagedObjectModel(byMerging:)); each part moves from the version the store \
+            has to its bundle's current version (or --to).
+            """)
+    var merge = false
 
     @Flag(help: "Show the SQL without running it.")
     var dryRun = false
 
     func validate() throws {
-        if plan == nil && toModel == nil {
-            throw ValidationError("give a plan file, or --to-model with the target model version")
+        if plan == nil && toModel == nil && models.isEmpty {
+            throw ValidationError(
+                "give a plan file, --model with the app's model bundle (every version; the store's is found), or --to-model with the target version")
+        }
+        if plan != nil && !models.isEmpty {
+            throw ValidationError("give either a plan file or --model, not both: the plan lists its versions")
+        }
+        if merge && (plan != nil || toModel != nil || models.count < 2) {
+            throw ValidationError("--merge takes two or more --model arguments and no plan or --to-model")
+        }
+        if toModel != nil && to != nil {
+            throw ValidationError("give either --to (a version of the plan or bundle) or --to-model, not both")
         }
         if plan != nil && toModel != nil {
             throw ValidationError("give either a plan file or --to-model, not both")
@@ -86,7 +114,20 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         if let plan {
-            try runPlan(plan)
+            try runPlan(try loadPlan(plan), resume: "instar migrate \(plan) --store \(store)\(to.map { " --to '\($0)'" } ?? "")")
+            return
+        }
+        if toModel == nil {
+            // A bundle (or versions) without a plan: the progressive migration a Core Data app runs at launch.
+            let implicit =
+                merge
+                ? try ImplicitPlan.makeMerged(models: models, storePath: store, target: to)
+                : try ImplicitPlan.make(models: models, storePath: store, target: to)
+            if dryRun {
+                try printDryRun(implicit)
+                return
+            }
+            try runPlan(implicit, resume: ImplicitPlan.resumeCommand(models: models, store: store, target: to, merge: merge))
             return
         }
         let target = try loadModel(toModel!)
@@ -123,14 +164,27 @@ struct MigrateCommand: ParsableCommand {
         }
     }
 
-    func runPlan(_ path: String) throws {
-        let plan = try loadPlan(path)
+    /// The implicit plan's chain as `instar plan` shows it.
+    func printDryRun(_ plan: Plan) throws {
+        do {
+            let report = try DryRun.report(plan: plan, storePath: store, from: nil, to: to)
+            printOut(ReportRendering.text(report))
+            if report.noChain != nil { throw InstarExit.failure }
+        } catch let error as StoreError {
+            throw fail(error)
+        } catch let error as StepCompileError {
+            printError(error.message)
+            throw InstarExit.failure
+        }
+    }
+
+    func runPlan(_ plan: Plan, resume: String) throws {
         let migrator = Migrator(plan: plan)
         migrator.allowCommands = allowCommands
         migrator.secureDelete = secureDelete
         migrator.fuse = !noFuse
         if dryRun {
-            printError("use 'instar plan \(path) --store \(store)' for a dry run of a plan")
+            printError("use 'instar plan \(plan.file) --store \(store)' for a dry run of a plan")
             throw ExitCode.validationFailure
         }
         let stop = StopRequest()
@@ -156,7 +210,7 @@ struct MigrateCommand: ParsableCommand {
                 }
             case .paused(let reason):
                 printOut("stopped at a safe point: \(reason.rawValue). Everything done so far is committed.")
-                printOut("resume with: instar migrate \(path) --store \(store)\(to.map { " --to '\($0)'" } ?? "")")
+                printOut("resume with: \(resume)")
                 switch reason {
                 case .timeBudget: throw InstarExit.paused
                 case .interrupt: throw ExitCode(130)
@@ -168,7 +222,7 @@ struct MigrateCommand: ParsableCommand {
             throw fail(error)
         } catch let error as NoChain {
             reporter.finish()
-            printError(error.description + "\n  hint: run 'instar plan \(path)' to see a proposed decomposition")
+            printError(error.description + "\n  hint: run 'instar plan \(plan.file)' to see a proposed decomposition")
             throw InstarExit.failure
         } catch let error as HookError {
             reporter.finish()

@@ -23,6 +23,9 @@ struct PlanCommand: ParsableCommand {
 
             Without --store the chain starts at the plan's oldest version (or --from).
 
+            Without a plan, --model App.xcdatamodeld plans what 'instar migrate --model' runs: the \
+            bundle's versions in order, to its current version (or --to).
+
             Where no chain exists, the report says why and proposes one per gap (intermediate versions \
             and hooks: a temporary attribute and a conversion hook for a type change or external storage \
             turned off, a pick-one hook for to-many → to-one, a fill hook template for optional → \
@@ -35,11 +38,19 @@ struct PlanCommand: ParsableCommand {
 
             Example:
               instar plan Plans/music/plan.yaml --store music.sqlite --format markdown
+              instar plan --model App.xcdatamodeld --store App.sqlite --format json
             """
     )
 
-    @Argument(help: "The plan file.")
-    var plan: String
+    @Argument(help: "The plan file (or give --model instead).")
+    var plan: String?
+
+    @Option(
+        name: .customLong("model"),
+        help: ArgumentHelp(
+            "Without a plan: the app's model bundle (.xcdatamodeld, every version), or versions oldest first (repeatable).",
+            valueName: "model"))
+    var models: [String] = []
 
     @Option(help: "The store to plan for (opened read-only).")
     var store: String?
@@ -56,8 +67,13 @@ struct PlanCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where no chain exists: write the proposed intermediate models and hooks here.", valueName: "dir"))
     var scaffold: String?
 
+    func validate() throws {
+        if plan == nil && models.isEmpty { throw ValidationError("give a plan file, or --model with the app's model bundle") }
+        if plan != nil && !models.isEmpty { throw ValidationError("give either a plan file or --model, not both") }
+    }
+
     func run() throws {
-        let plan = try loadPlan(plan)
+        let plan = try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: store, target: to)
         let report: DryRunReport
         do {
             report = try DryRun.report(plan: plan, storePath: store, from: from, to: to)

@@ -1,0 +1,133 @@
+import Foundation
+import Instar
+
+/// The plan a bundle implies when no plan file is given: what a Core Data app does at launch.
+///
+/// `instar migrate --store S --model App.xcdatamodeld` finds the store's version among the bundle's
+/// versions and runs the cheapest chain of inferred steps to the bundle's current version, with the
+/// journal, resume, lease and progress of a plan. Several `--model` arguments are versions in the order
+/// given (a bundle contributes all of its versions, in its order).
+enum ImplicitPlan {
+    /// - Parameters:
+    ///   - references: the `--model` arguments.
+    ///   - storePath: the store, whose own bookkeeping tells the layout; nil for a dry run without one.
+    static func make(models references: [String], storePath: String?, target: String?) throws -> Plan {
+        var versions: [Model] = []
+        var current: String?
+        for reference in references {
+            if isBundle(reference) {
+                let bundle = try loadBundle(reference)
+                versions += bundle.versions
+                current = bundle.currentVersionName ?? bundle.versions.last?.name
+            } else {
+                let model = try loadModel(reference)
+                versions.append(model)
+                current = model.name
+            }
+        }
+        var seen = Set<String>()
+        for version in versions where !seen.insert(version.name).inserted {
+            printError(
+                "version '\(version.name)' is given twice\n  hint: give each version once; a bundle stands for all of its versions")
+            throw InstarExit.invalidInput
+        }
+        if let target, !versions.contains(where: { $0.name == target }) {
+            var message = "the target '\(target)' is not one of the given versions; nothing was changed"
+            if let hint = Spelling.suggestion(for: target, among: versions.map(\.name)) { message += "\n  hint: \(hint)" }
+            printError(message)
+            throw InstarExit.failure
+        }
+        let name = references.count == 1 ? URL(fileURLWithPath: references[0]).deletingPathExtension().lastPathComponent : "models"
+        return Plan(
+            name: name, file: references.joined(separator: " "), layout: layout(of: storePath, references: references),
+            versions: versions, target: target ?? current)
+    }
+
+    /// The plan for a store written through a model merged from several (`--merge`): one version of
+    /// each `--model` argument is found in the store, then each part moves to its target in turn (its
+    /// bundle's current version, or `--to` for the part that has that version), the other parts staying
+    /// where they are; every version of the chain is the merge of the parts' versions at that point.
+    static func makeMerged(models references: [String], storePath: String, target: String?) throws -> Plan {
+        let groups = try references.map(loadModels)
+        let currents: [String?] = try references.map { reference in
+            isBundle(reference) ? try loadBundle(reference).currentVersionName : nil
+        }
+        if let target, !groups.joined().contains(where: { $0.name == target }) {
+            printError("the target '\(target)' is not a version of any --model; nothing was changed")
+            throw InstarExit.failure
+        }
+        let store: SQLiteStore
+        let detection: VersionDetection?
+        do {
+            store = try SQLiteStore.open(at: storePath, readOnly: true)
+            detection = try store.detectMergedVersion(groups: groups)
+        } catch {
+            throw fail(error)
+        }
+        defer { try? store.close() }
+        guard let detection, detection.version != nil else {
+            printError(
+                "the store was not written through a merge of one version of each --model\n"
+                    + "  hint: 'instar inspect --store \(storePath)' with the same --model arguments shows what it matches")
+            throw InstarExit.failure
+        }
+        var positions = zip(groups, detection.mergedFrom).map { group, name in group.firstIndex { $0.name == name }! }
+        let goals = groups.enumerated().map { index, group in
+            group.firstIndex { $0.name == target } ?? currents[index].flatMap { name in group.firstIndex { $0.name == name } }
+                ?? group.count - 1
+        }
+        func merged() throws -> Model {
+            do {
+                return try Model.merging(zip(groups, positions).map { $0[$1] })
+            } catch {
+                printError(error.description)
+                throw InstarExit.invalidInput
+            }
+        }
+        var versions = [try merged()]
+        for part in groups.indices {
+            while positions[part] != goals[part] {
+                positions[part] += positions[part] < goals[part] ? 1 : -1
+                versions.append(try merged())
+            }
+        }
+        return Plan(
+            name: "merged model", file: references.joined(separator: " "), layout: store.layout.name, versions: versions,
+            target: versions.last?.name)
+    }
+
+    static func isBundle(_ reference: String) -> Bool {
+        reference.hasSuffix(".xcdatamodeld") || reference.hasSuffix(".xcdatamodeld/")
+    }
+
+    /// The store's own layout when it has bookkeeping; else Core Data's for Xcode models, Instar's otherwise.
+    private static func layout(of storePath: String?, references: [String]) -> String {
+        if let storePath, FileManager.default.fileExists(atPath: storePath),
+            let store = try? SQLiteStore.open(at: storePath, readOnly: true)
+        {
+            defer { try? store.close() }
+            let recognised = (try? store.withDatabase { db in try store.layout.recognizes(db) }) ?? false
+            if recognised { return store.layout.name }
+        }
+        let xcode = references.contains { isBundle($0) || $0.hasSuffix(".xcdatamodel") || $0.contains(".xcdatamodeld#") }
+        return xcode ? "coredata" : "instar"
+    }
+
+    /// The command line that continues an implicit plan's run.
+    static func resumeCommand(models references: [String], store: String, target: String?, merge: Bool) -> String {
+        let models = references.map { "--model '\($0)'" }.joined(separator: " ")
+        return "instar migrate --store '\(store)' \(models)" + (merge ? " --merge" : "") + (target.map { " --to '\($0)'" } ?? "")
+    }
+}
+
+func loadBundle(_ reference: String) throws -> ModelBundle {
+    do {
+        let bundle = try ModelBundle.read(xcdatamodeld: URL(fileURLWithPath: reference))
+        reportWarnings(of: bundle.versions)
+        return bundle
+    } catch {
+        printError(error.description)
+        let unreadable = error.problems.allSatisfy { $0.kind == .unreadable }
+        throw unreadable ? InstarExit.unreadable : InstarExit.invalidInput
+    }
+}
