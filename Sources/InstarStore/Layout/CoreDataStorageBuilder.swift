@@ -10,13 +10,15 @@ struct CoreDataStorageBuilder {
     private var order: [String] = []
     private var tables: [String: TableDefinition] = [:]
     private var tableOrder: [String] = []
-    /// Column names per root table (the hierarchy's one registry).
+    /// Column names per root table: the hierarchy's one registry, which also names the join columns
+    /// that hold its rows' keys (CareKit's `Z_13TAGS` … `Z_13TAGS4` are five claims in the tag's).
     private var registries: [String: CoreDataNameRegistry] = [:]
-    /// Join-table column names, per entity that names them.
-    private var joinRegistries: [String: CoreDataNameRegistry] = [:]
     private var tableNames = CoreDataNameRegistry()
-    /// Columns of each entity table before ordering: (group, entity number, rank within entity, column).
-    private var pending: [String: [(group: Int, entity: Int, rank: Int, column: ColumnDefinition)]] = [:]
+    /// Each entity's property keys in the order Core Data walks them (``CoreDataKeyOrder``).
+    private var keyOrders: [String: [String]] = [:]
+    /// Columns of each entity table before ordering: (group, entity number, rank within entity, the
+    /// property it stores, column).
+    private var pending: [String: [(group: Int, entity: Int, rank: Int, property: String, column: ColumnDefinition)]] = [:]
     private var entities: [String: EntityStorage] = [:]
     private var entityTables: [String: EntityTable] = [:]
     private var relationships: [RelationshipKey: RelationshipStorage] = [:]
@@ -57,16 +59,23 @@ struct CoreDataStorageBuilder {
         for root in roots {
             try buildEntityTable(root: root)
         }
-        for entity in order {
-            buildToManyStorage(of: entity)
+        // Second pass, as Core Data's: every entity (sub-entities and abstract ones too) in name order,
+        // its relationships in its key order; the first side of a pair met names the join table.
+        var paired = Set<RelationshipKey>()
+        for entity in model.entities.map(\.name).sorted(by: Self.entityPrecedes) {
+            buildToManyStorage(of: entity, paired: &paired)
         }
         // Entity tables take their columns in Core Data's order: INTEGER (attributes, then keys with
         // their entity columns, then ordering keys), FLOAT/TIMESTAMP, DECIMAL, VARCHAR, BLOB; within a
-        // group by entity number, then by name. Only cosmetic: columns are always addressed by name.
+        // group by entity number, then by property name. Only cosmetic: columns are addressed by name.
         for table in tableOrder where entityTables[table] != nil {
             let sorted = pending[table, default: []].enumerated().sorted { a, b in
-                (a.element.group, a.element.entity, a.element.rank, a.offset)
-                    < (b.element.group, b.element.entity, b.element.rank, b.offset)
+                let (x, y) = (a.element, b.element)
+                if (x.group, x.entity, x.rank) != (y.group, y.entity, y.rank) {
+                    return (x.group, x.entity, x.rank) < (y.group, y.entity, y.rank)
+                }
+                if x.property != y.property { return CoreDataOrder.precedes(x.property, y.property) }
+                return a.offset < b.offset
             }
             tables[table]!.columns += sorted.map(\.element.column)
         }
@@ -96,11 +105,14 @@ struct CoreDataStorageBuilder {
             let entity = model.entity(named: name)!
             let number = numbers[name]!
             var map = entity.parent.flatMap { entities[$0]?.columns } ?? [:]
-            let attributes = entity.attributes.filter { !$0.isTransient }.sorted { CoreDataOrder.precedes($0.name, $1.name) }
-            for attribute in attributes {
-                guard let type = try layout.columnType(of: attribute, entity: name) else { continue }
+            // The keys Core Data hashes for this entity: the parent's (in their table order) or the
+            // bookkeeping ones, then each attribute, each key column and each relationship.
+            var keys = entity.parent.flatMap { keyOrders[$0] } ?? ["_ent", "_pk", "_opt"]
+            for attribute in inWalkOrder(entity.attributes, of: name, name: \.name, names: { model.attributes(of: $0).map(\.name) }) {
+                guard !attribute.isTransient, let type = try layout.columnType(of: attribute, entity: name) else { continue }
                 let column = registry.claim("Z" + attribute.name.coreDataUppercased)
                 map[attribute.name] = column
+                keys.append(attribute.name)
                 let group: Int
                 switch type {
                 case "INTEGER": group = 0
@@ -109,23 +121,30 @@ struct CoreDataStorageBuilder {
                 case "VARCHAR": group = 3
                 default: group = attribute.type == .transformable ? 4 : 5
                 }
-                pending[table, default: []].append((group, number, 0, ColumnDefinition(name: column, declaredType: type)))
+                pending[table, default: []].append(
+                    (group, number, 0, attribute.name, ColumnDefinition(name: column, declaredType: type)))
             }
-            let toOnes = entity.relationships.filter { !$0.isTransient && $0.isToOne }
-                .sorted { CoreDataOrder.precedes($0.name, $1.name) }
-            for relationship in toOnes {
-                let column = registry.claim("Z" + relationship.name.coreDataUppercased)
-                map[relationship.name] = column
-                pending[table, default: []].append((0, number, 1, ColumnDefinition(name: column, declaredType: "INTEGER")))
-                relationships[RelationshipKey(entity: name, name: relationship.name)] = .foreignKey(table: table, column: column)
-                // The destination row's entity, when the destination has sub-entities.
-                if !model.subentities(of: relationship.destination).isEmpty, let n = numbers[relationship.destination] {
-                    let entityColumn = registry.claim("Z\(n)_" + relationship.name.coreDataUppercased)
+            for relationship in inWalkOrder(entity.relationships, of: name, name: \.name, names: { model.relationships(of: $0).map(\.name) })
+            where !relationship.isTransient {
+                if relationship.isToOne {
+                    let column = registry.claim("Z" + relationship.name.coreDataUppercased)
+                    map[relationship.name] = column
+                    keys.append("_" + column)
                     pending[table, default: []].append(
-                        (0, number, 1, ColumnDefinition(name: entityColumn, declaredType: "INTEGER")))
-                    bookkeeping[entityColumn] = .entityOf(foreignKey: column)
+                        (0, number, 1, relationship.name, ColumnDefinition(name: column, declaredType: "INTEGER")))
+                    relationships[RelationshipKey(entity: name, name: relationship.name)] = .foreignKey(table: table, column: column)
+                    // The destination row's entity, when the destination has sub-entities.
+                    if !model.subentities(of: relationship.destination).isEmpty, let n = numbers[relationship.destination] {
+                        let entityColumn = registry.claim("Z\(n)_" + relationship.name.coreDataUppercased)
+                        keys.append("_" + entityColumn)
+                        pending[table, default: []].append(
+                            (0, number, 1, relationship.name, ColumnDefinition(name: entityColumn, declaredType: "INTEGER")))
+                        bookkeeping[entityColumn] = .entityOf(foreignKey: column)
+                    }
                 }
+                keys.append(relationship.name)
             }
+            keyOrders[name] = CoreDataKeyOrder.leopard(keys)
             entities[name] = EntityStorage(
                 table: table, discriminatorValue: .integer(Int64(number)), columns: map, kinds: hierarchy(below: name))
         }
@@ -135,13 +154,23 @@ struct CoreDataStorageBuilder {
 
     // MARK: To-many relationships
 
-    private mutating func buildToManyStorage(of entityName: String) {
-        let entity = model.entity(named: entityName)!
-        let toMany = entity.relationships.filter { !$0.isTransient && $0.isToMany }
-            .sorted { CoreDataOrder.precedes($0.name, $1.name) }
-        for relationship in toMany {
-            let key = RelationshipKey(entity: entityName, name: relationship.name)
-            guard relationships[key] == nil else { continue }  // assigned from the other side
+    /// An entity's own properties in the order Core Data claims their columns: the first table's slot
+    /// order of the names of all of its properties of that kind, inherited and transient ones included.
+    private func inWalkOrder<P>(_ own: [P], of entity: String, name: KeyPath<P, String>, names: (String) -> [String]) -> [P] {
+        let order = CoreDataKeyOrder.leopard(names(entity).sorted(by: CoreDataOrder.precedes))
+        let byName = Dictionary(own.map { ($0[keyPath: name], $0) }, uniquingKeysWith: { first, _ in first })
+        return order.compactMap { byName[$0] }
+    }
+
+    /// The to-many relationships `entityName` has (its own and inherited), in the second table's slot
+    /// order of its keys: each pair is laid out by the first of its sides met in this walk.
+    private mutating func buildToManyStorage(of entityName: String, paired: inout Set<RelationshipKey>) {
+        for name in CoreDataKeyOrder.tiger(keyOrders[entityName] ?? []) {
+            guard let resolved = model.property(name, of: entityName), let relationship = resolved.property.relationship,
+                !relationship.isTransient, relationship.isToMany
+            else { continue }
+            let key = RelationshipKey(entity: resolved.declaringEntity, name: name)
+            guard paired.insert(key).inserted, relationships[key] == nil else { continue }
             let inverse = relationship.inverse.flatMap { model.property($0, of: relationship.destination) }
             let inverseRelationship = inverse?.property.relationship.flatMap { $0.isTransient ? nil : $0 }
             let inverseKey = inverse.map { RelationshipKey(entity: $0.declaringEntity, name: $0.name) }
@@ -151,11 +180,13 @@ struct CoreDataStorageBuilder {
                 if relationship.isOrdered, case .foreignKey(let table, _)? = relationships[inverseKey] {
                     let column = registries[table]!.claim("Z_FOK_" + inverseKey.name.coreDataUppercased)
                     let number = numbers[inverseKey.entity] ?? 0
-                    pending[table, default: []].append((0, number, 2, ColumnDefinition(name: column, declaredType: "INTEGER")))
+                    pending[table, default: []].append(
+                        (0, number, 2, inverseKey.name, ColumnDefinition(name: column, declaredType: "INTEGER")))
                     position = column
                 }
                 relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
             } else if let inverseRelationship, let inverseKey {
+                paired.insert(inverseKey)
                 buildJoinTable(key, relationship, inverseKey: inverseKey, inverse: inverseRelationship)
             } else {
                 buildJoinTable(withoutInverse: key, relationship)
@@ -163,13 +194,11 @@ struct CoreDataStorageBuilder {
         }
     }
 
-    /// A many-to-many pair. The table is named after the side "processed first" by Core Data: between
-    /// two entities, the one whose name sorts first (seen in every sample, whatever the entity numbers:
-    /// Apptentive's `Z_6DISPLAYTYPES` is named from `ATMessage`, number 6, not `ATMessageDisplayType`, 2);
-    /// within one entity, the relationship whose name sorts last (DuckDuckGo `favorites` over
-    /// `favoriteFolders`, EasyLife `blocking` over `blockedBy`; Core Data's choice there is not stable,
-    /// FORMAT.md §1.10). Column `Z_<e><INVERSE>` holds the naming side's owners, `Z_<d><REL>` its
-    /// destinations, each named after the relationship that leads to those rows.
+    /// A many-to-many pair, laid out from `key`, the side Core Data's walk meets first: the table is
+    /// `Z_<e><REL>`; column `Z_<d><REL>` holds the other side's keys and `Z_<e><INVERSE>` this side's,
+    /// each named after the relationship that leads to those rows. The columns are claimed in the
+    /// registries of the hierarchies whose keys they hold, in Core Data's order: the other side's
+    /// column, its position (this side ordered), this side's column, its position (the inverse ordered).
     private mutating func buildJoinTable(
         _ key: RelationshipKey, _ relationship: Relationship, inverseKey: RelationshipKey, inverse: Relationship
     ) {
@@ -178,36 +207,25 @@ struct CoreDataStorageBuilder {
             return
         }
         var (named, namedRelationship, other, otherRelationship) = (key, relationship, inverseKey, inverse)
-        var swap =
-            key.entity == inverseKey.entity
-            ? CoreDataOrder.precedes(key.name, inverseKey.name)
-            : Self.entityPrecedes(inverseKey.entity, key.entity)
         if key.entity == inverseKey.entity, let e = numbers[key.entity] {
-            // The store decides when it has the other name only.
-            let (mine, theirs) = swap ? (inverseKey.name, key.name) : (key.name, inverseKey.name)
-            let (chosen, alternative) = ("Z_\(e)" + mine.coreDataUppercased, "Z_\(e)" + theirs.coreDataUppercased)
+            // A store written by a Core Data release whose walk met the other side first keeps its name:
+            // the pair is the same either way, so the store's name is honoured rather than called drift.
+            let (chosen, alternative) = ("Z_\(e)" + key.name.coreDataUppercased, "Z_\(e)" + inverseKey.name.coreDataUppercased)
             if layout.storeTables.contains(alternative.sqliteFolded) && !layout.storeTables.contains(chosen.sqliteFolded) {
-                swap.toggle()
+                (named, namedRelationship, other, otherRelationship) = (inverseKey, inverse, key, relationship)
             }
         }
-        if swap { (named, namedRelationship, other, otherRelationship) = (inverseKey, inverse, key, relationship) }
         let e = numbers[named.entity]!
         let d = numbers[other.entity]!
+        let namedTable = entities[named.entity]!.table
+        let otherTable = entities[other.entity]!.table
         let table = tableNames.claim("Z_\(e)" + named.name.coreDataUppercased)
-        let ownerColumn = joinRegistries[named.entity, default: CoreDataNameRegistry()]
-            .claim("Z_\(e)" + other.name.coreDataUppercased)
-        let destinationColumn = joinRegistries[other.entity, default: CoreDataNameRegistry()]
-            .claim("Z_\(d)" + named.name.coreDataUppercased)
-        // Positions: of each owner within its destination's ordered set (the inverse is ordered), of
-        // each destination within its owner's ordered set (this side is ordered).
-        let ownerPosition =
-            otherRelationship.isOrdered
-            ? joinRegistries[named.entity, default: CoreDataNameRegistry()].claim("Z_FOK_\(e)" + other.name.coreDataUppercased)
-            : nil
+        let destinationColumn = registries[otherTable]!.claim("Z_\(d)" + named.name.coreDataUppercased)
         let destinationPosition =
-            namedRelationship.isOrdered
-            ? joinRegistries[other.entity, default: CoreDataNameRegistry()].claim("Z_FOK_\(d)" + named.name.coreDataUppercased)
-            : nil
+            namedRelationship.isOrdered ? registries[otherTable]!.claim("Z_FOK_\(d)" + named.name.coreDataUppercased) : nil
+        let ownerColumn = registries[namedTable]!.claim("Z_\(e)" + other.name.coreDataUppercased)
+        let ownerPosition =
+            otherRelationship.isOrdered ? registries[namedTable]!.claim("Z_FOK_\(e)" + other.name.coreDataUppercased) : nil
         addJoinTable(
             JoinTable(
                 name: table, relationship: named, inverse: other, ownerColumn: ownerColumn,
@@ -220,12 +238,10 @@ struct CoreDataStorageBuilder {
     private mutating func buildReflexiveJoinTable(_ key: RelationshipKey, _ relationship: Relationship) {
         let e = numbers[key.entity]!
         let table = tableNames.claim("Z_\(e)" + key.name.coreDataUppercased)
-        let ownerColumn = joinRegistries[key.entity, default: CoreDataNameRegistry()]
-            .claim("Z_\(e)" + key.name.coreDataUppercased)
+        let registry = entities[key.entity]!.table
+        let ownerColumn = registries[registry]!.claim("Z_\(e)" + key.name.coreDataUppercased)
         let ownerPosition =
-            relationship.isOrdered
-            ? joinRegistries[key.entity, default: CoreDataNameRegistry()].claim("Z_FOK_\(e)" + key.name.coreDataUppercased)
-            : nil
+            relationship.isOrdered ? registries[registry]!.claim("Z_FOK_\(e)" + key.name.coreDataUppercased) : nil
         addJoinTable(
             JoinTable(
                 name: table, relationship: key, inverse: nil, ownerColumn: ownerColumn, destinationColumn: "REFLEXIVE",
@@ -238,14 +254,12 @@ struct CoreDataStorageBuilder {
         let e = numbers[key.entity]!
         let d = numbers[relationship.destination] ?? 0
         let table = tableNames.claim("Z_\(e)" + key.name.coreDataUppercased)
-        let ownerColumn = joinRegistries[key.entity, default: CoreDataNameRegistry()]
-            .claim("Z_\(e)" + key.entity.coreDataUppercased)
-        let destinationColumn = joinRegistries[relationship.destination, default: CoreDataNameRegistry()]
-            .claim("Z_\(d)" + key.name.coreDataUppercased)
+        let ownerTable = entities[key.entity]!.table
+        let destinationTable = entities[relationship.destination]?.table ?? ownerTable
+        let ownerColumn = registries[ownerTable]!.claim("Z_\(e)" + key.entity.coreDataUppercased)
+        let destinationColumn = registries[destinationTable]!.claim("Z_\(d)" + key.name.coreDataUppercased)
         let destinationPosition =
-            relationship.isOrdered
-            ? joinRegistries[relationship.destination, default: CoreDataNameRegistry()].claim("Z_FOK_\(d)" + key.name.coreDataUppercased)
-            : nil
+            relationship.isOrdered ? registries[destinationTable]!.claim("Z_FOK_\(d)" + key.name.coreDataUppercased) : nil
         addJoinTable(
             JoinTable(
                 name: table, relationship: key, inverse: nil, ownerColumn: ownerColumn,
