@@ -222,7 +222,10 @@ struct MigrateCommand: ParsableCommand {
             throw fail(error)
         } catch let error as NoChain {
             reporter.finish()
-            printError(error.description + "\n  hint: run 'instar plan \(plan.file)' to see a proposed decomposition")
+            // The chain is sought before anything is written (see Migrator.migrate).
+            printError(
+                error.description + "\n  nothing was changed"
+                    + "\n  hint: run 'instar plan \(plan.file)' to see a proposed decomposition")
             throw InstarExit.failure
         } catch let error as HookError {
             reporter.finish()

@@ -117,6 +117,17 @@ public final class Migrator {
                 path: store.path, reason: "it goes to \(unfinished.target), not \(target); nothing was changed",
                 hint: "finish it first: run migrate with --to '\(unfinished.target)' or without --to ('instar status' shows where it stopped)")
         }
+        // A fresh run is checked before the lease is written: a store at an unknown version or with
+        // drift, a target no chain reaches, or data the first step cannot take is refused with the file
+        // exactly as it was.
+        if try store.withDatabase({ db in try Journal.unfinished(db) }) == nil {
+            let (current, chain, _) = try self.chain(for: store, to: target)
+            if let first = chain.steps.first, first.stage?.before.isEmpty ?? true,
+                let next = plan.versions.first(where: { $0.name == first.to })
+            {
+                try store.checkDataConditions(from: current, to: next)
+            }
+        }
         let continuation = streamContinuation
         let executor = ChainExecutor(
             plan: plan, store: store, hooks: swiftHooks, allowCommands: allowCommands, fuse: fuse, stop: stop,

@@ -30,6 +30,21 @@ extension SQLiteStore {
         }
     }
 
+    /// Checks, reading only, that the data satisfies the conditions of the step from `old` to `new`
+    /// (no NULLs where a required attribute has no default, …), so that a run whose first step would be
+    /// refused is refused before anything — journal or lease included — is written to the store.
+    public func checkDataConditions(from old: Model, to new: Model) throws(StoreError) {
+        do {
+            try queue.inDatabase { db in
+                try checkConditions(ModelDiff(from: old, to: new).conditions, db: db, map: layout.storageMap(for: old))
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.from(error, path: path, doing: "checking the data")
+        }
+    }
+
     /// Migrates the store from `old` (its current version) to `new` in one transaction: the schema
     /// change, the data, and the metadata commit together, after verification, or not at all.
     ///
