@@ -131,7 +131,8 @@ struct MigrateCommand: ParsableCommand {
             return
         }
         let target = try loadModel(toModel!)
-        let candidates = try models.map(loadModel) + [target]
+        // A bundle stands for all its versions wherever the store's version is sought.
+        let candidates = try models.flatMap(loadModels) + [target]
         let opened = try openStore(store, readOnly: dryRun)
         do {
             if let secureDelete { try opened.setSecureDelete(secureDelete) }
