@@ -121,7 +121,7 @@ import Testing
     }
 
     /// CareKit 2.1's tag pairs with five entities: the store Core Data wrote is the evidence.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: corpusRoot.path), "needs ../shared/corpus"))
+    @Test(.needsCorpus)
     func careKitJoinTablesAreExactlyTheStores() throws {
         let base = corpusRoot.appendingPathComponent("carekit-apple__CareKit/CareKitStore")
         let bundle = try ModelBundle.read(
@@ -219,7 +219,7 @@ import Testing
     }
 
     /// The corpus's DuckDuckGo store was written through three merged models from two repositories.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: corpusRoot.path), "needs ../shared/corpus"))
+    @Test(.needsCorpus)
     func theCorpusMergedStoreIsNamedAndMigrated() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -249,7 +249,7 @@ import Testing
 
     // MARK: Progressive migration from a bundle
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: corpusRoot.path), "needs ../shared/corpus"))
+    @Test(.needsCorpus)
     func aBundleWithoutAPlanMigratesAcrossEveryVersion() throws {
         let repository = corpusRoot.appendingPathComponent("jeffreybergier__CoreDataMigrationTests/CoreDataMigration")
         let bundle = repository.appendingPathComponent("CoreDataMigration/Model.xcdatamodeld").path

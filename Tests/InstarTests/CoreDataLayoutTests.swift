@@ -415,9 +415,8 @@ import Testing
         #expect(try f.values("SELECT count(*) FROM Z_MODELCACHE") == [[.int(0)]])
     }
 
-    @Test func realMetadataSurvivesARoundTrip() throws {
+    @Test(.needsCorpus) func realMetadataSurvivesARoundTrip() throws {
         let original = corpusRoot.appendingPathComponent("objcio__core-data/Migrations/MigrationsTests/Moody.moody")
-        guard FileManager.default.fileExists(atPath: original.path) else { return }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("Moody.moody")
@@ -655,7 +654,7 @@ import Testing
         try store.close()
     }
 
-    @Test func aPlanOverABundleRunsOnARealCoreDataStore() throws {
+    @Test(.needsCorpus) func aPlanOverABundleRunsOnARealCoreDataStore() throws {
         // Apptentive's ATDataModel bundle and its version-1 store (framework 419): the planner, runtime
         // and journal work unchanged; the journal's tables are not part of the schema.
         let data = corpusRoot.appendingPathComponent("apptentive__apptentive-ios/Apptentive")

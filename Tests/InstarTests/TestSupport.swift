@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import InstarModel
 import InstarModelIO
 
@@ -13,6 +14,20 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 
 /// `../shared/corpus` beside the repository; CI always provides it.
 let corpusRoot = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+
+/// Whether the real-world corpus is beside the repository. A fresh clone has none: the tests that read
+/// it are skipped, and say so. `.ci/run` checks that the corpus is there before it runs the tests.
+let corpusIsPresent = FileManager.default.fileExists(atPath: corpusRoot.path)
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test only with `../shared/corpus` beside the repository (real Core Data models and
+    /// stores of public apps; CI provides it). Skipped otherwise, with this reason in the output.
+    static var needsCorpus: Self {
+        .enabled(
+            if: corpusIsPresent,
+            "skipped: needs the real-world corpus at ../shared/corpus beside the repository (CI provides it)")
+    }
+}
 
 /// A fresh temporary directory, removed by the caller when done.
 func temporaryDirectory() throws -> URL {

@@ -597,7 +597,7 @@ import Testing
         }
     }
 
-    @Test func everyCorpusContentsFileParses() throws {
+    @Test(.needsCorpus) func everyCorpusContentsFileParses() throws {
         let files = try Self.corpusFiles(named: "contents", directories: false)
             .filter { $0.deletingLastPathComponent().pathExtension == "xcdatamodel" }
         #expect(files.count >= 100, "expected the corpus's 110 model versions, found \(files.count)")
@@ -615,7 +615,7 @@ import Testing
         print("XcodeModelReader: parsed \(parsed) of \(files.count) corpus contents files")
     }
 
-    @Test func everyCorpusBundleReads() throws {
+    @Test(.needsCorpus) func everyCorpusBundleReads() throws {
         let bundles = try Self.corpusFiles(named: ".xcdatamodeld", directories: true)
         #expect(bundles.count >= 40)
         var versions = 0
@@ -637,7 +637,7 @@ import Testing
 
     /// Hashes from the XML must equal the hashes Xcode compiled into `VersionInfo.plist`. This pins
     /// down the XML reading rules that feed hashes (optional, counts, `preserveAfterDeletion`, …).
-    @Test func corpusHashesMatchXcodeCompiledVersionInfo() throws {
+    @Test(.needsCorpus) func corpusHashesMatchXcodeCompiledVersionInfo() throws {
         let pairs = [
             ("alemar11__CoreDataPlus/Tests/Resources/SampleModel/SampleModel.xcdatamodeld",
              "alemar11__CoreDataPlus/Tests/Resources/SampleModel/Fixtures/SampleModel.momd/VersionInfo.plist"),
