@@ -4,7 +4,9 @@
 //
 // Modules import in one direction only:
 //   InstarModel ← InstarModelIO ← InstarInference ← planner ← runtime ← Instar ← InstarCLI
-//   with InstarStore (SQLite access and its layouts) beside the runtime, depending on model + inference.
+//   with InstarStore (SQLite access and its layouts) beside the runtime, depending on model + inference,
+//   and InstarMapping (Core Data mapping models and their expressions → SQL) beside inference, depending
+//   on model + modelIO only, so that the planner and the runtime can both use it.
 // `Instar` is the umbrella library product that re-exports the layers an app needs.
 import PackageDescription
 
@@ -37,6 +39,11 @@ let package = Package(
             name: "InstarInference",
             dependencies: ["InstarModel"]
         ),
+        // Core Data mapping models (.xcmappingmodel): reading, matching to versions, expressions → SQL.
+        .target(
+            name: "InstarMapping",
+            dependencies: ["InstarModel", "InstarModelIO"]
+        ),
         // Plan files, the version graph, cheapest chains, synthesized decompositions.
         .target(
             name: "InstarPlanner",
@@ -63,7 +70,10 @@ let package = Package(
         // Umbrella library.
         .target(
             name: "Instar",
-            dependencies: ["InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner", "InstarStore", "InstarRuntime"]
+            dependencies: [
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarPlanner", "InstarStore",
+                "InstarRuntime",
+            ]
         ),
         .executableTarget(
             name: "InstarCLI",
@@ -74,7 +84,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InstarTests",
-            dependencies: ["Instar", "InstarCLI"]
+            dependencies: ["Instar", "InstarCLI", "InstarMapping"]
         ),
     ]
 )

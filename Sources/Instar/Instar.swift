@@ -1,5 +1,6 @@
 // The umbrella module: `import Instar` gives an app every layer it needs.
 @_exported import InstarInference
+@_exported import InstarMapping
 @_exported import InstarModel
 @_exported import InstarModelIO
 @_exported import InstarStore

@@ -9,18 +9,22 @@ import InstarModel
 ///
 /// The Xcode model reader works on this small immutable tree rather than on parser callbacks, so that
 /// the interpretation of a `contents` file (``XcodeModelReader``) is plain Swift over value types and
-/// the streaming parser, with its Linux quirks, stays confined to ``XMLSourceTree``.
-struct XMLSourceElement: Sendable {
-    var name: String
-    var attributes: [String: String]
-    var children: [XMLSourceElement]
+/// the streaming parser, with its Linux quirks, stays confined to ``XMLSourceTree``. It is `package` so
+/// that other readers of Xcode's XML files (the mapping-model reader) share one positioned parser.
+package struct XMLSourceElement: Sendable {
+    package var name: String
+    package var attributes: [String: String]
+    package var children: [XMLSourceElement]
+    /// The character data directly inside the element (not its children's), unmodified. Model files
+    /// carry everything in attributes; mapping models (`xcmapping.xml`) carry their values as text.
+    package var text: String = ""
     /// The position of the element's `<`, so that problems point at the start of the tag.
-    var location: SourceLocation
+    package var location: SourceLocation
 
-    subscript(attribute: String) -> String? { attributes[attribute] }
+    package subscript(attribute: String) -> String? { attributes[attribute] }
 
     /// Direct children with the given element name, in document order.
-    func children(named name: String) -> [XMLSourceElement] { children.filter { $0.name == name } }
+    package func children(named name: String) -> [XMLSourceElement] { children.filter { $0.name == name } }
 }
 
 /// Parses XML into an ``XMLSourceElement`` tree with source positions, failing on the first error.
@@ -32,8 +36,12 @@ struct XMLSourceElement: Sendable {
 /// * The reported error has an empty `userInfo`: no message, no position. We record the parser's
 ///   `lineNumber`/`columnNumber` at the *first* error callback ourselves and phrase the message from the
 ///   libxml2 error code and the elements open at that moment.
-enum XMLSourceTree {
-    static func parse(data: Data, file: String) throws(ModelError) -> XMLSourceElement {
+package enum XMLSourceTree {
+    /// - Parameter emptyHint: what the caller's file should start with, for the error on an empty file.
+    package static func parse(
+        data: Data, file: String,
+        emptyHint: String = "an Xcode model's 'contents' file starts with <?xml …?> and has a <model> root element"
+    ) throws(ModelError) -> XMLSourceElement {
         let text = SourceText(data)
         let recorder = Recorder(file: file, text: text)
         let parser = XMLParser(data: data)
@@ -53,7 +61,7 @@ enum XMLSourceTree {
                 ModelProblem(
                     .syntax, succeeded ? "the file contains no XML element" : "the file could not be parsed as XML",
                     location: SourceLocation(file: file, line: 1, column: 1),
-                    hint: "an Xcode model's 'contents' file starts with <?xml …?> and has a <model> root element"))
+                    hint: emptyHint))
         }
         return root
     }
@@ -175,6 +183,16 @@ enum XMLSourceTree {
             } else {
                 stack[stack.count - 1].children.append(element)
             }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            guard firstError == nil, !stack.isEmpty else { return }
+            stack[stack.count - 1].text += string
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+            guard firstError == nil, !stack.isEmpty else { return }
+            stack[stack.count - 1].text += String(decoding: CDATABlock, as: UTF8.self)
         }
 
         func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {

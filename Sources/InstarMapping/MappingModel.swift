@@ -1,0 +1,174 @@
+import Foundation
+import InstarModel
+
+/// A Core Data mapping model (`.xcmappingmodel`), as its source file records it.
+///
+/// Xcode's source form (`xcmapping.xml`) names the two models by path and lists entity mappings with
+/// their property mappings and expressions; it records no entity version hashes (only the compiled
+/// `.cdm` does, which `mapc` takes from the models at those paths). Expressions Xcode generates itself
+/// (`$source.name` for an attribute of the same name, the relationship expressions) are not in the file
+/// either: ``MappingModel/resolved(source:destination:)`` adds them once the two versions are known.
+public struct MappingModel: Sendable, Hashable {
+    /// The path of the `xcmapping.xml` file read.
+    public var file: String
+    /// The mapping model's name: its `.xcmappingmodel` folder name without the extension.
+    public var name: String
+    public var source: ModelReference
+    public var destination: ModelReference
+    /// In Core Data's order: ascending `mappingnumber`, the order Xcode's editor shows and `mapc` keeps.
+    public var entityMappings: [EntityMapping]
+
+    public init(
+        file: String, name: String, source: ModelReference, destination: ModelReference, entityMappings: [EntityMapping]
+    ) {
+        self.file = file
+        self.name = name
+        self.source = source
+        self.destination = destination
+        self.entityMappings = entityMappings
+    }
+
+    public func entityMapping(named name: String) -> EntityMapping? {
+        entityMappings.first { $0.name == name }
+    }
+}
+
+/// Which model a mapping model maps from or to, as recorded.
+public struct ModelReference: Sendable, Hashable, Codable {
+    /// The `.xcdatamodel` path as Xcode recorded it (relative to the project, or absolute).
+    public var path: String?
+    /// The version's name: the last path component without `.xcdatamodel` (`"Moody 3"`).
+    public var versionName: String?
+    /// Entity name → version hash, when the file records them (a compiled `.cdm` does; `xcmapping.xml`
+    /// does not, so this is empty after reading one).
+    public var entityVersionHashes: [String: Data]
+
+    public init(path: String?, entityVersionHashes: [String: Data] = [:]) {
+        self.path = path
+        self.entityVersionHashes = entityVersionHashes
+        self.versionName = path.map { path in
+            let last = path.split(separator: "/").last.map(String.init) ?? path
+            return last.hasSuffix(".xcdatamodel") ? String(last.dropLast(".xcdatamodel".count)) : last
+        }
+    }
+}
+
+/// `NSEntityMappingType`, with Core Data's raw values.
+public enum EntityMappingKind: Int, Sendable, Hashable, Codable, CaseIterable {
+    case undefined = 0, custom = 1, add = 2, remove = 3, copy = 4, transform = 5
+
+    /// The name Xcode writes in `mappingtypename` (`Undefined`, `Custom`, `Add`, …).
+    public var name: String {
+        switch self {
+        case .undefined: "Undefined"
+        case .custom: "Custom"
+        case .add: "Add"
+        case .remove: "Remove"
+        case .copy: "Copy"
+        case .transform: "Transform"
+        }
+    }
+
+    init?(name: String) {
+        guard let kind = Self.allCases.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else {
+            return nil
+        }
+        self = kind
+    }
+}
+
+/// One entity mapping: which source instances become which destination instances, and how.
+public struct EntityMapping: Sendable, Hashable {
+    /// The name relationship expressions refer to (`"NoteToNote"`): as written, else Xcode's default
+    /// `<Source>To<Destination>` (or the destination name alone for a mapping without a source).
+    public var name: String
+    /// As recorded when the file says more than `Undefined`; otherwise derived: `.add` without a source,
+    /// `.remove` without a destination, and `.copy`/`.transform` once version hashes are known.
+    public var kind: EntityMappingKind
+    public var sourceEntity: String?
+    public var sourceEntityVersionHash: Data?
+    public var destinationEntity: String?
+    public var destinationEntityVersionHash: Data?
+    /// Which source instances are migrated: `FETCH(…)` of all instances of the source entity, with the
+    /// filter, as `mapc` builds it. Nil for a mapping without a source.
+    public var sourceExpression: MappingExpression?
+    /// The filter predicate (`sourcefilterpredicatestring`), parsed; nil when there is none.
+    public var filter: MappingPredicate?
+    /// The filter exactly as written.
+    public var filterText: String?
+    /// `NSEntityMigrationPolicy` subclass that runs app code for this mapping.
+    public var customPolicyClass: String?
+    public var userInfo: [String: MappingValue]
+    public var attributeMappings: [PropertyMapping]
+    public var relationshipMappings: [PropertyMapping]
+    /// The position Xcode gave the mapping (`mappingnumber`).
+    public var mappingNumber: Int
+    public var location: SourceLocation
+
+    public init(
+        name: String, kind: EntityMappingKind, sourceEntity: String?, destinationEntity: String?,
+        sourceEntityVersionHash: Data? = nil, destinationEntityVersionHash: Data? = nil,
+        sourceExpression: MappingExpression? = nil, filter: MappingPredicate? = nil, filterText: String? = nil,
+        customPolicyClass: String? = nil, userInfo: [String: MappingValue] = [:],
+        attributeMappings: [PropertyMapping] = [], relationshipMappings: [PropertyMapping] = [],
+        mappingNumber: Int = 0, location: SourceLocation
+    ) {
+        self.name = name
+        self.kind = kind
+        self.sourceEntity = sourceEntity
+        self.destinationEntity = destinationEntity
+        self.sourceEntityVersionHash = sourceEntityVersionHash
+        self.destinationEntityVersionHash = destinationEntityVersionHash
+        self.sourceExpression = sourceExpression
+        self.filter = filter
+        self.filterText = filterText
+        self.customPolicyClass = customPolicyClass
+        self.userInfo = userInfo
+        self.attributeMappings = attributeMappings
+        self.relationshipMappings = relationshipMappings
+        self.mappingNumber = mappingNumber
+        self.location = location
+    }
+}
+
+/// How a destination attribute or relationship gets its value.
+public struct PropertyMapping: Sendable, Hashable {
+    /// The destination property's name.
+    public var name: String
+    /// The value expression; nil when the property is left at its default (nothing written and nothing
+    /// for Xcode to generate).
+    public var valueExpression: MappingExpression?
+    public var origin: Origin
+    /// For a relationship Xcode fills itself: the source key path and entity mapping it names, if set.
+    public var sourceKeyPath: String?
+    public var sourceMappingName: String?
+    public var userInfo: [String: MappingValue]
+    public var location: SourceLocation
+
+    public enum Origin: String, Sendable, Hashable, Codable {
+        /// The author wrote the expression (it is archived in the file).
+        case written
+        /// Xcode generates it when compiling (`$source.<name>`, or the relationship expression).
+        case generated
+        /// The file asks Xcode to generate it, and generation needs the source model (not yet resolved).
+        case pendingGeneration
+        /// No expression: the destination property keeps its default value.
+        case none
+    }
+
+    /// The value expression as format text, for reports; nil when absent.
+    public var valueExpressionText: String? { valueExpression?.description }
+
+    public init(
+        name: String, valueExpression: MappingExpression?, origin: Origin, sourceKeyPath: String? = nil,
+        sourceMappingName: String? = nil, userInfo: [String: MappingValue] = [:], location: SourceLocation
+    ) {
+        self.name = name
+        self.valueExpression = valueExpression
+        self.origin = origin
+        self.sourceKeyPath = sourceKeyPath
+        self.sourceMappingName = sourceMappingName
+        self.userInfo = userInfo
+        self.location = location
+    }
+}
