@@ -136,7 +136,12 @@ struct Parser {
         let options = try comparisonOptions()
         let rhs = try expression()
         if op == .between {
-            guard case .aggregate(let bounds) = rhs, bounds.count == 2 else {
+            let count: Int? = switch rhs {
+                case .aggregate(let bounds): bounds.count
+                case .constant(.array(let bounds)): bounds.count
+                default: nil
+            }
+            guard count == 2 else {
                 throw error("BETWEEN needs two bounds in braces, as in {1, 10}", at: operatorToken)
             }
         }

@@ -59,6 +59,9 @@ public struct SQLTranslator: Sendable {
         case .constant(let value):
             return try builder.bind(value)
         case .keyPath(let base, let path):
+            if let operation = path.first(where: { $0.hasPrefix("@") }) {
+                throw .collection("collection operator \(operation)")
+            }
             guard base == nil || base == .variable("source") else {
                 if case .variable(let name)? = base { throw .unsupported("a key path on $\(name)") }
                 throw .unsupported("a key path on a computed value")

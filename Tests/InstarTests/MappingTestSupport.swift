@@ -35,6 +35,26 @@ enum MappingCorpus {
         try ModelBundle.read(xcdatamodeld: corpusRoot.appendingPathComponent(bundlePath)).versions
     }
 
+    /// The model bundle a corpus mapping model records (`…/Model.xcdatamodeld/Model 2.xcdatamodel`),
+    /// searched for under the mapping model's repository folder; prefers a bundle holding the recorded
+    /// version, as a project may keep several bundles of one name.
+    static func bundle(for mapping: MappingModel) -> URL? {
+        guard let recorded = mapping.source.path else { return nil }
+        let parts = recorded.split(separator: "/").map(String.init)
+        guard parts.count >= 2 else { return nil }
+        let bundleName = parts[parts.count - 2], versionFolder = parts[parts.count - 1]
+        let relative = mapping.file.dropFirst(corpusRoot.standardizedFileURL.path.count + 1)
+        guard let repository = relative.split(separator: "/").first else { return nil }
+        let enumerator = FileManager.default.enumerator(at: corpusRoot.appendingPathComponent(String(repository)),
+            includingPropertiesForKeys: nil)
+        var found: [URL] = []
+        while let url = enumerator?.nextObject() as? URL {
+            if url.lastPathComponent == bundleName { found.append(url) }
+        }
+        return found.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent(versionFolder).path) }
+            ?? found.first
+    }
+
     struct Missing: Error, CustomStringConvertible {
         var what: String
         var description: String { "no corpus mapping model ends with '\(what)'" }
