@@ -47,7 +47,9 @@ let package = Package(
         // Plan files, the version graph, cheapest chains, synthesized decompositions.
         .target(
             name: "InstarPlanner",
-            dependencies: ["InstarModel", "InstarModelIO", "InstarInference", .product(name: "Yams", package: "Yams")]
+            dependencies: [
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", .product(name: "Yams", package: "Yams"),
+            ]
         ),
         // SQLite stores: schemas, layouts (plug-ins), in-place execution of inferred steps.
         .target(

@@ -38,9 +38,17 @@ enum ImplicitPlan {
             throw InstarExit.failure
         }
         let name = references.count == 1 ? URL(fileURLWithPath: references[0]).deletingPathExtension().lastPathComponent : "models"
-        return Plan(
+        var plan = Plan(
             name: name, file: references.joined(separator: " "), layout: layout(of: storePath, references: references),
             versions: versions, target: target ?? current)
+        // The app's mapping models beside its bundle fix their steps, as Core Data uses them first.
+        for reference in references where isBundle(reference) {
+            let near = URL(fileURLWithPath: reference).standardizedFileURL.deletingLastPathComponent()
+            let matched = PlanMappings.match(PlanMappings.discover(near: near), versions: versions)
+            plan.mappings += matched.mappings
+            plan.unmatchedMappings += matched.unmatched.map(\.description) + matched.unreadable.map(\.description)
+        }
+        return plan
     }
 
     /// The plan for a store written through a model merged from several (`--merge`): one version of

@@ -60,11 +60,14 @@ public struct ChainFinder {
         // Waypoints: pinned versions and the ends of custom stages strictly inside the range.
         var waypoints = Set([start, end])
         var stageEdges: [Int: Int] = [:]
-        for stage in plan.stages {
-            guard let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a >= start, b <= end else { continue }
+        // Mapping models first: Core Data uses one for its pair before it infers anything, so a chain
+        // stops at both its versions and no inferred step jumps over it.
+        let fixed = plan.mappings.map { ($0.from, $0.to) } + plan.stages.map { ($0.from, $0.to) }
+        for (from, to) in fixed {
+            guard let a = plan.index(of: from), let b = plan.index(of: to), a >= start, b <= end, a < b else { continue }
             waypoints.insert(a)
             waypoints.insert(b)
-            stageEdges[a] = b
+            if stageEdges[a] == nil { stageEdges[a] = b }
         }
         for pinned in plan.pinned {
             if let p = plan.index(of: pinned), p > start, p < end { waypoints.insert(p) }
@@ -107,7 +110,7 @@ public struct ChainFinder {
         // Single steps, exactly.
         var single: [Int: Step] = [:]
         for k in a..<b {
-            if graph.stage(k, k + 1) == nil, let step = graph.step(k, k + 1) { single[k] = step }
+            if !graph.isFixed(k, k + 1), let step = graph.step(k, k + 1) { single[k] = step }
         }
         var checked: [Int: [Int: Step?]] = [:]
         func candidates(_ k: Int, exhaustive: Bool) -> [(Int, Int, Bool)] {
@@ -115,7 +118,7 @@ public struct ChainFinder {
             var dearest = 0
             var contiguous = true
             for m in (k + 1)...min(b, k + maxSkip) {
-                if graph.stage(k, m) != nil { continue }
+                if graph.isFixed(k, m) { continue }
                 if let known = checked[k]?[m] {
                     if let step = known { result.append((m, step.cost.rowsRewritten, true)) }
                 } else if m == k + 1 {
@@ -213,7 +216,7 @@ public struct ChainFinder {
         {
             result.append(Chain(steps: everyVersion, stepCost: chosen.stepCost))
         }
-        if b - a > 1, chosen.steps.count > 1, let direct = graph.step(a, b), graph.stage(a, b) == nil,
+        if b - a > 1, chosen.steps.count > 1, let direct = graph.step(a, b), !graph.isFixed(a, b),
             obeysPlan([direct], from: a, to: b)
         {
             result.append(Chain(steps: [direct], stepCost: chosen.stepCost))

@@ -1,4 +1,5 @@
 import Foundation
+import InstarMapping
 import InstarModel
 
 /// A user's declaration of a version chain: which versions exist in which order, how the store is laid
@@ -21,6 +22,12 @@ public struct Plan: Sendable {
     public var options: PlanOptions
     /// Where keys were written, by a path such as `stages[0].from` or `hooks.fill`.
     public var locations: [String: SourceLocation]
+    /// Core Data mapping models matched to two of the versions: each makes its pair a step of its own
+    /// that no chain skips, as Core Data uses a mapping model before it infers anything.
+    public var mappings: [PlannedMapping] = []
+    /// Mapping models found beside the bundle that fit no pair of the plan's versions, each with the
+    /// closest pair: said in the dry run, since they may belong to another bundle.
+    public var unmatchedMappings: [String] = []
 
     public init(
         name: String, file: String, layout: String = "instar", versions: [Model], target: String? = nil,
@@ -46,8 +53,27 @@ public struct Plan: Sendable {
     /// The default target: `target`, else the newest version.
     public var targetVersion: String? { target ?? versions.last?.name }
 
+    /// The mapping model for the step from `from` to `to`, if the plan has one.
+    public func mapping(from: String, to: String) -> PlannedMapping? {
+        mappings.first { $0.from == from && $0.to == to }
+    }
+
     public func location(_ key: String) -> SourceLocation {
         locations[key] ?? SourceLocation(file: file)
+    }
+}
+
+/// A mapping model (`.xcmappingmodel`) matched to two versions of a plan.
+public struct PlannedMapping: Sendable {
+    public var from: String
+    public var to: String
+    /// Resolved against the two versions: Xcode's implicit expressions are filled in.
+    public var model: MappingModel
+
+    public init(from: String, to: String, model: MappingModel) {
+        self.from = from
+        self.to = to
+        self.model = model
     }
 }
 

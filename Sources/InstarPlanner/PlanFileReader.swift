@@ -20,7 +20,9 @@ import Yams
 ///     sql: INSERT INTO "Artist" …
 /// ```
 public enum PlanFileReader {
-    static let planKeys = ["name", "layout", "versions", "bundle", "order", "target", "pinned", "stages", "hooks", "options"]
+    static let planKeys = [
+        "name", "layout", "versions", "bundle", "order", "target", "pinned", "stages", "hooks", "options", "mappings",
+    ]
     static let stageKeys = ["from", "to", "before", "after"]
     static let hookKinds = ["sql", "batchedSQL", "command", "swift"]
     static let batchedKeys = ["table", "size", "sql"]
@@ -47,6 +49,7 @@ public enum PlanFileReader {
         var locations: [String: SourceLocation] = [:]
         var versionPaths: [(String, Node)] = []
         var bundle: (String, Node)?
+        var mappingPaths: [(String, Node)] = []
         var order: [String]?
         for pair in pairs {
             locations[pair.key] = source.location(of: pair.keyNode)
@@ -71,6 +74,7 @@ public enum PlanFileReader {
                     }
                 }
             case "bundle": bundle = walker.string(v, what: "bundle").map { ($0, v) }
+            case "mappings": mappingPaths = walker.stringList(v, what: "mappings").map { ($0, v) }
             case "order": order = walker.stringList(v, what: "order")
             case "target": plan.target = walker.string(v, what: "target")
             case "pinned": plan.pinned = walker.stringList(v, what: "pinned")
@@ -166,6 +170,29 @@ public enum PlanFileReader {
                     hint: "add 'versions: [path/to/v1.yaml, …]' (oldest first) or 'bundle: Model.xcdatamodeld'"))
         }
         plan.locations = locations
+        if problems.isEmpty {
+            // Mapping models: those the plan lists must fit a pair; those beside a bundle may belong to
+            // another bundle, so one that fits no pair is only noted.
+            let listed = mappingPaths.map { URL(fileURLWithPath: resolve($0.0, against: folder)) }
+            let listedMatch = PlanMappings.match(listed, versions: plan.versions)
+            for error in listedMatch.unreadable {
+                problems.append(ModelProblem(.unreadable, error.description, location: error.location))
+            }
+            for error in listedMatch.unmatched {
+                problems.append(
+                    ModelProblem(
+                        .invalidValue, error.description, location: locations["mappings"],
+                        hint: "list a mapping model made between two of the plan's versions"))
+            }
+            plan.mappings = listedMatch.mappings
+            if let (path, _) = bundle {
+                let near = URL(fileURLWithPath: resolve(path, against: folder)).deletingLastPathComponent()
+                let found = PlanMappings.discover(near: near).filter { url in !listed.contains { $0.path == url.path } }
+                let matched = PlanMappings.match(found, versions: plan.versions)
+                plan.mappings += matched.mappings.filter { m in !plan.mappings.contains { $0.from == m.from && $0.to == m.to } }
+                plan.unmatchedMappings = matched.unmatched.map(\.description) + matched.unreadable.map(\.description)
+            }
+        }
         if problems.isEmpty { problems = PlanValidator.problems(in: plan) }
         if !problems.isEmpty { throw PlanError(problems) }
         return plan

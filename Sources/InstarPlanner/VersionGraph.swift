@@ -39,6 +39,9 @@ public struct Step: Sendable {
         case custom
         /// Proposed by Instar where no chain exists; needs the user's hook.
         case synthesized
+        /// A Core Data mapping model's step: its entity mappings, not inference, say what becomes of
+        /// each row; it is never skipped.
+        case mapping
     }
 
     public var from: String
@@ -47,6 +50,7 @@ public struct Step: Sendable {
     public var diff: ModelDiff
     public var cost: StepCost
     public var stage: CustomStage?
+    public var mapping: PlannedMapping?
 }
 
 /// The versions of a plan and the steps between them, built lazily: a skip edge (V1 → V4) is only
@@ -100,10 +104,24 @@ public final class VersionGraph: @unchecked Sendable {
         plan.stages.first { plan.index(of: $0.from) == i && plan.index(of: $0.to) == j }
     }
 
+    /// The mapping model from `i` to `j`, if the plan has one.
+    public func mapping(_ i: Int, _ j: Int) -> PlannedMapping? {
+        plan.mappings.first { plan.index(of: $0.from) == i && plan.index(of: $0.to) == j }
+    }
+
+    /// A step the plan fixes, which a chain crosses as it is and never skips: a custom stage or a
+    /// mapping model.
+    public func isFixed(_ i: Int, _ j: Int) -> Bool { stage(i, j) != nil || mapping(i, j) != nil }
+
     /// The step from `i` to `j` if the runtime can perform it: a declared stage, or an inferable diff
     /// that loses nothing the versions in between would keep.
     public func step(_ i: Int, _ j: Int) -> Step? {
         let d = diff(i, j)
+        if let mapping = mapping(i, j) {
+            return Step(
+                from: versions[i].name, to: versions[j].name, kind: .mapping, diff: d, cost: cost(i, j), stage: stage(i, j),
+                mapping: mapping)
+        }
         if let stage = stage(i, j) {
             return Step(from: versions[i].name, to: versions[j].name, kind: .custom, diff: d, cost: cost(i, j), stage: stage)
         }

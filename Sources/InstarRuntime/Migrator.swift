@@ -122,6 +122,12 @@ public final class Migrator {
         // exactly as it was.
         if try store.withDatabase({ db in try Journal.unfinished(db) }) == nil {
             let (current, chain, _) = try self.chain(for: store, to: target)
+            if let step = chain.steps.first(where: { $0.kind == .mapping }), let mapping = step.mapping {
+                throw StoreError(
+                    .notInferable, path: store.path,
+                    "step \(step.from) → \(step.to) is the app's mapping model '\(mapping.model.name)', which this version of Instar reads but cannot run yet; nothing was changed",
+                    hint: "'instar mapping \(mapping.model.file)' shows what it does")
+            }
             if let first = chain.steps.first, first.stage?.before.isEmpty ?? true,
                 let next = plan.versions.first(where: { $0.name == first.to })
             {

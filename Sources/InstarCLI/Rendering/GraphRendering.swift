@@ -83,7 +83,7 @@ enum GraphRendering {
             let (i, j) = (pair[0], pair[1])
             let inChain = chainPairs.contains(pair)
             let crossesWaypoint = waypoints.contains { $0 > i && $0 < j }
-            if crossesWaypoint && !inChain && graph.stage(i, j) == nil { continue }
+            if crossesWaypoint && !inChain && !graph.isFixed(i, j) { continue }
             if let step = graph.step(i, j) {
                 switch step.kind {
                 case .custom:
@@ -92,6 +92,11 @@ enum GraphRendering {
                         GraphPicture.Edge(
                             from: i, to: j, kind: .custom, hooks: step.stage.map(hookLabel),
                             blockedBy: diff.isInferable ? nil : blockingLabel(diff.blockingChanges), inChain: inChain))
+                case .mapping:
+                    edges.append(
+                        GraphPicture.Edge(
+                            from: i, to: j, kind: .custom, hooks: step.mapping.map { "mapping model \($0.model.name)" },
+                            inChain: inChain))
                 case .lightweight, .synthesized:
                     edges.append(GraphPicture.Edge(from: i, to: j, kind: .lightweight, inChain: inChain))
                 }

@@ -1,0 +1,69 @@
+import Foundation
+import InstarMapping
+import InstarModel
+
+/// Finding a plan's Core Data mapping models and matching each to two of its versions.
+///
+/// Core Data looks for a mapping model between the store's model and the app's before it infers one,
+/// and uses it when it finds one. An app's mapping models sit beside its `.xcdatamodeld` in the project
+/// (CareKit keeps them two folders down, apptentive and objc.io beside the bundle), so a bundle's
+/// folder is searched; a plan may also list them (`mappings:`). Each is matched by the entity hashes of
+/// the versions it was made between; one that matches no pair of the plan's versions is reported with
+/// the closest pair, never silently dropped.
+public enum PlanMappings {
+    /// The outcome of matching: the mappings that now fix steps, and those that fit no pair.
+    public struct Matched: Sendable {
+        public var mappings: [PlannedMapping] = []
+        public var unmatched: [MappingMatchError] = []
+        public var unreadable: [MappingError] = []
+    }
+
+    /// Every `.xcmappingmodel` folder below `folder` (at most `depth` levels down), in path order.
+    public static func discover(near folder: URL, depth: Int = 4) -> [URL] {
+        var found: [URL] = []
+        func walk(_ url: URL, _ level: Int) {
+            guard level <= depth,
+                let entries = try? FileManager.default.contentsOfDirectory(
+                    at: url, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles])
+            else { return }
+            for entry in entries.sorted(by: { $0.path < $1.path }) {
+                guard (try? entry.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true else { continue }
+                if entry.pathExtension == "xcmappingmodel" {
+                    found.append(entry)
+                } else if !["xcdatamodeld", "xcdatamodel", "build", ".build"].contains(entry.pathExtension) {
+                    walk(entry, level + 1)
+                }
+            }
+        }
+        walk(folder, 0)
+        return found
+    }
+
+    /// Reads and matches `files` against `versions`. A mapping model whose pair runs backwards (a
+    /// downgrade mapping) is kept out: migrations run forward.
+    public static func match(_ files: [URL], versions: [Model]) -> Matched {
+        var result = Matched()
+        for file in files {
+            let model: MappingModel
+            do {
+                model = try XcodeMappingReader.read(url: file)
+            } catch {
+                result.unreadable.append(error)
+                continue
+            }
+            do {
+                let match = try MappingVersionMatcher.match(model, versions: versions)
+                guard let from = versions.firstIndex(where: { $0.name == match.source.name }),
+                    let to = versions.firstIndex(where: { $0.name == match.destination.name }), from < to
+                else { continue }
+                result.mappings.append(
+                    PlannedMapping(
+                        from: match.source.name, to: match.destination.name,
+                        model: model.resolved(source: match.source, destination: match.destination)))
+            } catch {
+                result.unmatched.append(error)
+            }
+        }
+        return result
+    }
+}
