@@ -36,8 +36,12 @@ public struct ModelBundle: Sendable {
     }
 
     /// Reads every version in the bundle and its current-version marker.
+    ///
+    /// A compiled `.momd` folder is read with ``read(momd:)``, so that every caller that opens a bundle
+    /// (a plan's `bundle:`, the CLI) accepts the compiled models apps ship as well as their sources.
     /// - Throws: ``ModelError`` with the problems of all versions together, so one run shows them all.
     public static func read(xcdatamodeld url: URL) throws(ModelError) -> ModelBundle {
+        if url.pathExtension.lowercased() == "momd" { return try read(momd: url) }
         let folder = url.standardizedFileURL
         let location = SourceLocation(file: folder.path)
         var isDirectory: ObjCBool = false

@@ -1,0 +1,97 @@
+import Foundation
+import InstarModel
+
+extension ModelBundle {
+    /// Reads a compiled, versioned model: a `.momd` folder as found in an app bundle, with one `.mom`
+    /// per version and `VersionInfo.plist`.
+    ///
+    /// Versions are in natural name order, as for an `.xcdatamodeld` (VersionInfo.plist records hashes
+    /// per version in a dictionary, which has no order). The current version is the one VersionInfo.plist
+    /// names. Each version's recomputed entity hashes (and checksum, when recorded) must equal those Xcode
+    /// recorded: a version Instar would hash differently from Core Data is refused with the entities
+    /// concerned rather than read into a model that matches no store. `.omo` files (an optimized form
+    /// of the current version, written beside its `.mom`) are not read.
+    /// - Throws: ``ModelError`` with the problems of all versions together.
+    public static func read(momd url: URL) throws(ModelError) -> ModelBundle {
+        let folder = url.standardizedFileURL
+        let location = SourceLocation(file: folder.path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
+            throw ModelError(
+                ModelProblem(
+                    .unreadable, "no such compiled model folder", location: location,
+                    hint: "pass the path of a .momd folder"))
+        }
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        } catch {
+            throw ModelError(
+                ModelProblem(.unreadable, "cannot list the folder: \(error.localizedDescription)", location: location))
+        }
+        let files = entries.filter { $0.hasSuffix(".mom") && !$0.hasPrefix(".") }
+            .map { folder.appendingPathComponent($0) }
+            .sorted { a, b in
+                NaturalOrder.precedes(CompiledModelReader.modelName(ofFile: a), CompiledModelReader.modelName(ofFile: b))
+            }
+        var problems: [ModelProblem] = []
+        let info: CompiledVersionInfo?
+        do {
+            info = try CompiledVersionInfo.read(in: folder)
+        } catch {
+            info = nil
+            problems += error.problems
+        }
+        var versions: [Model] = []
+        for file in files {
+            do {
+                let model = try CompiledModelReader.read(mom: file)
+                let disagreements = info?.disagreements(with: model, file: file.path) ?? []
+                if disagreements.isEmpty { versions.append(model) } else { problems += disagreements }
+            } catch {
+                problems += error.problems
+            }
+        }
+        let names = files.map(CompiledModelReader.modelName(ofFile:))
+        problems += missingVersions(recorded: info, present: names, in: folder, entries: Set(entries))
+        if files.isEmpty && problems.isEmpty {
+            problems.append(
+                ModelProblem(
+                    .unreadable, "the folder contains no .mom version", location: location,
+                    hint: "a .momd folder holds one '<Version>.mom' file per model version"))
+        }
+        if let current = info?.currentVersionName, !names.contains(current) {
+            problems.append(
+                ModelProblem(
+                    .invalidValue, "the current version '\(current)' is not in the folder",
+                    location: SourceLocation(file: folder.appendingPathComponent(CompiledVersionInfo.fileName).path),
+                    hint: names.isEmpty ? nil : "versions present: " + names.map { "'\($0)'" }.joined(separator: ", ")))
+        }
+        if !problems.isEmpty { throw ModelError(problems) }
+        let folderName = folder.lastPathComponent
+        return ModelBundle(
+            name: folderName.hasSuffix(".momd") ? String(folderName.dropLast(5)) : folderName,
+            path: url.path, versions: versions, currentVersionName: info?.currentVersionName)
+    }
+
+    /// Versions VersionInfo.plist lists without a `.mom` beside it: an app trimmed of old versions can no
+    /// longer open stores of those versions, which a migration plan must know.
+    private static func missingVersions(
+        recorded info: CompiledVersionInfo?, present names: [String], in folder: URL, entries: Set<String>
+    ) -> [ModelProblem] {
+        guard let info else { return [] }
+        // A missing current version is reported on its own, with the versions present.
+        let absent = Set(info.entityHashes.keys).subtracting(names).subtracting([info.currentVersionName].compactMap { $0 })
+        return absent.sorted(by: NaturalOrder.precedes).map { name in
+            let hasOptimized = entries.contains(name + ".omo")
+            return ModelProblem(
+                .unreadable, "\(CompiledVersionInfo.fileName) lists version '\(name)' but '\(name).mom' is missing",
+                location: SourceLocation(file: folder.path),
+                hint: hasOptimized
+                    ? "only the optimized '\(name).omo' is present, a format Instar does not read; "
+                        + "use the .xcdatamodeld sources or a build that kept the .mom"
+                    : nil)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// Why a file could not be read as an `NSKeyedArchiver` object graph.
+///
+/// Compiled models come from apps, not from the user's own editor, so a bad one is most often truncated
+/// by a copy, not hand-edited: each reason names the object and key concerned so that the report says
+/// where the file breaks, not only that it does.
+package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Reason: Error, Sendable, Hashable, CustomStringConvertible {
+        /// PropertyListSerialization refused the bytes (truncated, or not a property list at all).
+        case notAPropertyList(String)
+        /// A property list, but without the `$archiver`/`$objects`/`$top` frame of a keyed archive.
+        case notAKeyedArchive(String)
+        /// `$archiver` names another archiver class.
+        case unsupportedArchiver(String)
+        /// `$version` is not the only version NSKeyedArchiver has ever written (100000).
+        case unsupportedVersion(String)
+        /// A reference points past the end of `$objects`.
+        case referenceOutOfRange(uid: Int, objectCount: Int, referencedFrom: String)
+        /// A value has the wrong shape: `at` names the object and key, `problem` what is wrong.
+        case malformed(at: String, problem: String)
+        /// A key the object must have is absent.
+        case missingKey(at: String, key: String)
+
+        package var description: String {
+            switch self {
+            case .notAPropertyList(let detail): "not a property list (\(detail))"
+            case .notAKeyedArchive(let detail): "not a keyed archive: \(detail)"
+            case .unsupportedArchiver(let name): "archived by '\(name)', not by NSKeyedArchiver"
+            case .unsupportedVersion(let version): "unsupported keyed-archive version \(version) (expected 100000)"
+            case .referenceOutOfRange(let uid, let count, let from):
+                "\(from) refers to $objects[\(uid)], but the archive has only \(count) objects"
+            case .malformed(let at, let problem): "\(at): \(problem)"
+            case .missingKey(let at, let key): "\(at) has no \(key)"
+            }
+        }
+    }
+
+    /// The file the archive was read from.
+    package var file: String
+    package var reason: Reason
+
+    package init(file: String, _ reason: Reason) {
+        self.file = file
+        self.reason = reason
+    }
+
+    package var description: String { "\(file): \(reason)" }
+}
