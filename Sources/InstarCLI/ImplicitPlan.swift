@@ -105,7 +105,7 @@ enum ImplicitPlan {
     }
 
     static func isBundle(_ reference: String) -> Bool {
-        reference.hasSuffix(".xcdatamodeld") || reference.hasSuffix(".xcdatamodeld/")
+        [".xcdatamodeld", ".xcdatamodeld/", ".momd", ".momd/"].contains { reference.hasSuffix($0) }
     }
 
     /// The store's own layout when it has bookkeeping; else Core Data's for Xcode models, Instar's otherwise.

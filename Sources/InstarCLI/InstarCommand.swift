@@ -15,8 +15,13 @@ struct InstarCommand: ParsableCommand {
             A model argument is one of:
               path/to/model.yaml            an Instar model file (YAML or JSON)
               path/to/Name.xcdatamodel      one version of an Xcode model
-              path/to/Name.xcdatamodeld     an Xcode bundle (its current version)
+              path/to/Name.xcdatamodeld     an Xcode bundle (its current version; where a store's
+                                            version is sought, every version)
               'path/to/Name.xcdatamodeld#Name 2'   a named version of a bundle
+              path/to/Name.momd, Name.mom   a compiled model, as an app ships it (same meanings)
+
+            Core Data mapping models (.xcmappingmodel) beside a bundle are found and matched to its \
+            versions: each fixes its step, which no chain skips ('instar mapping' shows one).
 
             Exit codes: 0 success; 1 the operation failed; 64 bad command line; \
             65 invalid model or plan file; 66 a file could not be read.
@@ -24,6 +29,7 @@ struct InstarCommand: ParsableCommand {
         subcommands: [
             ModelCommand.self, DiffCommand.self, StoreCommand.self, InspectCommand.self, PlanCommand.self,
             MigrateCommand.self, StatusCommand.self, RestoreCommand.self, GraphCommand.self, LintCommand.self,
+            MappingCommand.self,
         ]
     )
 }

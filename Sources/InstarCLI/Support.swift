@@ -35,7 +35,8 @@ func loadModel(_ reference: String) throws -> Model {
 /// Like ``loadModel(_:)``, but an `.xcdatamodeld` bundle named without `#Version` stands for every
 /// version it holds (candidates for a store's version), not only the current one.
 func loadModels(_ reference: String) throws -> [Model] {
-    guard reference.hasSuffix(".xcdatamodeld") || reference.hasSuffix(".xcdatamodeld/") else {
+    let bundleSuffixes = [".xcdatamodeld", ".xcdatamodeld/", ".momd", ".momd/"]
+    guard bundleSuffixes.contains(where: { reference.hasSuffix($0) }) else {
         return [try loadModel(reference)]
     }
     do {

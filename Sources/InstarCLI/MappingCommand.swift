@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import Instar
+
+/// `instar mapping <file.xcmappingmodel> [--model <bundle>]`: what a Core Data mapping model does.
+struct MappingCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mapping",
+        abstract: "Show what a Core Data mapping model does, entity by entity, and its SQL.",
+        discussion: """
+            Reads an .xcmappingmodel (Xcode's source form) and, with --model, matches it to two versions \
+            of the bundle by their entity hashes, as Core Data does, filling in the expressions Xcode \
+            generates itself ($source.<name> for attributes of the same name, relationships through the \
+            other entity mappings). For each entity mapping: its kind, source and destination, filter, \
+            and per property the expression and the SQL Instar runs for it — or the hook it needs and \
+            why (a custom NSEntityMigrationPolicy, FUNCTION($entityPolicy, …), FETCH, a key path SQL \
+            cannot follow). Nothing is dropped silently: an expression is either SQL or a named hook.
+
+            Exit status 0 when the mapping model was read (and matched, with --model); 1 when it matches \
+            no pair of the bundle's versions (the closest pair is named); 65/66 when a file cannot be read.
+
+            Example:
+              instar mapping 'Moody 4-Moody 5.xcmappingmodel' --model Moody.xcdatamodeld
+              instar mapping Migrations/V2toV3.xcmappingmodel --model App.xcdatamodeld --format json
+            """
+    )
+
+    @Argument(help: "The mapping model: an .xcmappingmodel folder or its xcmapping.xml.")
+    var file: String
+
+    @Option(
+        name: .customLong("model"),
+        help: "The model bundle (.xcdatamodeld or .momd) whose versions the mapping model is matched to (repeatable).")
+    var models: [String] = []
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func run() throws {
+        let mapping: MappingModel
+        do {
+            mapping = try XcodeMappingReader.read(url: URL(fileURLWithPath: file))
+        } catch {
+            printError(error.description)
+            if case .unreadable = error { throw InstarExit.unreadable }
+            throw InstarExit.invalidInput
+        }
+        var resolved = mapping
+        var match: MappingVersionMatch?
+        var resolver: any MappingColumnResolver = ModelColumnResolver(model: try emptyModel())
+        if !models.isEmpty {
+            let versions = try models.flatMap(loadModels)
+            do {
+                let found = try MappingVersionMatcher.match(mapping, versions: versions)
+                resolved = mapping.resolved(source: found.source, destination: found.destination)
+                resolver = ModelColumnResolver(model: found.source)
+                match = found
+            } catch {
+                printError(error.description + "\n  hint: give the bundle the mapping model was made for with --model")
+                throw InstarExit.failure
+            }
+        }
+        let report = MappingReport(mapping: resolved, match: match, resolver: resolver)
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            printOut(String(decoding: try encoder.encode(report), as: UTF8.self))
+        case .text:
+            printOut(report.renderText())
+            if models.isEmpty {
+                printOut("(without --model the versions are not known: SQL names the model's own properties)")
+            }
+        }
+    }
+
+    private func emptyModel() throws -> Model {
+        try Model(name: "unknown", entities: [])
+    }
+}
