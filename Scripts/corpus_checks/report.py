@@ -14,6 +14,7 @@ from .coredata import check_created, check_inspect, migrate_one, migration_tasks
 from .exceptions import KNOWN_BAD_STORES
 from .models import (check_diff, check_model, discover_mapping_models, discover_models, ordered_versions,
                      parse_manifest, print_verdict_details, verdict_summary)
+from .mappings import run_mapping_checks
 from .stores import match_stores
 
 
@@ -164,6 +165,7 @@ def main(argv=None, description=None):
     with concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS) as pool:
         model_futures = [(v, pool.submit(guarded, check_model, instar, v)) for v in versions]
         diff_futures = [(a, b, pool.submit(check_diff, instar, a, b)) for a, b in pairs]
+        run_mapping_checks(instar, corpus, bundles, results, pool)
         for v, future in model_futures:
             results.add(CHECK_MODEL, v.subject, *future.result())
         verdicts = []

@@ -103,36 +103,18 @@ public final class Migrator {
                 .unknownVersion, path: plan.file, "the target '\(target)' is not a version of the plan; nothing was changed",
                 hint: Spelling.suggestion(for: target, among: plan.versions.map(\.name)))
         }
+        // Refusals are decided on a read-only connection: a read-write one would checkpoint a WAL
+        // store's log into the database file when it closes, and the files would change although
+        // nothing was migrated.
+        do {
+            let reader = try SQLiteStore.open(at: path, layout: layout, readOnly: true)
+            defer { try? reader.close() }
+            try preflight(reader, target: target)
+        }
         let store = try SQLiteStore.open(at: path, layout: layout)
         defer { try? store.close() }
         if let mode = secureDelete ?? plan.options.secureDelete {
             try store.setSecureDelete(mode)
-        }
-        // A resumed run never silently changes its destination (checked before the lease is written,
-        // so that the refusal leaves the file as it was).
-        if let target, let unfinished = try store.withDatabase({ db in try Journal.unfinished(db) }),
-            unfinished.target != target
-        {
-            throw ResumeRefused(
-                path: store.path, reason: "it goes to \(unfinished.target), not \(target); nothing was changed",
-                hint: "finish it first: run migrate with --to '\(unfinished.target)' or without --to ('instar status' shows where it stopped)")
-        }
-        // A fresh run is checked before the lease is written: a store at an unknown version or with
-        // drift, a target no chain reaches, or data the first step cannot take is refused with the file
-        // exactly as it was.
-        if try store.withDatabase({ db in try Journal.unfinished(db) }) == nil {
-            let (current, chain, _) = try self.chain(for: store, to: target)
-            if let step = chain.steps.first(where: { $0.kind == .mapping }), let mapping = step.mapping {
-                throw StoreError(
-                    .notInferable, path: store.path,
-                    "step \(step.from) → \(step.to) is the app's mapping model '\(mapping.model.name)', which this version of Instar reads but cannot run yet; nothing was changed",
-                    hint: "'instar mapping \(mapping.model.file)' shows what it does")
-            }
-            if let first = chain.steps.first, first.stage?.before.isEmpty ?? true,
-                let next = plan.versions.first(where: { $0.name == first.to })
-            {
-                try store.checkDataConditions(from: current, to: next)
-            }
         }
         let continuation = streamContinuation
         let executor = ChainExecutor(
@@ -153,6 +135,32 @@ public final class Migrator {
             return chain.steps
         }
         return result
+    }
+
+    /// What is refused before anything is written: a resumed run whose target differs from the one
+    /// asked for; for a fresh run, a store at an unknown version or with drift, a target no chain
+    /// reaches, a chain this version cannot run, or data the first step cannot take.
+    private func preflight(_ store: SQLiteStore, target: String?) throws {
+        if let unfinished = try store.withDatabase({ db in try Journal.unfinished(db) }) {
+            if let target, unfinished.target != target {
+                throw ResumeRefused(
+                    path: store.path, reason: "it goes to \(unfinished.target), not \(target); nothing was changed",
+                    hint: "finish it first: run migrate with --to '\(unfinished.target)' or without --to ('instar status' shows where it stopped)")
+            }
+            return
+        }
+        let (current, chain, _) = try self.chain(for: store, to: target)
+        if let step = chain.steps.first(where: { $0.kind == .mapping }), let mapping = step.mapping {
+            throw StoreError(
+                .notInferable, path: store.path,
+                "step \(step.from) → \(step.to) is the app's mapping model '\(mapping.model.name)', which this version of Instar reads but cannot run yet; nothing was changed",
+                hint: "'instar mapping \(mapping.model.file)' shows what it does")
+        }
+        if let first = chain.steps.first, first.stage?.before.isEmpty ?? true,
+            let next = plan.versions.first(where: { $0.name == first.to })
+        {
+            try store.checkDataConditions(from: current, to: next)
+        }
     }
 
     private var streamContinuation: AsyncStream<ProgressEvent>.Continuation?
