@@ -19,6 +19,10 @@ let corpusRoot = packageRoot.deletingLastPathComponent().appendingPathComponent(
 /// it are skipped, and say so. `.ci/run` checks that the corpus is there before it runs the tests.
 let corpusIsPresent = FileManager.default.fileExists(atPath: corpusRoot.path)
 
+/// Whether the peer benchmark's generator is beside the repository (`../shared/bench`).
+let benchGeneratorIsPresent = FileManager.default.fileExists(
+    atPath: packageRoot.deletingLastPathComponent().appendingPathComponent("shared/bench/make_store.py").path)
+
 extension Trait where Self == ConditionTrait {
     /// Runs the test only with `../shared/corpus` beside the repository (real Core Data models and
     /// stores of public apps; CI provides it). Skipped otherwise, with this reason in the output.
