@@ -1,7 +1,7 @@
 /// Reads NSPredicate / NSExpression format text into ``MappingPredicate`` / ``MappingExpression``.
 ///
 /// Mapping models carry filter predicates as text (`sourcefilterpredicatestring`), and people write
-/// value expressions as text in Xcode; the archived form is decoded separately (``ExpressionArchive``)
+/// value expressions as text in Xcode; the archived form is decoded separately (`ExpressionArchive`)
 /// into the same tree. The grammar is NSPredicate's, by precedence from loosest: `OR`/`||`,
 /// `AND`/`&&`, `NOT`/`!`, comparisons, `+ -`, `* /`, `**`, unary `-`, postfix `.key` and `[index]`.
 public enum ExpressionParser {

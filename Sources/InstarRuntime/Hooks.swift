@@ -5,7 +5,7 @@ import InstarPlanner
 /// What a Swift hook gets: the store, the step, a checkpoint that commits with its work, and helpers
 /// to work in batches, report progress and notice cancellation.
 ///
-/// A Swift hook runs outside the step's transaction. Whatever it writes through ``write(_:)`` or
+/// A Swift hook runs outside the step's transaction. Whatever it writes through ``write(checkpoint:_:)`` or
 /// ``batches(of:size:_:)`` commits together with its checkpoint, so after a crash the hook resumes at
 /// the next batch and each batch's effect happens exactly once.
 public final class HookContext {

@@ -92,7 +92,7 @@ public final class Migrator {
     ///   - timeBudget: stop at the next safe point once this many seconds have passed.
     ///   - backup: take an online backup to this path before the first step (fresh runs only).
     ///   - stop: a request to stop at the next safe point (signal handlers and apps set it).
-    ///   - progress: events as they happen (also on ``progressEvents``).
+    ///   - progress: events as they happen (also on ``progressEvents()``).
     @discardableResult
     public func migrate(
         storeAt path: String, to target: String? = nil, timeBudget: TimeInterval? = nil, wait: TimeInterval = 0,

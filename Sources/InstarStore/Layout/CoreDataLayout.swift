@@ -139,7 +139,7 @@ public struct CoreDataLayout: StoreLayout {
 
     /// Rewrites `Z_METADATA` (keeping the store's UUID and every key this layout does not own), renumbers
     /// `Z_PRIMARYKEY` with each root's highest key, empties `Z_MODELCACHE`, and unlinks rows that a
-    /// step removed (see ``CoreDataMetadata/write(_:model:layout:)``).
+    /// step removed (see `CoreDataMetadata.write(_:model:layout:)`).
     public func writeMetadata(_ db: Database, model: Model) throws {
         try CoreDataMetadata.write(db, model: model, layout: self)
     }

@@ -3,7 +3,7 @@ import GRDBSQLite
 /// What a piece of SQL reads and writes in the store, as SQLite itself reports it.
 ///
 /// The planner may move work across a hook only when the hook cannot tell the difference (see
-/// ``StepProgram/deferring(past:sourceSchema:)``). "Cannot tell" is decided from this: SQLite's
+/// ``StepProgram/deferring(past:sourceSchema:moveTables:)``). "Cannot tell" is decided from this: SQLite's
 /// authorizer is told, while each statement is compiled, every column it reads, every table it inserts
 /// into, updates or deletes from, and every schema change, including those made by triggers. The
 /// hook's statements are run in a scratch in-memory database holding only the schema the hook expects
