@@ -63,6 +63,24 @@ enum SeedCheck {
                 #expect((linked ?? 0) > 0, "\(layout): \(key) never linked")
             }
         }
+        // Core Data's `Z<n>_<REL>` columns hold the entity of the row the key points to (Item, in ZITEM, is the
+        // only destination with sub-entities in the test model).
+        for (table, info) in map.entityTables {
+            for case (let column, .entityOf(let foreignKey)) in info.bookkeeping {
+                let wrong = try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM \(SQLIdentifier.quoted(table)) s WHERE s.\(SQLIdentifier.quoted(column)) IS NOT
+                          (SELECT d.Z_ENT FROM ZITEM d WHERE d.Z_PK = s.\(SQLIdentifier.quoted(foreignKey)))
+                        """)
+                #expect(wrong == 0, "\(layout): \(table).\(column) disagrees with the entity of \(foreignKey)")
+                let set = try Int.fetchOne(db, sql: "SELECT count(\(SQLIdentifier.quoted(column))) FROM \(SQLIdentifier.quoted(table))")
+                #expect((set ?? 0) > 0)
+            }
+        }
+        if layout == "coredata" {
+            #expect(map.entityTables.values.contains { $0.bookkeeping.values.contains { if case .entityOf = $0 { true } else { false } } })
+        }
         // Badge.holder ↔ Person.badge: the same pairs from both ends.
         let person = map.entities["Person"]!, badge = map.entities["Badge"]!
         let (ppk, bpk) = (map.entityTables[person.table]!.primaryKey, map.entityTables[badge.table]!.primaryKey)

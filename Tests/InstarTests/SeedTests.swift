@@ -24,6 +24,7 @@ import InstarModel
                 relationships:
                   owner: Person inverse items
                   tags: Tag[] inverse items
+                  badges: Badge[] inverse pinned
               Book:
                 parent: Item
                 attributes:
@@ -43,6 +44,7 @@ import InstarModel
                 relationships:
                   owner: Person inverse items
                   tags: Tag[] inverse items
+                  badges: Badge[] inverse pinned
             """
         return try model(
             """
@@ -77,6 +79,7 @@ import InstarModel
                   level: int32
                 relationships:
                   holder: Person inverse badge
+                  pinned: Item? inverse badges
               Tag:
                 attributes:
                   label: string
@@ -232,6 +235,33 @@ import InstarModel
         let other = try model("name: Other\nentities:\n  Thing:\n    attributes:\n      name: string\n", name: "Other")
         let error = #expect(throws: SeedError.self) { try store.seed(model: other, options: SeedOptions(rows: 1)) }
         #expect(error?.refusals.first?.reason.contains("not at version Other") == true)
+    }
+
+    /// The command: a refusal exits 65 and leaves the file as it was; a seeded Garage 1 store migrates
+    /// with its plan, and a Core Data store of it with `--to-model`.
+    @Test func theCommandSeedsStoresThatThenMigrate() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let models = packageRoot.appendingPathComponent("Plans/garage/models")
+        let (v1, v3) = (models.appendingPathComponent("v1.yaml").path, models.appendingPathComponent("v3.yaml").path)
+        let store = directory.appendingPathComponent("garage.sqlite").path
+        #expect(try runInstar(["store", "create", v1, "--store", store]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let refused = try runInstar(["store", "seed", store, "--rows", "5", "--rows-for", "Nope=2"])
+        #expect(refused.status == 65 && refused.stderr.contains("Nope: no such entity"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+        let seeded = try runInstar(["store", "seed", store, "--rows", "50", "--seed", "9"])
+        #expect(seeded.status == 0 && seeded.stdout.contains("Car: 50"), "\(seeded.stderr)")
+        let plan = packageRoot.appendingPathComponent("Plans/garage/plan.yaml").path
+        let migrated = try runInstar(["migrate", plan, "--store", store])
+        #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+
+        let coreData = directory.appendingPathComponent("garage-cd.sqlite").path
+        #expect(try runInstar(["store", "create", v1, "--store", coreData, "--layout", "coredata"]).status == 0)
+        #expect(try runInstar(["store", "seed", coreData, "--rows", "40"]).status == 1)  // version unknown without --model
+        #expect(try runInstar(["store", "seed", coreData, "--rows", "40", "--model", v1]).status == 0)
+        let converted = try runInstar(["migrate", "--store", coreData, "--model", v1, "--to-model", v3])
+        #expect(converted.status == 0, "\(converted.stdout)\(converted.stderr)")
     }
 
     @Test func datesMatchTheInstarLayoutsText() {
