@@ -43,8 +43,16 @@ extension SQLiteStore {
         }
     }
 
+    /// Page cache while seeding, in KiB. SQLite's default (2 MiB) makes every index insert past the
+    /// first few hundred thousand rows a read and a spill to the journal; a fixed, larger cache keeps
+    /// them in memory. Fixed, so memory still does not grow with the row count.
+    static let seedingCacheKiB = 64 * 1024
+
     private func seed(_ db: Database, model: Model, map: StorageMap, options: SeedOptions) throws -> SeedReport {
         var report = SeedReport(version: model.name, rows: [:], linkRows: [:])
+        let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+        try db.execute(sql: "PRAGMA cache_size = -\(Self.seedingCacheKiB)")
+        defer { try? db.execute(sql: "PRAGMA cache_size = \(cache)") }
         try db.inTransaction(.immediate) {
             var planner = SeedPlanner(model: model, map: map, layout: layout, options: options)
             let plan = try planner.plan(db)
