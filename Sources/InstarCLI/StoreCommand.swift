@@ -5,8 +5,8 @@ import Instar
 struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Create stores.",
-        subcommands: [CreateStoreCommand.self]
+        abstract: "Create and seed stores.",
+        subcommands: [CreateStoreCommand.self, SeedStoreCommand.self]
     )
 }
 

@@ -51,3 +51,26 @@ func runInstar(_ arguments: [String], environment: [String: String] = [:], curre
         status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
         stderr: String(decoding: errData, as: UTF8.self))
 }
+
+/// Fills a store of an example plan as its README does: with the plan's `sample-data.py` where the
+/// hooks need particular values, else with `instar store seed --rows <rows>` (plus `seedArguments`).
+@discardableResult
+func fillExampleStore(_ folder: URL, store: String, rows: Int, seedArguments: [String] = []) throws -> CLIResult {
+    let script = folder.appendingPathComponent("sample-data.py")
+    guard FileManager.default.fileExists(atPath: script.path) else {
+        return try runInstar(["store", "seed", store, "--rows", String(rows)] + seedArguments)
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", script.path, store, String(rows)]
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return CLIResult(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self))
+}

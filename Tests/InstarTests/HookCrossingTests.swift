@@ -306,12 +306,8 @@ import Testing
             let store = directory.appendingPathComponent("\(fuse ? "fused" : "stepwise").sqlite").path
             let created = try runInstar(["store", "create", folder.appendingPathComponent("models/v1.yaml").path, "--store", store, "--layout", plan.layout])
             try #require(created.status == 0, "\(created.stderr)")
-            let fill = Process()
-            fill.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            fill.arguments = ["python3", folder.appendingPathComponent("sample-data.py").path, store, "400"]
-            try fill.run()
-            fill.waitUntilExit()
-            try #require(fill.terminationStatus == 0)
+            let fill = try fillExampleStore(folder, store: store, rows: 400)
+            try #require(fill.status == 0, "\(fill.stderr)")
             let migrator = Migrator(plan: plan)
             migrator.fuse = fuse
             guard case .finished(let steps) = try migrator.migrate(storeAt: store), steps > 0 else {
