@@ -1,5 +1,6 @@
 import Foundation
 import InstarModel
+import InstarModelIO
 
 /// Reads Xcode's source form of a mapping model: `Foo.xcmappingmodel/xcmapping.xml`.
 ///
@@ -135,10 +136,10 @@ public enum XcodeMappingReader {
                     field: "valueexpressiondata", reason: "the value is not base64")
             }
             do {
-                expression = try ExpressionArchive.decode(data)
+                expression = try ExpressionArchive.decode(data, file: location.file)
             } catch {
                 throw .undecodableArchive(location: location, entityMapping: mapping.name, property: name,
-                    field: "value expression", reason: error.message)
+                    field: "value expression", reason: error.reason.description)
             }
         }
         let origin: PropertyMapping.Origin =
@@ -154,16 +155,17 @@ public enum XcodeMappingReader {
     {
         guard let encoded = object.binary("userinfodata") else { return [:] }
         let location = object.attributes["userinfodata"]!.location
-        do throws(PlistFormatError) {
-            guard let data = encoded else { throw PlistFormatError(message: "the value is not base64") }
-            let archive = try KeyedArchive(data: data)
-            guard case .dictionary(let entries) = try archive.value(archive.root) else {
-                throw PlistFormatError(message: "the user info is not a dictionary")
-            }
-            return entries
-        } catch {
-            throw .undecodableArchive(location: location, entityMapping: mapping, property: property,
-                field: "user info", reason: error.message)
+        func undecodable(_ reason: String) -> MappingError {
+            .undecodableArchive(location: location, entityMapping: mapping, property: property, field: "user info", reason: reason)
         }
+        guard let data = encoded else { throw undecodable("the value is not base64") }
+        let value: MappingValue
+        do {
+            value = try ExpressionArchive.decodeValue(data, file: location.file)
+        } catch {
+            throw undecodable(error.reason.description)
+        }
+        guard case .dictionary(let entries) = value else { throw undecodable("the user info is not a dictionary") }
+        return entries
     }
 }

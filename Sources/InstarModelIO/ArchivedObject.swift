@@ -36,7 +36,7 @@ package struct ArchivedObject {
     package func real(_ key: String) throws(KeyedArchiveError) -> Double? {
         guard let node = fields[key] else { return nil }
         switch node {
-        case .real(let value): return value
+        case .real(let value), .date(let value): return value
         case .integer(let value): return Double(value)
         default: throw wrongShape(key, expected: "a number", node: node)
         }

@@ -3,7 +3,9 @@ import Foundation
 /// A reader for binary property lists (`bplist00`) that checks every offset, count and reference.
 ///
 /// Compiled models are binary property lists, and they come from app bundles, not from the user: a
-/// truncated copy or a tampered file must be an error. `PropertyListSerialization` on Linux is not safe
+/// truncated copy or a tampered file must be an error. (Mapping models' archived expressions and user
+/// info, base64 inside `xcmapping.xml`, are binary property lists too, and are read through
+/// ``KeyedArchive`` with this same reader.) `PropertyListSerialization` on Linux is not safe
 /// for that: corrupting a single byte of a real `.mom` (a UID marker turned into a dictionary marker)
 /// crashes the process with a bad pointer dereference while Foundation bridges the result. This reader
 /// builds ``PlistNode``s directly, never a Foundation collection, and bounds the work it does: nesting
@@ -63,8 +65,9 @@ struct BinaryPropertyList {
         self.budget = bytes.count + 1
     }
 
-    /// An unsigned big-endian integer of up to 8 bytes; nil when it does not fit an `Int`.
+    /// An unsigned big-endian integer of up to 8 bytes; nil when it is wider or does not fit an `Int`.
     private static func bigEndian(_ slice: ArraySlice<UInt8>) -> Int? {
+        guard slice.count <= 8 else { return nil }
         var value: UInt64 = 0
         for byte in slice { value = value << 8 | UInt64(byte) }
         return value <= UInt64(Int.max) ? Int(value) : nil
@@ -83,12 +86,15 @@ struct BinaryPropertyList {
         switch kind {
         case 0x0:
             switch marker {
+            case 0x00: return .null
             case 0x08: return .boolean(false)
             case 0x09: return .boolean(true)
-            default: return .null
+            default:
+                throw Failure(message: "object \(reference) has an unknown type marker 0x\(String(marker, radix: 16))")
             }
         case 0x1: return .integer(try integer(at: start + 1, exponent: low))
-        case 0x2, 0x3: return .real(try real(at: start + 1, exponent: kind == 0x3 ? 3 : low))
+        case 0x2: return .real(try real(at: start + 1, exponent: low))
+        case 0x3: return .date(try real(at: start + 1, exponent: 3))
         case 0x4:
             let (count, body) = try length(low, after: start)
             return .data(Data(try slice(body, count)))

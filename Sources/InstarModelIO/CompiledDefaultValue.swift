@@ -20,7 +20,7 @@ enum CompiledDefaultValue {
             return type == .boolean ? (flag ? "YES" : "NO") : (flag ? "1" : "0")
         case .integer(let number):
             return type == .boolean ? (number != 0 ? "YES" : "NO") : String(number)
-        case .real(let number):
+        case .real(let number), .date(let number):
             return text(ofReal: number, for: type)
         case .object(let object):
             return try text(of: object, for: type)

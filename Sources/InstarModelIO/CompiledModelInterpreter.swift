@@ -138,7 +138,7 @@ struct CompiledModelInterpreter {
             switch value {
             case .string(let string): result[text] = string
             case .integer(let number): result[text] = String(number)
-            case .real(let number): result[text] = String(number)
+            case .real(let number), .date(let number): result[text] = String(number)
             case .boolean(let flag): result[text] = flag ? "YES" : "NO"
             default: result[text] = ""
             }

@@ -103,7 +103,7 @@ public enum CompiledModelReader {
             switch element {
             case .string(let text): identifiers.append(text)
             case .integer(let number): identifiers.append(String(number))
-            case .real(let number): identifiers.append(String(number))
+            case .real(let number), .date(let number): identifiers.append(String(number))
             default: throw set.malformed("a version identifier is \(element.kindName)")
             }
         }

@@ -1,6 +1,8 @@
 import Foundation
 
-/// An `NSKeyedArchiver` object graph, read without unarchiving it.
+/// An `NSKeyedArchiver` object graph, read without unarchiving it: the one reader of keyed archives,
+/// for compiled models (`.mom`) here and for mapping models' archived expressions and user info
+/// (InstarMapping's `ExpressionArchive`).
 ///
 /// `NSKeyedUnarchiver` would need the archived classes (Core Data's, absent on Linux) and trusts the
 /// file it reads. This type instead keeps the flat `$objects` table of the property list and lets
@@ -111,6 +113,8 @@ package enum ArchivedValue {
     case string(String)
     case integer(Int)
     case real(Double)
+    /// Seconds since 2001-01-01 00:00:00 UTC, from a property-list date.
+    case date(Double)
     case boolean(Bool)
     case data(Data)
     case object(ArchivedObject)
@@ -122,6 +126,7 @@ package enum ArchivedValue {
         case .string: "a string"
         case .integer: "an integer"
         case .real: "a real number"
+        case .date: "a date"
         case .boolean: "a boolean"
         case .data: "data"
         case .object(let object): "an object of class \(object.className)"

@@ -10,6 +10,9 @@ indirect enum PlistNode {
     case string(String)
     case integer(Int)
     case real(Double)
+    /// Seconds since 2001-01-01 00:00:00 UTC (a `date` object, which keyed archives themselves do not
+    /// use: they archive `NSDate` as an object with `NS.time`).
+    case date(Double)
     case boolean(Bool)
     case data(Data)
     case uid(Int)
@@ -48,7 +51,7 @@ indirect enum PlistNode {
         } else if let data = raw as? Data {
             self = .data(data)
         } else if let date = raw as? Date {
-            self = .real(date.timeIntervalSinceReferenceDate)
+            self = .date(date.timeIntervalSinceReferenceDate)
         } else if let items = raw as? [Any] {
             var nodes: [PlistNode] = []
             for item in items {
@@ -115,6 +118,7 @@ indirect enum PlistNode {
         case .string(let text): .string(text)
         case .integer(let value): .integer(value)
         case .real(let value): .real(value)
+        case .date(let seconds): .date(seconds)
         case .boolean(let value): .boolean(value)
         case .data(let data): .data(data)
         case .uid, .array, .dictionary: nil
