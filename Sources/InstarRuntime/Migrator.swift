@@ -150,7 +150,8 @@ public final class Migrator {
                 throw StoreError(
                     .notInferable, path: store.path,
                     "the chain's mapping models need hooks that are neither declared in the plan nor registered; nothing was changed:\n  "
-                        + missing.joined(separator: "\n  "),
+                        + missing.joined(separator: "\n  ")
+                        + "\n  \(missing.count) hook(s) missing; nothing was changed",
                     hint: "declare each hook under its name in the plan's hooks (SQL runs inside the step's transaction), or register it with migrator.register(mappingHook:)")
             }
             if let first = chain.steps.first, first.kind != .mapping, first.stage?.before.isEmpty ?? true,

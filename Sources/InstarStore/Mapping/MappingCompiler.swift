@@ -5,7 +5,7 @@ import InstarModel
 /// layout's storage of its two versions into a ``MappingProgram``.
 ///
 /// Keys: a destination table fed by entity mappings whose sources are distinct entities of one source
-/// table keeps the source keys (`Z_PK`, `_pk`, `id`), so object IDs survive as Core Data users expect;
+/// table (mappings without a source do not count) keeps the source keys (`Z_PK`, `_pk`, `id`), so object IDs survive as Core Data users expect;
 /// any other destination table (one source row feeding it twice, or sources in several tables) gets
 /// new keys after its highest one.
 package struct MappingCompiler {
@@ -72,11 +72,13 @@ package struct MappingCompiler {
 
     /// Whether the destination table of `entity` keeps the source keys (see the type's documentation).
     func keepsKeys(destinationTable: String) -> Bool {
+        // Mappings without a source (added entities) make no rows from the source: they do not count.
         let feeding = mapping.entityMappings.filter { m in
-            m.kind != .remove && m.destinationEntity.flatMap { destination.entities[$0]?.table } == destinationTable
+            m.kind != .remove && m.sourceEntity != nil
+                && m.destinationEntity.flatMap { destination.entities[$0]?.table } == destinationTable
         }
         let sources = feeding.compactMap(\.sourceEntity)
-        guard sources.count == feeding.count, Set(sources).count == sources.count else { return false }
+        guard Set(sources).count == sources.count else { return false }
         let tables = Set(sources.compactMap { source.entities[$0]?.table })
         return tables.count == 1 && sources.allSatisfy { source.entities[$0] != nil }
     }
