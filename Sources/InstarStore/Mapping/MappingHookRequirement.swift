@@ -11,7 +11,9 @@ public struct MappingHookRequirement: Sendable, Hashable, CustomStringConvertibl
         /// before any destination row exists: the hook deletes the key-map rows its filter rejects.
         case filter
         /// After the entity mapping's destination rows exist: the hook sets the attribute (an `UPDATE`
-        /// of the destination table, joining the key map and the source tables set aside).
+        /// of the destination table, joining the key map and the source tables set aside). Until then
+        /// the column holds the attribute's default, so in the instar and sql layouts a required
+        /// attribute computed by a hook needs a default (its `NOT NULL` is checked on insert).
         case attribute
         /// After the entity mapping's rows and attribute hooks: the custom policy's work on them.
         case policy
