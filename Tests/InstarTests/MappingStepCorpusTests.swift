@@ -64,6 +64,26 @@ import Testing
         #expect(try Self.rows(store, numbers) == Self.rows(real, numbers))
     }
 
+    /// objc.io Moody 2 → 3: `Continent.moods` is `$source.countries.@distinctUnionOfSets.moods`, the
+    /// union of the moods of a continent's countries, followed link by link. Compared with Moody 3.moody.
+    @Test(.needsCorpus) func moodyTwoToThreeFollowsAUnionOfSets() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tests = "objcio__core-data/Migrations/MigrationsTests/"
+        let store = try Self.copy(tests + "Moody 2.moody", into: folder, as: "work.moody")
+        let real = try Self.copy(tests + "Moody 3.moody", into: folder, as: "real.moody")
+        let bundle = corpusRoot.appendingPathComponent("objcio__core-data/Migrations/Migrations/Moody.xcdatamodeld").path
+        let result = try runInstar(["migrate", "--store", store, "--model", bundle, "--to", "Moody 3"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.schema(store) == Self.schema(real))
+        for link in ["ZCONTINENT", "ZCOUNTRY"] {
+            let moods = "SELECT r.Z_ENT, r.ZNUMERICISO3166CODE, count(*) FROM ZMOOD AS m JOIN ZGEOGRAPHICREGION AS r ON r.Z_PK = m.\(link) GROUP BY 1, 2"
+            #expect(try Self.rows(store, moods) == Self.rows(real, moods))
+        }
+        let regions = "SELECT Z_ENT, ZNUMERICISO3166CODE, ZNUMBEROFMOODS, ZNUMBEROFCOUNTRIES FROM ZGEOGRAPHICREGION"
+        #expect(try Self.rows(store, regions) == Self.rows(real, regions))
+    }
+
     /// A kill right after the first of two mapping steps committed (Moody 3 → 4 → 5): the next run
     /// resumes at the second and finishes.
     @Test(.needsCorpus) func killedBetweenMappingStepsResumes() throws {

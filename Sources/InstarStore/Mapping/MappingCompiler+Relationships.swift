@@ -50,6 +50,9 @@ extension MappingCompiler {
         var current = entity
         var query: String?
         for key in path {
+            // `countries.@distinctUnionOfSets.moods`: the union of the sets along the path, which is what
+            // following the links step by step gives (duplicates collapse when the links are written).
+            if Self.unionOperators.contains(key) { continue }
             guard let resolved = from.property(key, of: current), let relationship = resolved.property.relationship,
                 let step = linkStep(RelationshipKey(entity: resolved.declaringEntity, name: key))
             else { return nil }
@@ -60,6 +63,12 @@ extension MappingCompiler {
         }
         return query
     }
+
+    /// Collection operators that flatten a path of to-many steps into one set of instances.
+    static let unionOperators: Set<String> = [
+        "@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfObjects", "@unionOfObjects", "@distinctUnionOfArrays",
+        "@unionOfArrays",
+    ]
 
     /// The links of one source relationship, however the source layout stores them.
     func linkStep(_ key: RelationshipKey) -> String? {
