@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "InstarStore",
             dependencies: [
-                "InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner",
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarPlanner",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the authorizer that tells what a hook's SQL reads and writes.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

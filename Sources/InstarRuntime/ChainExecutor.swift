@@ -25,6 +25,8 @@ final class ChainExecutor {
     let plan: Plan
     let store: SQLiteStore
     let hooks: [String: SwiftHook]
+    /// Swift hooks of mapping steps, by name (they run inside the step's transaction).
+    let mappingHooks: [String: MappingSwiftHook]
     let allowCommands: Bool
     /// Run consecutive steps without hooks between them as one fused transaction.
     let fuse: Bool
@@ -37,10 +39,11 @@ final class ChainExecutor {
     var progressMade = false
 
     init(
-        plan: Plan, store: SQLiteStore, hooks: [String: SwiftHook], allowCommands: Bool, fuse: Bool = true,
-        stop: StopRequest, deadline: Date?, emit: @escaping (ProgressEvent) -> Void
+        plan: Plan, store: SQLiteStore, hooks: [String: SwiftHook], mappingHooks: [String: MappingSwiftHook] = [:],
+        allowCommands: Bool, fuse: Bool = true, stop: StopRequest, deadline: Date?, emit: @escaping (ProgressEvent) -> Void
     ) {
         self.fuse = fuse
+        self.mappingHooks = mappingHooks
         self.plan = plan
         self.store = store
         self.hooks = hooks
@@ -98,6 +101,7 @@ final class ChainExecutor {
         let stage = plan.stages.first { $0.from == from && $0.to == to }
         let hooks = (stage?.before ?? []).map { "before \($0)=\(String(describing: plan.hooks[$0]))" }
             + (stage?.after ?? []).map { "after \($0)=\(String(describing: plan.hooks[$0]))" }
+            + (plan.mapping(from: from, to: to).map { ["mapping \($0.model.name)"] } ?? [])
         return Fingerprint.of(([old, new] + hooks).joined(separator: "|"))
     }
 
@@ -208,9 +212,11 @@ final class ChainExecutor {
     /// later one's `before` hooks are all inline), so that the whole run commits at once and work can
     /// move across those hooks (``TransactionPlan``).
     private func segmentEnd(from first: Int, in entry: JournalEntry) -> Int {
-        guard fuse else { return first }
+        // A mapping step is a transaction of its own: one ends before it and the next starts after it.
+        let mapping = Step.Kind.mapping.rawValue
+        guard fuse, entry.chain[first].kind != mapping else { return first }
         var last = first
-        while last + 1 < entry.chain.count {
+        while last + 1 < entry.chain.count, entry.chain[last + 1].kind != mapping {
             let current = hooks(of: entry.chain[last])
             let next = hooks(of: entry.chain[last + 1])
             guard StageHooks.canShareTransaction(current, next) else { break }
@@ -248,6 +254,12 @@ final class ChainExecutor {
             entry.hook = 0
             entry.checkpoint = nil
             try commit(entry, failpoint: "phase.schema")
+        }
+        if entry.phase == .schema, record.kind == Step.Kind.mapping.rawValue,
+            let mapping = plan.mapping(from: record.from, to: record.to)
+        {
+            try runMappingStep(&entry, mapping: mapping)
+            if let reason = pauseReason() { return try pause(&entry, reason) }
         }
         if entry.phase == .schema {
             // Steps with only inline SQL hooks between them run as one transaction, fused where exact.

@@ -18,7 +18,10 @@ extension DryRun {
         var schema = actual
         while start < chain.steps.count {
             var end = start
-            while end + 1 < chain.steps.count, StageHooks.canShareTransaction(stageHooks[end], stageHooks[end + 1]) {
+            // A mapping step is always a transaction of its own.
+            while end + 1 < chain.steps.count, chain.steps[end].kind != .mapping, chain.steps[end + 1].kind != .mapping,
+                StageHooks.canShareTransaction(stageHooks[end], stageHooks[end + 1])
+            {
                 end += 1
             }
             defer { start = end + 1 }

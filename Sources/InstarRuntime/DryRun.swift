@@ -20,6 +20,8 @@ public struct DryRunReport: Sendable {
         /// Extra disk space the step needs while it runs (a rebuilt table exists twice until commit).
         public var extraBytes: Int
         public var hooks: [(name: String, phase: String, kind: String)]
+        /// The mapping model a `.mapping` step runs (its pair is never skipped), nil otherwise.
+        public var mappingModel: String? = nil
     }
 
     public struct Alternative: Sendable {
@@ -120,7 +122,14 @@ public enum DryRun {
                 let new = plan.versions.first(where: { $0.name == step.to })
             else { continue }
             let sql: [String]
-            if index == 0, let store {
+            var mappingHooks: [(String, String, String)] = []
+            if step.kind == .mapping, let mapping = step.mapping {
+                let program = try mappingProgram(mapping, from: old, to: new, layout: store?.layout ?? layout)
+                sql = program.renderedSQL
+                mappingHooks = program.hooks.map { hook in
+                    (hook.name, "mapping \(hook.point.rawValue)", plan.hooks[hook.name]?.kindName ?? "not declared")
+                }
+            } else if index == 0, let store {
                 sql = try store.planStep(from: old, to: new).1.statements.map(\.description)
             } else {
                 // An opened store may adapt its layout (a Core Data store keeps its framework's conventions).
@@ -132,13 +141,19 @@ public enum DryRun {
             var hooks: [(String, String, String)] = []
             for name in step.stage?.before ?? [] { hooks.append((name, "before", plan.hooks[name]?.kindName ?? "?")) }
             for name in step.stage?.after ?? [] { hooks.append((name, "after", plan.hooks[name]?.kindName ?? "?")) }
+            hooks += mappingHooks
             let label = "\(step.from) → \(step.to)"
             report.steps.append(
                 DryRunReport.StepReport(
                     from: step.from, to: step.to, kind: step.kind, changes: step.diff.changes,
                     warnings: step.diff.warnings, sql: sql, tablesRebuilt: step.cost.tablesRebuilt,
                     rowsTouched: step.cost.rowsRewritten, extraBytes: step.cost.rowsRewritten * bytesPerRow,
-                    hooks: hooks))
+                    hooks: hooks, mappingModel: step.mapping?.model.name))
+            // A mapping step's data goes where its entity mappings say, not where inference would.
+            if step.kind == .mapping {
+                lineage.advance(through: step.diff)
+                continue
+            }
             report.risks += step.diff.warnings.map {
                 DryRunReport.Risk(kind: .probableRename, step: label, message: $0.message, count: nil)
             }
@@ -151,6 +166,18 @@ public enum DryRun {
         }
         report.segments = try fusedSegments(chain: chain, plan: plan, layout: store?.layout ?? layout, actual: actual)
         return report
+    }
+
+    /// The statements and hooks of a mapping step, for the report.
+    static func mappingProgram(_ mapping: PlannedMapping, from: Model, to: Model, layout: any StoreLayout) throws
+        -> MappingProgram
+    {
+        do {
+            var compiler = try MappingCompiler(mapping: mapping.model, from: from, to: to, layout: layout)
+            return try compiler.compile()
+        } catch {
+            throw StoreError(.notInferable, path: mapping.model.file, error.description)
+        }
     }
 
     /// Core Data's staged migration cannot tell apart versions with the same checksum.

@@ -25,6 +25,7 @@ public final class Migrator {
     /// (``TransactionPlan``). Off, every step commits on its own (for comparison and debugging).
     public var fuse = true
     private var swiftHooks: [String: SwiftHook] = [:]
+    private var mappingHooks: [String: MappingSwiftHook] = [:]
 
     public init(plan: Plan) {
         self.plan = plan
@@ -32,6 +33,27 @@ public final class Migrator {
 
     public func register(hook name: String, _ body: @escaping SwiftHook) {
         swiftHooks[name] = body
+    }
+
+    /// Registers the Swift code of a mapping step's hook (a custom policy `Model.EntityMapping`, or an
+    /// expression `Model.EntityMapping.property` SQL cannot compute), run inside the step's transaction.
+    public func register(mappingHook name: String, _ body: @escaping MappingSwiftHook) {
+        mappingHooks[name] = body
+    }
+
+    /// The hooks the mapping steps of `chain` need that are neither declared in the plan nor
+    /// registered: one line each, naming the hook, its entity mapping, property and mapping model.
+    public func missingMappingHooks(in chain: Chain, store: SQLiteStore) throws -> [String] {
+        let resolver = MappingHookResolver(plan: plan, swift: mappingHooks)
+        var missing: [String] = []
+        for step in chain.steps where step.kind == .mapping {
+            guard let mapping = step.mapping, let from = plan.versions.first(where: { $0.name == step.from }),
+                let to = plan.versions.first(where: { $0.name == step.to })
+            else { continue }
+            let program = try store.compileMapping(mapping.model, from: from, to: to)
+            missing += resolver.missing(in: program).map { "step \(step.from) → \(step.to): \($0)" }
+        }
+        return missing
     }
 
     public var layout: any StoreLayout {
@@ -118,7 +140,7 @@ public final class Migrator {
         }
         let continuation = streamContinuation
         let executor = ChainExecutor(
-            plan: plan, store: store, hooks: swiftHooks, allowCommands: allowCommands, fuse: fuse, stop: stop,
+            plan: plan, store: store, hooks: swiftHooks, mappingHooks: mappingHooks, allowCommands: allowCommands, fuse: fuse, stop: stop,
             deadline: timeBudget.map { Date().addingTimeInterval($0) },
             emit: { event in
                 progress?(event)
@@ -150,13 +172,17 @@ public final class Migrator {
             return
         }
         let (current, chain, _) = try self.chain(for: store, to: target)
-        if let step = chain.steps.first(where: { $0.kind == .mapping }), let mapping = step.mapping {
+        // A mapping step's hooks must all be there before anything is written.
+        let missing = try missingMappingHooks(in: chain, store: store)
+        if !missing.isEmpty {
             throw StoreError(
                 .notInferable, path: store.path,
-                "step \(step.from) → \(step.to) is the app's mapping model '\(mapping.model.name)', which this version of Instar reads but cannot run yet; nothing was changed",
-                hint: "'instar mapping \(mapping.model.file)' shows what it does")
+                "the chain's mapping models need hooks that are neither declared in the plan nor registered; nothing was changed:\n  "
+                    + missing.joined(separator: "\n  ")
+                    + "\n  \(missing.count) hook(s) missing; nothing was changed",
+                hint: "declare each hook under its name in the plan's hooks (SQL runs inside the step's transaction), or register it with migrator.register(mappingHook:)")
         }
-        if let first = chain.steps.first, first.stage?.before.isEmpty ?? true,
+        if let first = chain.steps.first, first.kind != .mapping, first.stage?.before.isEmpty ?? true,
             let next = plan.versions.first(where: { $0.name == first.to })
         {
             try store.checkDataConditions(from: current, to: next)

@@ -12,7 +12,7 @@ enum ReportRendering {
             "totalCost": r.totalCost,
             "steps": r.steps.map { s -> [String: Any] in
                 [
-                    "from": s.from, "to": s.to, "kind": s.kind.rawValue,
+                    "from": s.from, "to": s.to, "kind": s.kind.rawValue, "mappingModel": s.mappingModel.map { $0 as Any } ?? NSNull(),
                     "changes": s.changes.map(DiffRendering.json),
                     "hooks": s.hooks.map { ["name": $0.name, "phase": $0.phase, "kind": $0.kind] },
                     "sql": s.sql, "tablesRebuilt": s.tablesRebuilt, "rowsTouched": s.rowsTouched,
@@ -78,11 +78,24 @@ enum ReportRendering {
         for (i, s) in r.steps.enumerated() {
             lines.append("")
             lines.append("step \(i + 1)/\(r.steps.count): \(s.from) → \(s.to) [\(s.kind.rawValue)]")
-            for change in s.changes {
-                let mark = change.isInferable ? (change.verdict.condition == nil ? "ok " : "if ") : "NO "
-                lines.append("  \(mark) \(change.kind.rawValue) \(change.subject): \(change.verdict.reason)")
+            if let mapping = s.mappingModel {
+                lines.append(
+                    "  mapping model \(mapping): its entity mappings say what becomes of each row, in one transaction of its own; "
+                        + "the pair is never skipped (Core Data uses a mapping model before it infers anything)")
+                let needed = s.hooks.filter { $0.phase.hasPrefix("mapping ") }
+                lines.append(needed.isEmpty ? "  hooks needed: none" : "  hooks needed:")
+                for hook in needed {
+                    lines.append("    \(hook.name) (at its \(hook.phase.dropFirst("mapping ".count)) point; \(hook.kind))")
+                }
+            } else {
+                for change in s.changes {
+                    let mark = change.isInferable ? (change.verdict.condition == nil ? "ok " : "if ") : "NO "
+                    lines.append("  \(mark) \(change.kind.rawValue) \(change.subject): \(change.verdict.reason)")
+                }
             }
-            for hook in s.hooks { lines.append("  hook \(hook.name) (\(hook.kind), \(hook.phase) the schema change)") }
+            for hook in s.hooks where !hook.phase.hasPrefix("mapping ") {
+                lines.append("  hook \(hook.name) (\(hook.kind), \(hook.phase) the schema change)")
+            }
             lines.append(
                 "  tables rebuilt: \(s.tablesRebuilt.isEmpty ? "none" : s.tablesRebuilt.joined(separator: ", ")); rows touched: \(s.rowsTouched); extra disk: \(bytes(s.extraBytes))"
             )

@@ -203,7 +203,7 @@ extension SQLiteStore {
     }
 
     /// SQLite recreates a view without checking its columns; reading it once tells whether it broke.
-    private func checkViews(_ extras: [ViewsAndTriggers], db: Database, version: String) throws {
+    func checkViews(_ extras: [ViewsAndTriggers], db: Database, version: String) throws {
         for view in extras where view.type == "view" {
             do {
                 _ = try Row.fetchOne(db, sql: "SELECT * FROM \(view.name.sqlQuoted) LIMIT 0")
@@ -216,7 +216,7 @@ extension SQLiteStore {
         }
     }
 
-    private func checkNoDrift(_ db: Database, expected: StoreSchema, version: String) throws {
+    func checkNoDrift(_ db: Database, expected: StoreSchema, version: String) throws {
         let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
         let drift = SchemaComparison.differences(
             expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
@@ -290,7 +290,7 @@ extension SQLiteStore {
     }
 
     /// The schema is exactly `schema`.
-    private func verifySchema(_ db: Database, schema: StoreSchema, version: String) throws {
+    func verifySchema(_ db: Database, schema: StoreSchema, version: String) throws {
         let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
         let differences = SchemaComparison.differences(
             expected: schema, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+import InstarPlanner
+import InstarStore
+
+/// Mapping steps: one transaction each, never fused with their neighbours, journaled like any step.
+extension ChainExecutor {
+    /// Runs the mapping step at the journal's position; its journal record commits with it.
+    func runMappingStep(_ entry: inout JournalEntry, mapping: PlannedMapping) throws {
+        let record = entry.chain[entry.step]
+        let label = "\(record.from) → \(record.to)"
+        guard let from = plan.versions.first(where: { $0.name == record.from }),
+            let to = plan.versions.first(where: { $0.name == record.to })
+        else {
+            throw ResumeRefused(path: store.path, reason: "the plan no longer has the versions of step \(label)")
+        }
+        let program = try store.compileMapping(mapping.model, from: from, to: to)
+        let resolver = MappingHookResolver(plan: plan, swift: mappingHooks)
+        let missing = resolver.missing(in: program)
+        if !missing.isEmpty {
+            throw StoreError(
+                .notInferable, path: store.path,
+                "step \(label) (mapping model '\(mapping.model.name)') needs hooks that are not provided; nothing was changed:\n  "
+                    + missing.joined(separator: "\n  "))
+        }
+        var next = entry
+        next.phase = .after
+        next.hook = 0
+        next.checkpoint = nil
+        next.updatedAt = Date()
+        let snapshot = next
+        let failures = HookFailures()
+        let stageHooks = StageHooks(plan: plan, from: record.from, to: record.to)
+        func inline(_ names: [String], _ phase: HookPhase) -> ((Database) throws -> Void)? {
+            names.isEmpty ? nil : { db in
+                for name in names { try self.inlineHook(name, phase: phase, label: label, failures: failures).run?(db) }
+            }
+        }
+        do {
+            try store.runMapping(
+                program,
+                hooks: { hook, db in
+                    do {
+                        try resolver.run(hook, db: db, step: label)
+                        self.emit(.hook(name: hook.name, done: 1, total: 1))
+                    } catch let error as HookError {
+                        failures.first = failures.first ?? error
+                        throw error
+                    }
+                },
+                before: inline(stageHooks.beforeInside, .before), after: inline(stageHooks.afterInside, .after),
+                beforeCommit: { db in
+                    try Journal.save(snapshot, db)
+                    try Lease.write(self.lease, db)
+                    Failpoints.hit("step.before-commit")
+                },
+                onStatement: { _ in Failpoints.hit("step.statement") })
+        } catch {
+            if let failure = failures.first { throw failure }
+            throw error
+        }
+        Failpoints.hit("step.after-commit")
+        progressMade = true
+        entry = next
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+import InstarPlanner
+import InstarStore
+
+/// What a Swift hook of a mapping step gets: the connection inside the step's transaction and the
+/// hook's place in the mapping model. It may read the source tables set aside
+/// (``MappingProgram/asideName(_:)``) and the key map (`temp._instar_keymap`: mapping, source_pk,
+/// destination_pk) and write the destination tables; everything commits with the step, or not at all.
+public struct MappingHookContext {
+    public let db: Database
+    public let hook: MappingHookRequirement
+    /// The step, as `"from → to"`.
+    public let step: String
+}
+
+public typealias MappingSwiftHook = (MappingHookContext) throws -> Void
+
+/// Which hooks of a mapping step are provided, and how each runs.
+struct MappingHookResolver {
+    let plan: Plan
+    let swift: [String: MappingSwiftHook]
+
+    /// How the hook named `name` runs, or why it cannot.
+    enum Provision {
+        case sql([String])
+        case swift(MappingSwiftHook)
+        case missing(String)
+    }
+
+    func provision(_ name: String) -> Provision {
+        switch plan.hooks[name] {
+        case .sql(let statements)?: return .sql(statements)
+        case .swift(let registered)?:
+            if let hook = swift[registered] { return .swift(hook) }
+            return .missing("the plan declares it as the Swift hook '\(registered)', which is not registered (migrator.register(mappingHook: \"\(registered)\"))")
+        case .batchedSQL?, .command?:
+            return .missing("a \(plan.hooks[name]!.kindName) hook cannot run inside a mapping step's transaction; declare SQL or a Swift hook")
+        case nil:
+            if let hook = swift[name] { return .swift(hook) }
+            return .missing("neither declared in the plan's hooks nor registered on the Migrator")
+        }
+    }
+
+    /// Every required hook that is not provided, one line each naming hook, mapping and property.
+    func missing(in program: MappingProgram) -> [String] {
+        program.hooks.compactMap { hook in
+            guard case .missing(let why) = provision(hook.name) else { return nil }
+            return "\(hook): \(why)"
+        }
+    }
+
+    /// Runs a hook in the step's transaction; a failure is a ``HookError`` naming the hook.
+    func run(_ hook: MappingHookRequirement, db: Database, step: String) throws {
+        do {
+            switch provision(hook.name) {
+            case .sql(let statements):
+                for sql in statements { try db.execute(sql: sql) }
+            case .swift(let body):
+                try body(MappingHookContext(db: db, hook: hook, step: step))
+            case .missing(let why):
+                throw HookError(hook: hook.name, step: step, message: why)
+            }
+        } catch let error as HookError {
+            throw error
+        } catch let error as DatabaseError {
+            throw HookError(hook: hook.name, step: step, message: "SQLite: \(error.message ?? "\(error)")")
+        } catch {
+            throw HookError(hook: hook.name, step: step, message: "\(error)")
+        }
+    }
+}

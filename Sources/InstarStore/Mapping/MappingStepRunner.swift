@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import InstarMapping
+import InstarModel
+
+/// Runs a hook of a mapping step inside the step's transaction.
+public typealias MappingHookRunner = (MappingHookRequirement, Database) throws -> Void
+
+extension SQLiteStore {
+    /// Compiles a mapping model (resolved against `from` and `to`) for this store's layout.
+    public func compileMapping(_ mapping: MappingModel, from: Model, to: Model) throws(StoreError) -> MappingProgram {
+        do {
+            var compiler = try MappingCompiler(mapping: mapping, from: from, to: to, layout: layout)
+            return try compiler.compile()
+        } catch {
+            throw StoreError(.notInferable, path: path, error.description)
+        }
+    }
+
+    /// Runs a mapping step in ONE transaction, with Core Data's semantics: the source tables are set
+    /// aside, the destination version's tables created, every entity mapping makes its rows (key map,
+    /// then values), every entity mapping sets its relationships, the layout's bookkeeping is written,
+    /// and the result is verified (schema, foreign keys, integrity) before the aside tables go and
+    /// the transaction commits. Any failure, a hook's included, rolls all of it back.
+    ///
+    /// - Parameters:
+    ///   - hooks: runs each ``MappingHookRequirement`` of the program where it belongs.
+    ///   - before: runs first, on the source shape (a custom stage's inline `before` hooks).
+    ///   - after: runs once the store is at `to` (inline `after` hooks).
+    ///   - beforeCommit: runs last (the runtime's journal record).
+    @discardableResult
+    public func runMapping(
+        _ program: MappingProgram, hooks: MappingHookRunner, before: ((Database) throws -> Void)? = nil,
+        after: ((Database) throws -> Void)? = nil, beforeCommit: ((Database) throws -> Void)? = nil,
+        onStatement: ((Int) -> Void)? = nil
+    ) throws(StoreError) -> StepOutcome {
+        let start = Date()
+        if isReadOnly {
+            throw StoreError(.readOnly, path: path, "the store was opened read-only; nothing was changed")
+        }
+        let label = "\(program.from.name) → \(program.to.name) (mapping model '\(program.mappingModel)')"
+        var executed: [PlannedStatement] = []
+        do {
+            try queue.inDatabase { db in
+                MappingFunctions.register(program.functions, in: db)
+                try db.inTransaction(.immediate) {
+                    try checkNoDrift(db, expected: layout.storageMap(for: program.from).schema, version: program.from.name)
+                    try before?(db)
+                    let extras = try ViewsAndTriggers.read(db)
+                    for extra in extras { try db.execute(sql: extra.dropSQL) }
+                    try setAside(program, db)
+                    var index = 0
+                    for action in program.instancePasses.flatMap(\.actions) + program.relationshipPasses.flatMap(\.actions) {
+                        switch action {
+                        case .statement(let statement):
+                            onStatement?(index)
+                            index += 1
+                            try run(statement, db, program: program)
+                        case .hook(let hook):
+                            try hooks(hook, db)
+                        }
+                    }
+                    for statement in program.finishing { try run(statement, db, program: program) }
+                    try finish(program, extras: extras, db)
+                    try layout.writeMetadata(db, model: program.to)
+                    try after?(db)
+                    try verify(program, db)
+                    try beforeCommit?(db)
+                    return .commit
+                }
+            }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "migrating \(label)")
+        }
+        executed = program.renderedSQL.map { PlannedStatement(sql: $0, arguments: [], purpose: "mapping model \(program.mappingModel)") }
+        return StepOutcome(
+            fromVersion: program.from.name, toVersion: program.to.name, plan: StepSQLPlan(statements: executed, tables: [:]),
+            seconds: Date().timeIntervalSince(start))
+    }
+
+    /// Renames the source tables aside (their indexes dropped first: the destination's take the same
+    /// names) and creates the destination's tables and the key map.
+    private func setAside(_ program: MappingProgram, _ db: Database) throws {
+        for table in program.sourceTables {
+            let indexes = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                arguments: [table])
+            for index in indexes { try db.execute(sql: "DROP INDEX \(index.sqlQuoted)") }
+            try db.execute(sql: "ALTER TABLE \(table.sqlQuoted) RENAME TO \(MappingProgram.asideName(table).sqlQuoted)")
+        }
+        for table in program.destination.schema.tables { try db.execute(sql: table.createSQL()) }
+        try db.execute(
+            sql: "CREATE TEMP TABLE \(MappingProgram.keyMap.sqlQuoted) (\"mapping\" TEXT NOT NULL, \"source_pk\" INTEGER NOT NULL, "
+                + "\"destination_pk\" INTEGER NOT NULL, PRIMARY KEY (\"mapping\", \"source_pk\"))")
+    }
+
+    /// Indexes, the aside tables and the key map gone, the store's views and triggers back.
+    private func finish(_ program: MappingProgram, extras: [ViewsAndTriggers], _ db: Database) throws {
+        for index in program.destination.schema.indexes { try db.execute(sql: index.createSQL) }
+        for table in program.sourceTables { try db.execute(sql: "DROP TABLE \(MappingProgram.asideName(table).sqlQuoted)") }
+        try db.execute(sql: "DROP TABLE \"temp\".\(MappingProgram.keyMap.sqlQuoted)")
+        for extra in extras {
+            do {
+                try db.execute(sql: extra.sql)
+            } catch let error as DatabaseError {
+                throw StoreError(
+                    .verificationFailed, path: path,
+                    "the store's \(extra.type) '\(extra.name)' does not fit \(program.to.name) (\(error.message ?? "error")); rolled back",
+                    hint: "drop or change it before migrating, and recreate it for the new version")
+            }
+        }
+        try checkViews(extras, db: db, version: program.to.name)
+    }
+
+    private func run(_ statement: MappingStatement, _ db: Database, program: MappingProgram) throws {
+        do {
+            try db.execute(sql: statement.sql, arguments: statement.statementArguments)
+        } catch let error as DatabaseError {
+            throw StoreError(
+                error.resultCode == .SQLITE_CONSTRAINT ? .dataCondition : .sqlite, path: path,
+                "mapping model '\(program.mappingModel)', \(statement.purpose): \(error.message ?? "SQLite error"); nothing was changed")
+        }
+    }
+
+    /// Schema exactly the destination's, every link to an existing row, the file intact.
+    private func verify(_ program: MappingProgram, _ db: Database) throws {
+        try verifySchema(db, schema: program.destination.schema, version: program.to.name)
+        if let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") {
+            let table: String = violation["table"]
+            let parent: String = violation["parent"]
+            throw StoreError(
+                .verificationFailed, path: path,
+                "after mapping model '\(program.mappingModel)' a foreign key is broken (\(table) → \(parent)); rolled back")
+        }
+        let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+        guard integrity == ["ok"] else {
+            throw StoreError(
+                .verificationFailed, path: path,
+                "after mapping model '\(program.mappingModel)' the integrity check fails: \(integrity.prefix(3).joined(separator: "; ")); rolled back")
+        }
+    }
+}
