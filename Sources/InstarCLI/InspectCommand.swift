@@ -47,14 +47,7 @@ struct InspectCommand: ParsableCommand {
     func run() throws {
         let groups = try models.map(loadModels)
         let candidates = groups.flatMap { $0 }
-        var chosen: (any StoreLayout)?
-        if let layout {
-            guard let named = Layouts.named(layout) else {
-                printError("unknown layout '\(layout)'; layouts: \(Layouts.all.map(\.name).joined(separator: ", "))")
-                throw ExitCode.validationFailure
-            }
-            chosen = named
-        }
+        let chosen = try storeLayout(named: layout)
         var opened: SQLiteStore
         do {
             opened = try SQLiteStore.open(at: store, layout: chosen, readOnly: true)

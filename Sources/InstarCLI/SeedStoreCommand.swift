@@ -68,14 +68,7 @@ struct SeedStoreCommand: ParsableCommand {
 
     func run() throws {
         let candidates = try models.flatMap(loadModels)
-        var chosen: (any StoreLayout)?
-        if let layout {
-            guard let named = Layouts.named(layout) else {
-                printError("unknown layout '\(layout)'; layouts: \(Layouts.all.map(\.name).joined(separator: ", "))")
-                throw ExitCode.validationFailure
-            }
-            chosen = named
-        }
+        let chosen = try storeLayout(named: layout)
         let opened: SQLiteStore
         do {
             opened = try SQLiteStore.open(at: store, layout: chosen)

@@ -41,10 +41,7 @@ struct CreateStoreCommand: ParsableCommand {
 
     func run() throws {
         let model = try loadModel(model)
-        guard let layout = Layouts.named(layout) else {
-            printError("unknown layout '\(layout)'; layouts: \(Layouts.all.map(\.name).joined(separator: ", "))")
-            throw ExitCode.validationFailure
-        }
+        guard let layout = try storeLayout(named: layout) else { throw ExitCode.validationFailure }
         do {
             let created = try SQLiteStore.create(at: store, model: model, layout: layout)
             let tables = try created.schema().tables.count

@@ -72,6 +72,17 @@ func reportWarnings(of models: [Model]) {
     }
 }
 
+/// The layout a `--layout` option names (nil when none is given); an unknown name is a usage error
+/// that lists the layouts.
+func storeLayout(named name: String?) throws -> (any StoreLayout)? {
+    guard let name else { return nil }
+    guard let layout = Layouts.named(name) else {
+        printError("unknown layout '\(name)'; layouts: \(Layouts.all.map(\.name).joined(separator: ", "))")
+        throw ExitCode.validationFailure
+    }
+    return layout
+}
+
 /// Writes to standard output (Swift 6: `print` to stdout is fine, but we want explicit newlines).
 func printOut(_ text: String) {
     FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))

@@ -15,21 +15,7 @@ extension ModelBundle {
     public static func read(momd url: URL) throws(ModelError) -> ModelBundle {
         let folder = url.standardizedFileURL
         let location = SourceLocation(file: folder.path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
-        else {
-            throw ModelError(
-                ModelProblem(
-                    .unreadable, "no such compiled model folder", location: location,
-                    hint: "pass the path of a .momd folder"))
-        }
-        let entries: [String]
-        do {
-            entries = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        } catch {
-            throw ModelError(
-                ModelProblem(.unreadable, "cannot list the folder: \(error.localizedDescription)", location: location))
-        }
+        let entries = try listFolder(folder, what: "compiled model folder", hint: "pass the path of a .momd folder")
         let files = entries.filter { $0.hasSuffix(".mom") && !$0.hasPrefix(".") }
             .map { folder.appendingPathComponent($0) }
             .sorted { a, b in

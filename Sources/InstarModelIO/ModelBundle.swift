@@ -44,21 +44,7 @@ public struct ModelBundle: Sendable {
         if url.pathExtension.lowercased() == "momd" { return try read(momd: url) }
         let folder = url.standardizedFileURL
         let location = SourceLocation(file: folder.path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
-        else {
-            throw ModelError(
-                ModelProblem(
-                    .unreadable, "no such model bundle folder", location: location,
-                    hint: "pass the path of an .xcdatamodeld folder"))
-        }
-        let entries: [String]
-        do {
-            entries = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        } catch {
-            throw ModelError(
-                ModelProblem(.unreadable, "cannot list the folder: \(error.localizedDescription)", location: location))
-        }
+        let entries = try listFolder(folder, what: "model bundle folder", hint: "pass the path of an .xcdatamodeld folder")
         let versionFolders = entries
             .filter { $0.hasSuffix(".xcdatamodel") && !$0.hasPrefix(".") }
             .filter { entry in
@@ -144,5 +130,21 @@ public struct ModelBundle: Sendable {
                 ModelProblem(.invalidValue, "_XCCurrentVersionName is not a string", location: location))
         }
         return XcodeModelReader.modelName(ofFolderNamed: text)
+    }
+
+    /// The entries of a bundle folder (source or compiled), or an error saying it is not one.
+    static func listFolder(_ folder: URL, what: String, hint: String) throws(ModelError) -> [String] {
+        let location = SourceLocation(file: folder.path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
+            throw ModelError(ModelProblem(.unreadable, "no such \(what)", location: location, hint: hint))
+        }
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        } catch {
+            throw ModelError(
+                ModelProblem(.unreadable, "cannot list the folder: \(error.localizedDescription)", location: location))
+        }
     }
 }

@@ -49,11 +49,7 @@ extension ChainExecutor {
                     }
                 },
                 before: inline(stageHooks.beforeInside, .before), after: inline(stageHooks.afterInside, .after),
-                beforeCommit: { db in
-                    try Journal.save(snapshot, db)
-                    try Lease.write(self.lease, db)
-                    Failpoints.hit("step.before-commit")
-                },
+                beforeCommit: recordBeforeCommit(snapshot),
                 onStatement: { _ in Failpoints.hit("step.statement") })
         } catch {
             if let failure = failures.first { throw failure }

@@ -78,6 +78,16 @@ final class ChainExecutor {
 
     // MARK: Journal
 
+    /// What a step's transaction does last before it commits: its journal record and the lease, so the
+    /// record commits with the work it describes.
+    func recordBeforeCommit(_ snapshot: JournalEntry) -> (Database) throws -> Void {
+        { db in
+            try Journal.save(snapshot, db)
+            try Lease.write(self.lease, db)
+            Failpoints.hit("step.before-commit")
+        }
+    }
+
     /// Runs `body` in one write transaction that also saves `entry` (and refreshes the lease).
     func commit(_ entry: JournalEntry, failpoint: String, _ body: (Database) throws -> Void = { _ in }) throws {
         var entry = entry
@@ -278,11 +288,7 @@ final class ChainExecutor {
                 // The journal record commits with the transaction, after every hook.
                 try store.migrate(
                     through: versions, fuse: fuse, hooks: hooks,
-                    beforeCommit: { db in
-                        try Journal.save(snapshot, db)
-                        try Lease.write(self.lease, db)
-                        Failpoints.hit("step.before-commit")
-                    },
+                    beforeCommit: recordBeforeCommit(snapshot),
                     onStatement: { _ in Failpoints.hit("step.statement") })
             } catch {
                 if let failure = failures.first { throw failure }
