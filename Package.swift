@@ -12,7 +12,10 @@ import PackageDescription
 
 let package = Package(
     name: "Instar",
-    platforms: [.macOS(.v13)],
+    // Apple platforms at the versions matching macOS 13, the oldest the code is written for (GRDB 7 and
+    // swift-crypto allow older ones). Only Linux builds are compiled and tested here; command hooks and
+    // signal handling exist only where processes and signals do (`#if os(macOS) || os(Linux)`).
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "Instar", targets: ["Instar"]),
         .executable(name: "instar", targets: ["InstarCLI"]),

@@ -153,6 +153,20 @@ extension ChainExecutor {
                 message: "it runs an external command, which needs --allow-commands (commands run outside the step's transaction and must be idempotent)")
         }
         guard let executable = arguments.first else { throw HookError(hook: name, step: label, message: "the command is empty") }
+        #if os(macOS) || os(Linux) || os(Windows)
+            try runProcess(name, executable: executable, arguments: arguments, phase: phase, label: label, entry: &entry)
+        #else
+            // iOS, tvOS, watchOS and visionOS start no processes: an app's hooks are Swift or SQL.
+            throw HookError(
+                hook: name, step: label,
+                message: "it runs an external command, and this platform cannot start processes; write it as a Swift or SQL hook")
+        #endif
+    }
+
+    #if os(macOS) || os(Linux) || os(Windows)
+    private func runProcess(
+        _ name: String, executable: String, arguments: [String], phase: HookPhase, label: String, entry: inout JournalEntry
+    ) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [executable] + arguments.dropFirst()
@@ -207,4 +221,5 @@ extension ChainExecutor {
         try commit(next, failpoint: "hook")
         entry = next
     }
+    #endif
 }

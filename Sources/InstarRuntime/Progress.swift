@@ -47,7 +47,9 @@ public final class StopRequest: @unchecked Sendable {
         return reason
     }
 
+    #if os(macOS) || os(Linux)
     /// Turns SIGINT and SIGTERM into stop requests (the current batch finishes and commits first).
+    /// For command-line tools; an app stops a migration through task cancellation or ``request(_:)``.
     public func handleSignals() -> [any DispatchSourceSignal] {
         [(SIGINT, PauseReason.interrupt), (SIGTERM, PauseReason.terminate)].map { signalNumber, reason in
             signal(signalNumber, SIG_IGN)
@@ -57,4 +59,5 @@ public final class StopRequest: @unchecked Sendable {
             return source
         }
     }
+    #endif
 }
