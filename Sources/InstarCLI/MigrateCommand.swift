@@ -210,10 +210,10 @@ struct MigrateCommand: ParsableCommand {
                     printOut("migrated \(store) to \(to ?? plan.targetVersion ?? "the target") in \(steps) step(s)")
                 }
             case .paused(let reason):
-                printOut("stopped at a safe point: \(reason.rawValue). Everything done so far is committed.")
+                printOut("stopped at a safe point: \(reason). Everything done so far is committed.")
                 printOut("resume with: \(resume)")
                 switch reason {
-                case .timeBudget: throw InstarExit.paused
+                case .timeBudget, .cancelled: throw InstarExit.paused
                 case .interrupt: throw ExitCode(130)
                 case .terminate: throw ExitCode(143)
                 }

@@ -209,7 +209,7 @@ final class ChainExecutor {
     func pause(_ entry: inout JournalEntry, _ reason: PauseReason) throws -> MigrationResult {
         entry.status = .paused
         try commit(entry, failpoint: "journal.pause")
-        emit(.paused(reason: reason.rawValue))
+        emit(.paused(reason: reason.description))
         return .paused(reason)
     }
 

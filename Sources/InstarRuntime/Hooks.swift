@@ -8,7 +8,12 @@ import InstarPlanner
 /// A Swift hook runs outside the step's transaction. Whatever it writes through ``write(checkpoint:_:)`` or
 /// ``batches(of:size:_:)`` commits together with its checkpoint, so after a crash the hook resumes at
 /// the next batch and each batch's effect happens exactly once.
-public final class HookContext {
+///
+/// `Sendable`, so an async hook can use it from any task: its checkpoint and every commit go through
+/// one lock (commits are serialised, as they are on the store's single connection anyway), and the
+/// engine's thread waits while the hook runs, so the executor state behind `commit` is touched by one
+/// thread at a time.
+public final class HookContext: @unchecked Sendable {
     /// The step, as `"from → to"`.
     public let step: String
     /// `before` (old shape) or `after` (new shape).
@@ -17,7 +22,13 @@ public final class HookContext {
     /// True when this hook already ran partly in an earlier, interrupted attempt.
     public let isResumed: Bool
     /// The checkpoint committed with the hook's last unit of work (nil at the start).
-    public private(set) var checkpoint: String?
+    public var checkpoint: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return committedCheckpoint
+    }
+    private var committedCheckpoint: String?
+    private let lock = NSRecursiveLock()
 
     let commit: (String?, (Database) throws -> Void) throws -> Void
     let progress: (Int, Int?) -> Void
@@ -31,7 +42,7 @@ public final class HookContext {
         self.step = step
         self.phase = phase
         self.storePath = storePath
-        self.checkpoint = checkpoint
+        self.committedCheckpoint = checkpoint
         self.isResumed = checkpoint != nil
         self.stop = stop
         self.deadline = deadline
@@ -41,8 +52,10 @@ public final class HookContext {
 
     /// Runs `body` in a transaction that also records `checkpoint`; both commit or neither does.
     public func write(checkpoint: String? = nil, _ body: (Database) throws -> Void) throws {
+        lock.lock()
+        defer { lock.unlock() }
         try commit(checkpoint, body)
-        if let checkpoint { self.checkpoint = checkpoint }
+        if let checkpoint { committedCheckpoint = checkpoint }
     }
 
     /// Calls `body` for consecutive key ranges of `table` (by rowid), `size` keys each, each range in its
@@ -92,6 +105,10 @@ public enum HookPhase: String, Sendable {
 }
 
 public typealias SwiftHook = (HookContext) throws -> Void
+
+/// A Swift hook that may await (network, other actors). The engine runs it to completion on the
+/// cooperative pool while its own thread waits (see ``Migrator/register(hook:_:)-async``).
+public typealias AsyncSwiftHook = @Sendable (HookContext) async throws -> Void
 
 /// A hook failed: which, where, and the underlying error. The step was rolled back.
 public struct HookError: Error, CustomStringConvertible {

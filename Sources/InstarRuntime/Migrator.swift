@@ -7,44 +7,97 @@ import InstarStore
 
 /// Runs a plan's chain on a store: the Swift API behind `instar migrate <plan>`.
 ///
+/// From an app, at launch:
+///
 /// ```swift
-/// let migrator = Migrator(plan: try PlanFileReader.read(path: "Plans/music/plan.yaml"))
+/// let migrator = Migrator(plan: try PlanFileReader.read(path: planPath))
 /// migrator.register(hook: "fillArtists") { context in
-///     try context.db.execute(sql: "…")
+///     let names = try await catalog.artistNames()  // a hook may await
+///     try context.write { db in try db.execute(sql: "…", arguments: [names.joined()]) }
 /// }
-/// try migrator.migrate(storeAt: "music.sqlite")
+/// let result = try await migrator.migrate(store: storeURL) { event in log(event) }
 /// ```
-public final class Migrator {
+///
+/// `Sendable`: its configuration and hooks sit behind a lock, so one migrator can be shared between
+/// tasks. Cancelling the task running ``migrate(store:to:timeBudget:progress:)`` stops the run at the
+/// next safe point (``PauseReason/cancelled``); calling it again resumes there.
+public final class Migrator: Sendable {
     public let plan: Plan
+
+    struct State {
+        var allowCommands: Bool
+        var secureDelete: String?
+        var fuse: Bool
+        var swiftHooks: [String: SwiftHook] = [:]
+        var mappingHooks: [String: MappingSwiftHook] = [:]
+    }
+
+    private let state: Locked<State>
+    private let hub = ProgressHub()
+
+    /// - Parameters:
+    ///   - allowCommands: lets command hooks run (they execute outside the transaction, so the user must opt in).
+    ///   - secureDelete: overrides the plan's `secureDelete` option: `on`, `off` or `fast`.
+    ///   - fuse: step fusion (see ``fuse``).
+    public init(plan: Plan, allowCommands: Bool = false, secureDelete: String? = nil, fuse: Bool = true) {
+        self.plan = plan
+        self.state = Locked(State(allowCommands: allowCommands, secureDelete: secureDelete, fuse: fuse))
+    }
+
     /// Lets command hooks run (they execute outside the transaction, so the user must opt in).
-    public var allowCommands = false
+    public var allowCommands: Bool {
+        get { state.current.allowCommands }
+        set { state.withLock { $0.allowCommands = newValue } }
+    }
     /// Overrides the plan's `secureDelete` option: `on`, `off` or `fast` (see ``SQLiteStore/setSecureDelete(_:)``).
-    public var secureDelete: String?
+    public var secureDelete: String? {
+        get { state.current.secureDelete }
+        set { state.withLock { $0.secureDelete = newValue } }
+    }
     /// Runs consecutive steps with only inline SQL hooks between them as one transaction, each table
     /// rewritten at most once (step fusion), moving work across hooks that cannot see it
     /// (``TransactionPlan``). Off, every step commits on its own (for comparison and debugging).
-    public var fuse = true
-    private var swiftHooks: [String: SwiftHook] = [:]
-    private var mappingHooks: [String: MappingSwiftHook] = [:]
-
-    public init(plan: Plan) {
-        self.plan = plan
+    public var fuse: Bool {
+        get { state.current.fuse }
+        set { state.withLock { $0.fuse = newValue } }
     }
 
+    /// A new migrator for the same plan with these settings and the same hooks (nil keeps a setting).
+    public func configured(allowCommands: Bool? = nil, secureDelete: String?? = nil, fuse: Bool? = nil) -> Migrator {
+        let copy = Migrator(plan: plan)
+        var settings = state.current
+        if let allowCommands { settings.allowCommands = allowCommands }
+        if let secureDelete { settings.secureDelete = secureDelete }
+        if let fuse { settings.fuse = fuse }
+        copy.state.withLock { $0 = settings }
+        return copy
+    }
+
+    /// Registers a synchronous Swift hook. It runs on the thread running the engine: the caller's for
+    /// ``migrate(storeAt:to:timeBudget:wait:backup:stop:progress:)``, the engine's own thread for the
+    /// async `migrate(store:)`, so what it captures must not be used elsewhere during the run.
     public func register(hook name: String, _ body: @escaping SwiftHook) {
-        swiftHooks[name] = body
+        state.withLock { $0.swiftHooks[name] = body }
+    }
+
+    /// Registers an async Swift hook. The engine is synchronous inside its transactions, so it runs
+    /// `body` to completion as a detached task while the engine's thread waits (``AsyncBridge``).
+    public func register(hook name: String, _ body: @escaping AsyncSwiftHook) {
+        state.withLock {
+            $0.swiftHooks[name] = { context in try AsyncBridge.run { try await body(context) } }
+        }
     }
 
     /// Registers the Swift code of a mapping step's hook (a custom policy `Model.EntityMapping`, or an
     /// expression `Model.EntityMapping.property` SQL cannot compute), run inside the step's transaction.
     public func register(mappingHook name: String, _ body: @escaping MappingSwiftHook) {
-        mappingHooks[name] = body
+        state.withLock { $0.mappingHooks[name] = body }
     }
 
     /// The hooks the mapping steps of `chain` need that are neither declared in the plan nor
     /// registered: one line each, naming the hook, its entity mapping, property and mapping model.
     public func missingMappingHooks(in chain: Chain, store: SQLiteStore) throws -> [String] {
-        let resolver = MappingHookResolver(plan: plan, swift: mappingHooks)
+        let resolver = MappingHookResolver(plan: plan, swift: state.current.mappingHooks)
         var missing: [String] = []
         for step in chain.steps where step.kind == .mapping {
             guard let mapping = step.mapping, let from = plan.versions.first(where: { $0.name == step.from }),
@@ -120,6 +173,7 @@ public final class Migrator {
         storeAt path: String, to target: String? = nil, timeBudget: TimeInterval? = nil, wait: TimeInterval = 0,
         backup: String? = nil, stop: StopRequest = StopRequest(), progress: ((ProgressEvent) -> Void)? = nil
     ) throws -> MigrationResult {
+        defer { hub.finishAll() }  // finished, paused or failed: the progress streams end with the run
         if let target, plan.index(of: target) == nil {
             throw StoreError(
                 .unknownVersion, path: plan.file, "the target '\(target)' is not a version of the plan; nothing was changed",
@@ -135,16 +189,18 @@ public final class Migrator {
         }
         let store = try SQLiteStore.open(at: path, layout: layout)
         defer { try? store.close() }
-        if let mode = secureDelete ?? plan.options.secureDelete {
+        let settings = state.current
+        if let mode = settings.secureDelete ?? plan.options.secureDelete {
             try store.setSecureDelete(mode)
         }
-        let continuation = streamContinuation
+        let hub = self.hub
         let executor = ChainExecutor(
-            plan: plan, store: store, hooks: swiftHooks, mappingHooks: mappingHooks, allowCommands: allowCommands, fuse: fuse, stop: stop,
+            plan: plan, store: store, hooks: settings.swiftHooks, mappingHooks: settings.mappingHooks,
+            allowCommands: settings.allowCommands, fuse: settings.fuse, stop: stop,
             deadline: timeBudget.map { Date().addingTimeInterval($0) },
             emit: { event in
                 progress?(event)
-                continuation?.yield(event)
+                hub.yield(event)
             })
         try executor.claimLease(wait: wait)
         defer { executor.releaseLease() }
@@ -189,11 +245,42 @@ public final class Migrator {
         }
     }
 
-    private var streamContinuation: AsyncStream<ProgressEvent>.Continuation?
-
-    /// Progress events of the next `migrate` calls, as an `AsyncStream` (for SwiftUI and async code).
+    /// A new stream of the progress events of this migrator's run in progress, or of its next run if
+    /// none is: every stream gets every event, and finishes when that run ends (finished, paused or
+    /// failed). Ask for a new stream for each run.
     public func progressEvents() -> AsyncStream<ProgressEvent> {
-        AsyncStream { continuation in self.streamContinuation = continuation }
+        hub.stream()
+    }
+
+    /// Runs (or resumes) the migration of the store at `store` to `target`, on a thread of its own (the
+    /// caller's executor is never blocked).
+    ///
+    /// Cancelling the calling task asks the run to stop at the next safe point: the current batch
+    /// commits with its journal record and the result is `.paused(.cancelled)`; calling this again
+    /// continues from there. Errors are those of the synchronous ``migrate(storeAt:to:timeBudget:wait:backup:stop:progress:)``.
+    @discardableResult
+    public func migrate(
+        store: URL, to target: String? = nil, timeBudget: Duration? = nil,
+        progress: (@Sendable (ProgressEvent) -> Void)? = nil
+    ) async throws -> MigrationResult {
+        let stop = StopRequest()
+        let seconds = timeBudget.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        let path = store.path
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MigrationResult, any Error>) in
+                // A thread, not the cooperative pool: the engine blocks (SQLite, lease waits, async
+                // hooks bridged by a semaphore).
+                let thread = Thread {
+                    continuation.resume(
+                        with: Result { try self.migrate(storeAt: path, to: target, timeBudget: seconds, stop: stop, progress: progress) })
+                }
+                thread.name = "instar.migrate"
+                thread.stackSize = 8 << 20
+                thread.start()
+            }
+        } onCancel: {
+            stop.request(.cancelled)
+        }
     }
 
     /// The journal of the store's latest run (unfinished first), for `instar status`.

@@ -22,10 +22,23 @@ public enum MigrationResult: Sendable, Equatable {
     case paused(PauseReason)
 }
 
-public enum PauseReason: String, Sendable {
-    case timeBudget = "the time budget is spent"
-    case interrupt = "interrupted (SIGINT)"
-    case terminate = "terminated (SIGTERM)"
+/// Why a run stopped at a safe point. The raw values are stable identifiers (for logs and JSON); the
+/// ``description`` is the sentence shown to people.
+public enum PauseReason: String, Sendable, CustomStringConvertible {
+    case timeBudget
+    case interrupt
+    case terminate
+    /// The Swift task running ``Migrator/migrate(store:to:timeBudget:progress:)`` was cancelled.
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .timeBudget: "the time budget is spent"
+        case .interrupt: "interrupted (SIGINT)"
+        case .terminate: "terminated (SIGTERM)"
+        case .cancelled: "the task was cancelled"
+        }
+    }
 }
 
 /// A request to stop at the next safe point, set by signal handlers, a time budget or the app.

@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import Instar
+import Testing
+
+/// The app-facing API: an async `migrate` off the caller's executor, async Swift hooks, progress
+/// streams for several consumers that end with the run, and task cancellation that leaves a store the
+/// next call finishes. On `Plans/garage` (Garage 1 → Garage 3 in one step) with an `after` hook that
+/// counts each car's mileage once.
+@Suite struct AppAPITests {
+    /// The "migrate at launch" example of the documentation, compiled and run.
+    @Test func migrateAtLaunch() async throws {
+        let f = try GarageFixture(cars: 4)
+        defer { f.remove() }
+
+        let migrator = Migrator(plan: try PlanFileReader.read(path: f.plan))
+        migrator.register(hook: "odometer") { context in
+            try await Task.sleep(for: .milliseconds(5))  // e.g. asking a server or another actor
+            try context.write(checkpoint: "all") { db in try db.execute(sql: #"UPDATE "Automobile" SET "mileage" = "mileage" + 1"#) }
+        }
+        let log = migrator.progressEvents(), ui = migrator.progressEvents()
+        async let logged = Self.collect(log)
+        async let shown = Self.collect(ui)
+        let result = try await migrator.migrate(store: f.storeURL) { event in _ = event }
+
+        #expect(result == .finished(steps: 1))
+        let (first, second) = await (logged, shown)  // both streams finish when the run ends
+        #expect(first == second)
+        #expect(first.contains { if case .finished = $0 { true } else { false } }, "\(first)")
+        #expect(first.contains { if case .started = $0 { true } else { false } }, "\(first)")
+        #expect(try f.mileages() == [1, 1, 1, 1])
+    }
+
+    /// Cancelling the task stops at the next safe point: the hook's committed units stay, the result is
+    /// `.paused(.cancelled)`, and a second `migrate` finishes the rest, each car counted once.
+    @Test func cancellationLeavesAResumableStore() async throws {
+        let f = try GarageFixture(cars: 12)
+        defer { f.remove() }
+        let migrator = Migrator(plan: try PlanFileReader.read(path: f.plan))
+        migrator.register(hook: "odometer") { context in
+            var next = Int64(context.checkpoint ?? "0")! + 1
+            while next <= 12, !context.isCancelled {
+                try await Task.sleep(for: .milliseconds(40))
+                try context.write(checkpoint: String(next)) { db in
+                    try db.execute(sql: #"UPDATE "Automobile" SET "mileage" = "mileage" + 1 WHERE "_pk" = ?"#, arguments: [next])
+                }
+                context.reportProgress(done: Int(next), total: 12)
+                next += 1
+            }
+        }
+
+        let events = migrator.progressEvents()
+        let run = Task { try await migrator.migrate(store: f.storeURL) }
+        var seen: [ProgressEvent] = []
+        for await event in events {
+            seen.append(event)
+            if case .hook(_, 3, _) = event { run.cancel() }
+        }
+        #expect(try await run.value == .paused(.cancelled))
+        #expect(seen.contains(.paused(reason: PauseReason.cancelled.description)), "\(seen)")
+        let done = try f.mileages()
+        #expect(done.filter { $0 == 1 }.count >= 3 && done.filter { $0 == 1 }.count < 12, "\(done)")
+        #expect(done.allSatisfy { $0 <= 1 })
+        #expect(try Migrator.status(ofStoreAt: f.store).journal?.status == .paused)
+
+        #expect(try await migrator.migrate(store: f.storeURL) == .finished(steps: 1))
+        #expect(try f.mileages() == Array(repeating: 1, count: 12))
+    }
+
+    /// Two migrators, or several calls, in concurrent tasks: the type is `Sendable`, and a run's stream
+    /// asked for after the run ended waits for the next one.
+    @Test func progressStreamsAreNewPerCall() async throws {
+        let f = try GarageFixture(cars: 2)
+        defer { f.remove() }
+        let migrator = Migrator(plan: try PlanFileReader.read(path: f.plan), fuse: true)
+        migrator.register(hook: "odometer") { _ in }
+        let before = migrator.progressEvents()
+        #expect(try await migrator.migrate(store: f.storeURL) == .finished(steps: 1))
+        let events = await Self.collect(before)
+        #expect(events.last.map { if case .finished = $0 { true } else { false } } == true, "\(events)")
+        let after = migrator.progressEvents()
+        #expect(try await migrator.migrate(store: f.storeURL) == .finished(steps: 0))
+        #expect(await Self.collect(after).isEmpty, "an already-migrated store reports nothing, and the stream still ends")
+    }
+
+    static func collect(_ stream: AsyncStream<ProgressEvent>) async -> [ProgressEvent] {
+        var events: [ProgressEvent] = []
+        for await event in stream { events.append(event) }
+        return events
+    }
+}
+
+/// `Plans/garage` copied to a temporary folder, with a stage Garage 1 → Garage 3 whose `after` phase
+/// runs the Swift hook `odometer`, and a store at Garage 1 with `cars` cars.
+struct GarageFixture {
+    let dir: URL
+    let plan: String
+    let store: String
+    var storeURL: URL { URL(fileURLWithPath: store) }
+
+    init(cars: Int) throws {
+        dir = try temporaryDirectory()
+        let garage = dir.appendingPathComponent("garage")
+        try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("Plans/garage"), to: garage)
+        plan = garage.appendingPathComponent("plan.yaml").path
+        let text = try String(contentsOfFile: plan, encoding: .utf8)
+            + "stages:\n  - from: Garage 1\n    to: Garage 3\n    after: [odometer]\nhooks:\n  odometer: {swift: odometer}\n"
+        try text.write(toFile: plan, atomically: true, encoding: .utf8)
+        store = dir.appendingPathComponent("garage.sqlite").path
+        let created = try SQLiteStore.create(at: store, model: try PlanFileReader.read(path: plan).versions[0])
+        try created.withDatabase { db in
+            for pk in 1...cars {
+                try db.execute(sql: #"INSERT INTO "Car" ("_pk", "plate") VALUES (?, ?)"#, arguments: [pk, "P-\(pk)"])
+            }
+        }
+        try created.close()
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: dir) }
+
+    func mileages() throws -> [Int] {
+        let queue = try DatabaseQueue(path: store)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int.fetchAll(db, sql: #"SELECT "mileage" FROM "Automobile" ORDER BY "_pk""#) }
+    }
+}
