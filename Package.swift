@@ -44,10 +44,11 @@ let package = Package(
             name: "InstarInference",
             dependencies: ["InstarModel"]
         ),
-        // Core Data mapping models (.xcmappingmodel): reading, matching to versions, expressions → SQL.
+        // Core Data mapping models (.xcmappingmodel, Instar's .mapping.yaml): reading, matching to versions, expressions → SQL.
         .target(
             name: "InstarMapping",
-            dependencies: ["InstarModel", "InstarModelIO"]
+            // Yams: Instar's own mapping files are read with InstarModelIO's positioned YAML walker.
+            dependencies: ["InstarModel", "InstarModelIO", .product(name: "Yams", package: "Yams")]
         ),
         // Plan files, the version graph, cheapest chains, synthesized decompositions.
         .target(

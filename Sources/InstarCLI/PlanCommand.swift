@@ -31,7 +31,9 @@ struct PlanCommand: ParsableCommand {
             turned off, a pick-one hook for to-many → to-one, a fill hook template for optional → \
             required; the manual recipe in words otherwise). With --scaffold <dir> the proposal is written \
             out: the intermediate model files (YAML) and hooks.yaml, the versions/stages/hooks to paste \
-            into the plan. Existing files are never overwritten.
+            into the plan. For a mapping step whose hooks the plan does not declare, --scaffold also \
+            writes one <hook>.sql template per hook (named as the refusal names it), saying at which \
+            point of the step it runs and what it must produce. Existing files are never overwritten.
 
             Exit status 0 when a chain exists (or --scaffold wrote its files), 1 when none does (the \
             report says why) or the scaffold could not be written, 65/66 when an input cannot be read.
@@ -64,7 +66,7 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Output format: text, markdown or json.")
     var format: ReportFormat = .text
 
-    @Option(help: ArgumentHelp("Where no chain exists: write the proposed intermediate models and hooks here.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Write the proposed intermediate models and hooks here (where no chain exists), and templates for a mapping step's missing hooks.", valueName: "dir"))
     var scaffold: String?
 
     func validate() throws {

@@ -2,16 +2,17 @@ import ArgumentParser
 import Foundation
 import Instar
 
-/// `instar plan … --scaffold <dir>`: prints the report, then writes the proposals' files (never
-/// overwriting one) and says what it wrote.
+/// `instar plan … --scaffold <dir>`: prints the report, then writes the proposals' files and, for each
+/// hook a mapping step needs that the plan does not declare, an SQL template named after the hook
+/// (never overwriting a file), and says what it wrote.
 enum ScaffoldWriter {
     static func write(report: DryRunReport, plan: Plan, directory: String, format: ReportFormat) throws {
-        let files: [Scaffold.File]
+        var files: [Scaffold.File] = []
         if report.noChain != nil, !report.proposals.isEmpty {
             files = Scaffold.files(for: report.proposals, plan: plan, directory: directory)
-        } else {
-            files = []
         }
+        let hookFiles = mappingHookFiles(report: report, plan: plan, directory: directory)
+        files += hookFiles
         let existing = files.filter { FileManager.default.fileExists(atPath: $0.path) }
         if !existing.isEmpty {
             printError(
@@ -31,7 +32,11 @@ enum ScaffoldWriter {
             throw InstarExit.failure
         }
         let summary: String
-        if report.noChain == nil {
+        if report.noChain == nil, !hookFiles.isEmpty {
+            summary =
+                "scaffold: wrote \(hookFiles.count) mapping hook template(s); declare each under the plan's hooks: "
+                + "(its comments say how) and replace \(Decomposition.expressionPlaceholder)"
+        } else if report.noChain == nil {
             summary = "nothing to scaffold: a chain from \(report.from) to \(report.to) exists"
         } else if files.isEmpty {
             summary = "nothing to scaffold: no gap has a proposal"
@@ -52,5 +57,19 @@ enum ScaffoldWriter {
             for file in files { printOut("  wrote \(file.path) (\(file.role))") }
         }
         if report.noChain != nil, files.isEmpty { throw InstarExit.failure }
+    }
+
+    /// One `<hook>.sql` per hook of a mapping step that the plan does not declare, named as the
+    /// refusal names it.
+    static func mappingHookFiles(report: DryRunReport, plan: Plan, directory: String) -> [Scaffold.File] {
+        var seen = Set<String>()
+        return report.steps.flatMap(\.mappingHookTemplates).filter { template in
+            plan.hooks[template.hook] == nil && seen.insert(template.hook).inserted
+        }.map { template in
+            let name = template.hook.replacingOccurrences(of: "/", with: "_") + ".sql"
+            return Scaffold.File(
+                path: URL(fileURLWithPath: directory).appendingPathComponent(name).path, contents: template.sql,
+                role: "mapping hook template (\(template.point.rawValue))")
+        }
     }
 }

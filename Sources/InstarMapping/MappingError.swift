@@ -19,6 +19,9 @@ public enum MappingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An archived expression or user-info dictionary cannot be decoded.
     case undecodableArchive(
         location: SourceLocation, entityMapping: String?, property: String?, field: String, reason: String)
+    /// An Instar mapping file (`.mapping.yaml`/`.mapping.json`) with problems: every one of them, each
+    /// with `file:line:column` and a hint (unknown keys, missing entities, a version name misspelt).
+    case invalidFile(problems: [ModelProblem])
 
     public var location: SourceLocation {
         switch self {
@@ -27,6 +30,7 @@ public enum MappingError: Error, Sendable, Hashable, CustomStringConvertible {
             .danglingReference(let location, _, _, _), .invalidValue(let location, _, _, _, _),
             .expressionSyntax(let location, _, _, _, _), .undecodableArchive(let location, _, _, _, _):
             location
+        case .invalidFile(let problems): problems.first?.location ?? SourceLocation(file: "<mapping>")
         }
     }
 
@@ -53,6 +57,8 @@ public enum MappingError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(location): \(subject(mapping, property, field)): \(error)"
         case .undecodableArchive(let location, let mapping, let property, let field, let reason):
             return "\(location): \(subject(mapping, property, field)): cannot decode the archive: \(reason)"
+        case .invalidFile(let problems):
+            return problems.map(\.description).joined(separator: "\n")
         }
     }
 }

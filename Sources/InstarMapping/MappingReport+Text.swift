@@ -2,7 +2,7 @@
 extension MappingReport {
     public func renderText() -> String {
         var lines: [String] = []
-        let basis = match.map { " (matched by \($0 == .entityHashes ? "entity hashes" : "structure"))" } ?? ""
+        let basis = match.map { $0 == .named ? " (versions named by the file)" : " (matched by \($0 == .entityHashes ? "entity hashes" : "structure"))" } ?? ""
         lines.append("Mapping model \(mappingModel): \(source ?? "?") → \(destination ?? "?")\(basis)")
         lines.append("  \(translatedCount) expression(s) translate, \(hookedExpressionCount) need a hook")
         for entity in entities {

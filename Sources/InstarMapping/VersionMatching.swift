@@ -31,9 +31,18 @@ public struct MappingVersionMatch: Sendable {
         /// One side's recorded version is not among the versions given (renamed since), so that side was
         /// recognised by its entities and the destination's property names instead of by hashes.
         case structure
+        /// An Instar mapping file names its two versions.
+        case named
     }
 
     public var pair: VersionPair { VersionPair(source: source.name, destination: destination.name) }
+
+    public init(source: Model, destination: Model, basis: Basis, alternatives: [VersionPair] = []) {
+        self.source = source
+        self.destination = destination
+        self.basis = basis
+        self.alternatives = alternatives
+    }
 }
 
 /// No pair of versions fits the mapping model.

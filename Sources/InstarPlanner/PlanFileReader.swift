@@ -176,7 +176,11 @@ public enum PlanFileReader {
             let listed = mappingPaths.map { URL(fileURLWithPath: resolve($0.0, against: folder)) }
             let listedMatch = PlanMappings.match(listed, versions: plan.versions)
             for error in listedMatch.unreadable {
-                problems.append(ModelProblem(.unreadable, error.description, location: error.location))
+                if case .invalidFile(let found) = error {
+                    problems += found
+                } else {
+                    problems.append(ModelProblem(.unreadable, error.description, location: error.location))
+                }
             }
             for error in listedMatch.unmatched {
                 problems.append(

@@ -9,7 +9,8 @@ import InstarModel
 /// (CareKit keeps them two folders down, apptentive and objc.io beside the bundle), so a bundle's
 /// folder is searched; a plan may also list them (`mappings:`). Each is matched by the entity hashes of
 /// the versions it was made between; one that matches no pair of the plan's versions is reported with
-/// the closest pair, never silently dropped.
+/// the closest pair, never silently dropped. Instar's own mapping files (`*.mapping.yaml`, `*.mapping.json`)
+/// name their two versions instead; a name that is not one of the plan's is an error where it is written.
 public enum PlanMappings {
     /// The outcome of matching: the mappings that now fix steps, and those that fit no pair.
     public struct Matched: Sendable {
@@ -44,6 +45,17 @@ public enum PlanMappings {
     public static func match(_ files: [URL], versions: [Model]) -> Matched {
         var result = Matched()
         for file in files {
+            if MappingFileReader.isMappingFile(file) {
+                // Instar's mapping file names its versions; they are checked, not searched for.
+                do {
+                    let found = try MappingFileReader.read(path: file.path).resolved(among: versions)
+                    result.mappings.append(
+                        PlannedMapping(from: found.source.name, to: found.destination.name, model: found.model))
+                } catch {
+                    result.unreadable.append(error)
+                }
+                continue
+            }
             let model: MappingModel
             do {
                 model = try XcodeMappingReader.read(url: file)

@@ -12,6 +12,12 @@ public enum Scaffold {
         public var contents: String
         /// What the file is, for the command's output.
         public var role: String
+
+        public init(path: String, contents: String, role: String) {
+            self.path = path
+            self.contents = contents
+            self.role = role
+        }
     }
 
     public static let snippetName = "hooks.yaml"

@@ -22,6 +22,8 @@ public struct DryRunReport: Sendable {
         public var hooks: [(name: String, phase: String, kind: String)]
         /// The mapping model a `.mapping` step runs (its pair is never skipped), nil otherwise.
         public var mappingModel: String? = nil
+        /// A mapping step's hooks with an SQL template each, for `--scaffold` (empty for other steps).
+        public var mappingHookTemplates: [MappingHookTemplate] = []
     }
 
     public struct Alternative: Sendable {
@@ -123,9 +125,11 @@ public enum DryRun {
             else { continue }
             let sql: [String]
             var mappingHooks: [(String, String, String)] = []
+            var templates: [MappingHookTemplate] = []
             if step.kind == .mapping, let mapping = step.mapping {
                 let program = try mappingProgram(mapping, from: old, to: new, layout: store?.layout ?? layout)
                 sql = program.renderedSQL
+                templates = MappingHookTemplate.templates(for: program, mapping: mapping.model, layout: store?.layout ?? layout)
                 mappingHooks = program.hooks.map { hook in
                     (hook.name, "mapping \(hook.point.rawValue)", plan.hooks[hook.name]?.kindName ?? "not declared")
                 }
@@ -148,7 +152,7 @@ public enum DryRun {
                     from: step.from, to: step.to, kind: step.kind, changes: step.diff.changes,
                     warnings: step.diff.warnings, sql: sql, tablesRebuilt: step.cost.tablesRebuilt,
                     rowsTouched: step.cost.rowsRewritten, extraBytes: step.cost.rowsRewritten * bytesPerRow,
-                    hooks: hooks, mappingModel: step.mapping?.model.name))
+                    hooks: hooks, mappingModel: step.mapping?.model.name, mappingHookTemplates: templates))
             // A mapping step's data goes where its entity mappings say, not where inference would.
             if step.kind == .mapping {
                 lineage.advance(through: step.diff)

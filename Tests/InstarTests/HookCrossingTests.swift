@@ -285,7 +285,7 @@ import Testing
 /// Every example plan in `Plans/` gives the same store fused (steps merged, work moved across hooks)
 /// and step by step: the digest of every table's rows and of the schema.
 @Suite struct ExamplePlansFusionTests {
-    @Test(arguments: ["garage", "music", "school", "shop", "flight-log"])
+    @Test(arguments: ["garage", "music", "school", "school-classes", "shop", "flight-log"])
     func fusedAndStepwiseRunsOfTheExamplePlansAgree(_ name: String) throws {
         try checkFusedAndStepwiseAgree(name)
     }
