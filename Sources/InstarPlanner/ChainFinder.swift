@@ -225,16 +225,19 @@ public struct ChainFinder {
     }
 
     /// Whether steps from `a` to `b` stop at every pinned version strictly between them and take
-    /// every custom stage within [a, b].
+    /// every custom stage and mapping model within [a, b].
     func obeysPlan(_ steps: [Step], from a: Int, to b: Int) -> Bool {
         let plan = graph.plan
         let stops = Set(steps.map(\.to))
         for pinned in plan.pinned {
             if let p = plan.index(of: pinned), p > a, p < b, !stops.contains(pinned) { return false }
         }
-        for stage in plan.stages {
-            guard let s = plan.index(of: stage.from), let e = plan.index(of: stage.to), s >= a, e <= b else { continue }
-            if !steps.contains(where: { $0.from == stage.from && $0.to == stage.to }) { return false }
+        // Custom stages and mapping models are taken, never skipped (a chain skipping a mapping model
+        // would lose the values it computes).
+        let fixed = plan.stages.map { ($0.from, $0.to) } + plan.mappings.map { ($0.from, $0.to) }
+        for (from, to) in fixed {
+            guard let s = plan.index(of: from), let e = plan.index(of: to), s >= a, e <= b else { continue }
+            if !steps.contains(where: { $0.from == from && $0.to == to }) { return false }
         }
         return true
     }
