@@ -52,6 +52,9 @@ public struct PlainSQLLayout: StoreLayout {
 
     public var keepsMigrationJournal: Bool { false }
 
+    /// An adopted database's views and triggers are part of its schema: its model lists them as raw SQL.
+    public var schemaIncludesViewsAndTriggers: Bool { true }
+
     public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
         var builder = PlainSQLStorageBuilder(model: model, layout: self)
         return try builder.build()

@@ -219,7 +219,8 @@ extension SQLiteStore {
     private func checkNoDrift(_ db: Database, expected: StoreSchema, version: String) throws {
         let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
         let drift = SchemaComparison.differences(
-            expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
+            expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,
+            includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)
         guard drift.isEmpty else {
             throw StoreError(
                 .schemaDrift, path: path,
@@ -293,7 +294,8 @@ extension SQLiteStore {
     private func verifySchema(_ db: Database, schema: StoreSchema, version: String) throws {
         let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
         let differences = SchemaComparison.differences(
-            expected: schema, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
+            expected: schema, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,
+            includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)
         guard differences.isEmpty else {
             throw StoreError(
                 .verificationFailed, path: path,

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InstarModel
 
 /// Reads the schema a SQLite database actually has, in the same terms as a layout's expectation.
 ///
@@ -11,11 +12,32 @@ public enum SchemaReader {
             db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
             .filter { !isInternal($0) }
         var schema = StoreSchema()
+        let objects = try readSQL(db, skipping: isInternal)
+        schema.raw = objects.filter { $0.kind == .view || $0.kind == .trigger }
+        schema.sqlText = Dictionary(objects.map { ("\($0.kind.rawValue) \($0.name)", $0.sql) }, uniquingKeysWith: { a, _ in a })
+        let autoincrement = Set(objects.filter { $0.kind == .table && SQLKeywords.words(of: $0.sql).contains("AUTOINCREMENT") }.map(\.name))
         for table in tableNames {
-            schema.tables.append(try readTable(db, table))
+            var definition = try readTable(db, table)
+            if autoincrement.contains(table), let i = definition.columns.firstIndex(where: \.isPrimaryKey) {
+                definition.columns[i].autoincrement = true
+            }
+            schema.tables.append(definition)
             schema.indexes += try readIndexes(db, table)
         }
         return schema
+    }
+
+    /// Every table, index, view and trigger with its SQL text, in creation order.
+    static func readSQL(_ db: Database, skipping isInternal: (String) -> Bool) throws -> [RawSQL] {
+        try Row.fetchAll(
+            db,
+            sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid"
+        ).compactMap { row in
+            let type: String = row["type"]
+            let table: String = row["tbl_name"]
+            guard let kind = RawSQL.Kind(rawValue: type), !isInternal(table) else { return nil }
+            return RawSQL(kind: kind, name: row["name"], table: table, sql: row["sql"])
+        }
     }
 
     static func readTable(_ db: Database, _ table: String) throws -> TableDefinition {

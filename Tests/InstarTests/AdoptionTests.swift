@@ -1,0 +1,188 @@
+import Foundation
+import GRDB
+import Testing
+import InstarModel
+import InstarModelIO
+import InstarStore
+
+/// `instar model import` and the naming keys: every fixture schema round-trips (import, write the
+/// model file, read it back, create a store: same schema), names collide with `file:line:column`, and
+/// naming keys leave Core Data's version hashes alone.
+@Suite struct AdoptionTests {
+    static let fixtures = packageRoot.appendingPathComponent("Tests/InstarTests/Fixtures/adopt")
+    static let fixtureNames = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.path))?
+        .filter { $0.hasSuffix(".sql") }.sorted() ?? []
+
+    /// A database built from a fixture's SQL in a temporary folder.
+    static func database(_ fixture: String, in directory: URL) throws -> String {
+        let path = directory.appendingPathComponent("original.sqlite").path
+        let queue = try DatabaseQueue(path: path)
+        let sql = try String(contentsOf: fixtures.appendingPathComponent(fixture), encoding: .utf8)
+        try queue.write { db in try db.execute(sql: sql) }
+        try queue.close()
+        return path
+    }
+
+    static func schema(_ path: String) throws -> StoreSchema {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in try SchemaReader.read(db, skipping: { $0.hasPrefix("_instar_") }) }
+    }
+
+    @Test(arguments: fixtureNames) func fixtureRoundTrips(_ fixture: String) throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let original = try Self.database(fixture, in: directory)
+        let imported = try SchemaImporter.importModel(path: original, name: "Adopted")
+        // Through the model file, as a user gets it.
+        let text = ModelFileWriter.yaml(imported.model)
+        let reread = try ModelFileReader.parse(text, file: "adopted.yaml", defaultName: "Adopted")
+        let json = try ModelFileReader.parse(ModelFileWriter.json(imported.model), file: "adopted.json")
+        let expected = try PlainSQLLayout().storageMap(for: reread).schema
+        // JSON objects do not keep the entities' order (nor, with it, the tables'); the schema is the same.
+        #expect(SchemaComparison.differences(expected: try PlainSQLLayout().storageMap(for: json).schema, actual: expected).isEmpty)
+        let before = SchemaComparison.differences(expected: expected, actual: try Self.schema(original))
+        #expect(before.isEmpty, "\(fixture): original vs model: \(before)")
+        let created = directory.appendingPathComponent("created.sqlite").path
+        try SQLiteStore.create(at: created, model: reread, layout: PlainSQLLayout()).close()
+        let after = SchemaComparison.differences(expected: expected, actual: try Self.schema(created))
+        #expect(after.isEmpty, "\(fixture): created vs model: \(after)")
+        // Everything kept raw is listed, with what it blocks.
+        #expect(Set(imported.model.rawSQL.map(\.name)).isSubset(of: Set(imported.notes.map(\.name))))
+    }
+
+    @Test func chinookBecomesEntitiesWithNamingKeys() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = try SchemaImporter.importModel(path: Self.database("chinook.sql", in: directory), name: "C").model
+        let track = try #require(model.entity(named: "Track"))
+        #expect(track.stored.primaryKey == "TrackId")
+        #expect(track.attribute(named: "Name")?.stored.type == "NVARCHAR(200)")
+        #expect(track.attribute(named: "UnitPrice")?.defaultValue == "0.99")
+        let album = try #require(track.relationship(named: "Album"))
+        #expect(album.stored.column.name == "AlbumId" && album.destination == "Album" && album.inverse == "Tracks")
+        let playlist = try #require(model.entity(named: "Playlist")?.relationships.first)
+        #expect(playlist.isToMany && playlist.destination == "Track")
+        #expect(
+            playlist.stored.joinTable
+                == StoredNames.JoinTable(name: "PlaylistTrack", columns: ["PlaylistId", "TrackId"], index: "IFK_PlaylistTrackTrackId"))
+        #expect(model.entity(named: "Customer")?.stored.uniqueIndexNames == [["Email"]: "UX_CustomerEmail"])
+        #expect(model.rawSQL.isEmpty)
+    }
+
+    @Test func inexpressibleObjectsAreListedWithTheirEffect() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let imported = try SchemaImporter.importModel(path: Self.database("checks.sql", in: directory), name: "C")
+        let notes = Dictionary(imported.notes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(notes["account"]?.reasons == ["CHECK constraint"])
+        #expect(notes["account"]?.blocksMigrations == true)
+        #expect(notes["movement"]?.reasons.first?.contains("foreign key (account_id) → account") == true)
+        #expect(notes["person"]?.reasons == ["COLLATE clause"])
+        #expect(notes["stamp"]?.reasons == ["default of 'at' is an expression"])
+        #expect(notes["item"] == nil)
+        #expect(imported.model.entities.map(\.name) == ["item"])
+    }
+
+    @Test func namingKeysLeaveVersionHashesAlone() throws {
+        let plain = try model(
+            """
+            entities:
+              Track:
+                attributes: {title: string}
+                relationships: {album: Album?}
+              Album: {}
+            """)
+        let named = try model(
+            """
+            entities:
+              Track:
+                table: tracks
+                primaryKey: TrackId
+                attributes:
+                  title: {type: string, optional: false, column: Title, columnType: "varchar(80)"}
+                relationships:
+                  album: {to: Album, column: AlbumId, notNull: true, onDelete: CASCADE}
+              Album: {table: albums}
+            """)
+        #expect(VersionHashes(model: plain) == VersionHashes(model: named))
+        let schema = try PlainSQLLayout().storageMap(for: named).schema
+        let tracks = try #require(schema.table(named: "tracks"))
+        #expect(tracks.columns.map(\.name) == ["TrackId", "Title", "AlbumId"])
+        #expect(tracks.column(named: "Title")?.declaredType == "varchar(80)")
+        #expect(tracks.column(named: "AlbumId")?.references == ForeignKeyReference(table: "albums", column: "id", onDelete: "CASCADE"))
+        // Written and read back unchanged.
+        let again = try ModelFileReader.parse(ModelFileWriter.yaml(named), file: "again.yaml")
+        #expect(again.entities == named.entities)
+    }
+
+    @Test func collidingNamingKeysAreErrorsAtTheirPosition() throws {
+        let tables = try model(
+            """
+            entities:
+              Track:
+                table: music
+              Album:
+                table: MUSIC
+            """, name: "tables")
+        #expect(throws: LayoutError.self) { try PlainSQLLayout().storageMap(for: tables) }
+        do {
+            _ = try PlainSQLLayout().storageMap(for: tables)
+        } catch {
+            #expect(error.description.hasPrefix("tables.yaml:5:12: "), "\(error)")
+        }
+        let columns = try model(
+            """
+            entities:
+              Track:
+                attributes:
+                  title: string
+                  name: {type: string, column: Title}
+            """, name: "columns")
+        do {
+            _ = try PlainSQLLayout().storageMap(for: columns)
+            Issue.record("a column key equal to another column's name was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("columns.yaml:5:36: "), "\(error)")
+            #expect(error.description.contains("'Title' collides with another column"))
+        }
+        let defaultName = try model(
+            """
+            entities:
+              album: {}
+              Track:
+                table: album
+            """, name: "default")
+        do {
+            _ = try PlainSQLLayout().storageMap(for: defaultName)
+            Issue.record("a table key equal to another entity's table was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("default.yaml:4:12: "), "\(error)")
+        }
+    }
+
+    @Test func renamedEntityFollowsItsTableKey() throws {
+        let v1 = try model(
+            """
+            entities:
+              Shelf:
+                table: Shelf
+                primaryKey: ShelfId
+                attributes: {label: {type: string, column: Label}}
+            """, name: "V1")
+        let v2 = try model(
+            """
+            entities:
+              Collection:
+                renamedFrom: Shelf
+                table: Collection
+                primaryKey: ShelfId
+                attributes: {name: {type: string, renamedFrom: label, column: Name}}
+            """, name: "V2")
+        let fixture = try StoreFixture(v1, layout: PlainSQLLayout())
+        try fixture.execute(#"INSERT INTO "Shelf" ("ShelfId", "Label") VALUES (7, 'Fiction')"#)
+        try fixture.store.migrate(from: v1, to: v2)
+        #expect(try fixture.rows("Collection", orderBy: "ShelfId") == [["ShelfId": .int(7), "Name": .text("Fiction")]])
+        #expect(try fixture.schema().table(named: "Shelf") == nil)
+    }
+}

@@ -1,0 +1,6 @@
+-- Written to the sql layout's own conventions: nothing needs a naming key.
+CREATE TABLE artist (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE album (id INTEGER PRIMARY KEY, title TEXT NOT NULL, year INTEGER, artist_id INTEGER REFERENCES artist(id));
+CREATE TABLE tag (id INTEGER PRIMARY KEY, label TEXT NOT NULL);
+CREATE TABLE album_tag (album_id INTEGER NOT NULL REFERENCES album(id), tag_id INTEGER NOT NULL REFERENCES tag(id), PRIMARY KEY (album_id, tag_id));
+CREATE INDEX album_tag_tag_idx ON album_tag(tag_id);
