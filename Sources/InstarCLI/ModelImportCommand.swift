@@ -49,7 +49,9 @@ struct ModelImportCommand: ParsableCommand {
         let summary = AdoptionSummary(imported.notes)
         let text: String
         switch format {
-        case .yaml: text = ModelFileWriter.yaml(imported.model, comment: summary.comment(store: store))
+        case .yaml:
+            let file = URL(fileURLWithPath: store).lastPathComponent
+            text = ModelFileWriter.yaml(imported.model, comment: summary.comment(store: file))
         case .json: text = ModelFileWriter.json(imported.model) + "\n"
         }
         if let output {

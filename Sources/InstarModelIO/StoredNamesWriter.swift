@@ -31,7 +31,7 @@ extension ModelFileWriter {
         for object in raw {
             lines.append("  - kind: \(object.kind.rawValue)")
             lines.append("    name: \(YAMLText.scalar(object.name))")
-            lines.append("    table: \(YAMLText.scalar(object.table))")
+            if object.table != object.name { lines.append("    table: \(YAMLText.scalar(object.table))") }
             if let reason = object.reason { lines.append("    reason: \(YAMLText.scalar(reason))") }
             lines.append("    sql: \(YAMLText.quoted(object.sql))")
         }
@@ -56,7 +56,8 @@ extension ModelFileWriter {
     }
 
     static func rawObject(_ raw: RawSQL) -> [String: Any] {
-        var o: [String: Any] = ["kind": raw.kind.rawValue, "name": raw.name, "table": raw.table, "sql": raw.sql]
+        var o: [String: Any] = ["kind": raw.kind.rawValue, "name": raw.name, "sql": raw.sql]
+        if raw.table != raw.name { o["table"] = raw.table }
         if let reason = raw.reason { o["reason"] = reason }
         return o
     }

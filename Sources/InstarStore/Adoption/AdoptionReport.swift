@@ -30,7 +30,7 @@ public struct AdoptionNote: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let why = reasons.joined(separator: ", ")
         switch effect {
-        case .carried: return "\(kind) \(name) (\(why)): kept as raw SQL, recreated around each step; blocks nothing"
+        case .carried: return "\(kind) \(name) (\(why)): kept as raw SQL and carried across steps; blocks nothing"
         case .blocks(let what): return "\(kind) \(name) (\(why)): kept as raw SQL; BLOCKS \(what)"
         case .notKept: return "\(kind) \(name): \(why); not kept by the model (blocks nothing)"
         }

@@ -129,7 +129,7 @@ struct ImportedEntityBuilder {
             let reasons = indexes.first { $0.name == object.name }?.rawReasons ?? []
             return AdoptionNote(
                 kind: "index", name: object.name, reasons: reasons.isEmpty ? ["not expressible on this table"] : reasons,
-                effect: .blocks("steps that rebuild table \(object.table): they fail verification without it"))
+                effect: .carried)
         case .view, .trigger:
             return AdoptionNote(
                 kind: object.kind.rawValue, name: object.name, reasons: ["a model has no \(object.kind.rawValue)s"],
