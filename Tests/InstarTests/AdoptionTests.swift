@@ -185,4 +185,64 @@ import InstarStore
         #expect(try fixture.rows("Collection", orderBy: "ShelfId") == [["ShelfId": .int(7), "Name": .text("Fiction")]])
         #expect(try fixture.schema().table(named: "Shelf") == nil)
     }
+
+    /// A database made from `sql` in a temporary folder, for migration tests.
+    static func database(sql: String, in directory: URL) throws -> String {
+        let path = directory.appendingPathComponent("adopted.sqlite").path
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in try db.execute(sql: sql) }
+        try queue.close()
+        return path
+    }
+
+    static let withRawObjects = """
+        CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT NOT NULL, updated REAL);
+        CREATE TABLE "order" (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer(id), total REAL NOT NULL DEFAULT 0, note TEXT);
+        CREATE INDEX order_lower_note ON "order" (lower(note));
+        CREATE TABLE ledger (at REAL NOT NULL, amount INTEGER CHECK (amount <> 0));
+        CREATE VIEW customer_totals AS SELECT c.id, sum(o.total) AS total FROM customer c JOIN "order" o ON o.customer_id = c.id GROUP BY c.id;
+        CREATE TRIGGER customer_touch AFTER UPDATE OF name ON customer BEGIN UPDATE customer SET updated = 1 WHERE id = new.id; END;
+        INSERT INTO customer (id, name) VALUES (1, 'Ada'), (2, 'Zoë');
+        INSERT INTO "order" (customer_id, total, note) VALUES (1, 10, 'A'), (1, 5, NULL), (2, 7.5, 'b');
+        INSERT INTO ledger VALUES (1.5, 3);
+        """
+
+    @Test func rawObjectsAreCarriedAcrossARebuild() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try Self.database(sql: Self.withRawObjects, in: directory)
+        let v1 = try SchemaImporter.importModel(path: path, name: "V1").model
+        #expect(Set(v1.rawSQL.map(\.name)) == ["order_lower_note", "ledger", "customer_totals", "customer_touch"])
+        // `total` becomes optional: the order table is rebuilt (SQLite cannot drop NOT NULL in place).
+        let text = ModelFileWriter.yaml(v1).replacingOccurrences(of: "total: double = 0", with: "total: double? = 0")
+        let v2 = try ModelFileReader.parse(text.replacingOccurrences(of: "name: V1", with: "name: V2"), file: "v2.yaml")
+        let store = try SQLiteStore.open(at: path, layout: PlainSQLLayout())
+        defer { try? store.close() }
+        let outcome = try store.migrate(from: v1, to: v2)
+        #expect(outcome.plan.tables["order"].map { if case .rebuilt = $0 { true } else { false } } == true)
+        let rows = try store.withDatabase { db in
+            try db.execute(sql: "UPDATE customer SET name = 'Ada L.' WHERE id = 1")
+            return (
+                try Row.fetchAll(db, sql: "SELECT id, total FROM customer_totals ORDER BY id").map { "\($0[0] as Int64) \($0[1] as Double)" },
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'order_lower_note'"),
+                try Double.fetchOne(db, sql: "SELECT updated FROM customer WHERE id = 1"),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM ledger"))
+        }
+        #expect(rows.0 == ["1 15.0", "2 7.5"])
+        #expect(rows.1 == 1 && rows.2 == 1 && rows.3 == 1)
+        #expect(try store.detectVersion(among: [v1, v2]).version?.name == "V2")
+    }
+
+    @Test func aVersionThatChangesARawTableIsRefusedAndRolledBack() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try Self.database(sql: Self.withRawObjects, in: directory)
+        let v1 = try SchemaImporter.importModel(path: path, name: "V1").model
+        let text = ModelFileWriter.yaml(v1).replacingOccurrences(of: "amount <> 0", with: "amount > 0")
+        let v2 = try ModelFileReader.parse(text.replacingOccurrences(of: "name: V1", with: "name: V2"), file: "v2.yaml")
+        let store = try SQLiteStore.open(at: path, layout: PlainSQLLayout())
+        defer { try? store.close() }
+        #expect(throws: StoreError.self) { try store.migrate(from: v1, to: v2) }
+        #expect(try store.detectVersion(among: [v1, v2]).version?.name == "V1")
+    }
 }
