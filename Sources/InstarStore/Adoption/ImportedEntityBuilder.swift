@@ -120,7 +120,7 @@ struct ImportedEntityBuilder {
             guard case .raw(let reasons)? = roles[object.name] else { return nil }
             return AdoptionNote(
                 kind: "table", name: object.name, reasons: reasons,
-                effect: .blocks("a version that changes this table's SQL, or a step that drops or renames a table it refers to (write a hook)"))
+                effect: .blocks("steps to a version that writes it differently (instar plan names them), and steps that drop or rename a table it refers to"))
         case .index:
             if expressedIndexes.contains(object.name) { return nil }
             if case .raw? = roles[object.table] {
