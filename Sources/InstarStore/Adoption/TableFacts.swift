@@ -42,7 +42,7 @@ struct TableFacts {
             var fk = grouped[id] ?? ForeignKeyFacts(
                 from: [], table: row["table"], to: [], onUpdate: row["on_update"], onDelete: row["on_delete"], match: row["match"])
             fk.from.append(row["from"])
-            fk.to.append(row["to"])
+            fk.to.append(try (row["to"] as String?) ?? SchemaReader.impliedParentKey(db, fk.table))
             grouped[id] = fk
         }
         let hidden = try Int.fetchOne(

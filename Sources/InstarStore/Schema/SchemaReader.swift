@@ -45,8 +45,10 @@ public enum SchemaReader {
         for row in try Row.fetchAll(db, sql: "SELECT * FROM pragma_foreign_key_list(?)", arguments: [table]) {
             let from: String = row["from"]
             let onDelete: String = row["on_delete"]
+            let parent: String = row["table"]
+            let to = try (row["to"] as String?) ?? impliedParentKey(db, parent)
             references[from] = ForeignKeyReference(
-                table: row["table"], column: row["to"] ?? "", onDelete: onDelete == "NO ACTION" ? nil : onDelete)
+                table: parent, column: to ?? "", onDelete: onDelete == "NO ACTION" ? nil : onDelete)
         }
         let rows = try Row.fetchAll(db, sql: "SELECT * FROM pragma_table_xinfo(?)", arguments: [table])
         let primaryKeyCount = rows.filter { ($0["pk"] as Int) > 0 }.count
@@ -65,6 +67,13 @@ public enum SchemaReader {
         return TableDefinition(
             name: table, columns: columns, primaryKey: compositeKey.sorted { $0.0 < $1.0 }.map(\.1),
             uniqueConstraints: try readUniqueConstraints(db, table))
+    }
+
+    /// The column a `REFERENCES parent` without columns points to: the parent's primary key, as SQLite
+    /// defines it, when it is one column; nil otherwise (or when the parent does not exist).
+    static func impliedParentKey(_ db: Database, _ parent: String) throws -> String? {
+        let keys = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0", arguments: [parent])
+        return keys.count == 1 ? keys[0] : nil
     }
 
     /// `UNIQUE` constraints declared in `CREATE TABLE` (their automatic indexes, origin `u`), in a
