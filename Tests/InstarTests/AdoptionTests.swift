@@ -144,7 +144,21 @@ import InstarStore
             Issue.record("a column key equal to another column's name was accepted")
         } catch {
             #expect(error.description.hasPrefix("columns.yaml:5:36: "), "\(error)")
-            #expect(error.description.contains("'Title' collides with another column"))
+            #expect(error.description.contains("'Title' collides with the column 'title' the layout gives 'title'"))
+        }
+        let defaultColumn = try model(
+            """
+            entities:
+              Track:
+                attributes:
+                  title: {type: string, column: Name}
+                  name: string
+            """, name: "column")
+        do {
+            _ = try PlainSQLLayout().storageMap(for: defaultColumn)
+            Issue.record("a column key equal (but for case) to another attribute's column was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("column.yaml:4:37: "), "\(error)")
         }
         let defaultName = try model(
             """

@@ -11,13 +11,23 @@ struct PlainSQLNames {
     let layout: String
     /// Folded table and index names given by naming keys → where the key is written.
     private var explicitTables: [String: String] = [:]
+    /// Per entity: folded column names given by naming keys → where the key is written.
+    private var explicitColumns: [String: [String: (key: String, name: String)]] = [:]
 
     init(model: Model, layout: String) throws(LayoutError) {
         self.model = model
         self.layout = layout
         for entity in model.entities {
             if let table = entity.stored.table { try reserve(table, key: "\(entity.name)#table", entity: entity.name) }
+            for attribute in entity.attributes {
+                if let column = attribute.stored.name {
+                    explicitColumns[entity.name, default: [:]][column.sqliteFolded] = ("\(entity.name).\(attribute.name)#column", column)
+                }
+            }
             for relationship in entity.relationships {
+                if let column = relationship.stored.column.name {
+                    explicitColumns[entity.name, default: [:]][column.sqliteFolded] = ("\(entity.name).\(relationship.name)#column", column)
+                }
                 if let join = relationship.stored.joinTable {
                     try reserve(join.name, key: "\(entity.name).\(relationship.name)#joinTable", entity: entity.name)
                 }
@@ -73,7 +83,14 @@ struct PlainSQLNames {
     func claimColumn(
         _ base: String, explicitKey: String?, entity: String, property: String, in registry: inout ColumnRegistry
     ) throws(LayoutError) -> String {
-        guard let explicitKey else { return registry.claim(base, owner: entity) }
+        guard let explicitKey else {
+            if let owner = explicitColumns[entity]?[base.sqliteFolded] {
+                throw collision(
+                    owner.name, key: owner.key, entity: entity,
+                    with: "the column '\(base)' the layout gives '\(property)'")
+            }
+            return registry.claim(base, owner: entity)
+        }
         guard registry.claimExact(base) else {
             throw collision(base, key: explicitKey, entity: entity, property: property, with: "another column of its table")
         }
