@@ -23,7 +23,9 @@ import Yams
 ///       artists: Artist[] inverse tracks   # to-many; "Artist[] ordered" for ordered
 /// ```
 ///
-/// The README documents every key. Errors carry `file:line:column`.
+/// The `sql` layout's naming keys (`table:`, `primaryKey:`, `column:`, `columnType:`, `joinTable:`,
+/// `name:` on indexes and uniqueness constraints) and the top-level `raw:` list are read by
+/// ``StoredNamesReader``. The README documents every key. Errors carry `file:line:column`.
 public enum ModelFileReader {
     static let modelKeys = ["name", "identifier", "entities", "raw"]
     static let entityKeys = [

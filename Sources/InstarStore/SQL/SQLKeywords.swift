@@ -1,8 +1,8 @@
 /// The bare words of a SQL statement, upper-cased, outside quoted names, string literals and comments:
 /// enough to tell which clauses a `CREATE TABLE` uses (`CHECK`, `COLLATE`, `AUTOINCREMENT`, …) that
 /// SQLite's pragmas do not report, without mistaking a column named `"check"` for one.
-public enum SQLKeywords {
-    public static func words(of sql: String) -> [String] {
+package enum SQLKeywords {
+    package static func words(of sql: String) -> [String] {
         var words: [String] = []
         var current = ""
         var iterator = Array(sql.unicodeScalars)[...]
