@@ -92,7 +92,9 @@ let package = Package(
         ),
         .testTarget(
             name: "InstarTests",
-            dependencies: ["Instar", "InstarCLI", "InstarMapping"]
+            dependencies: ["Instar", "InstarCLI", "InstarMapping"],
+            // SQL schemas of hand-written databases, read by the adoption tests and Scripts/check-adopt.
+            exclude: ["Fixtures"]
         ),
     ]
 )

@@ -5,8 +5,8 @@ import Instar
 struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
-        abstract: "Inspect a model version.",
-        subcommands: [HashesCommand.self]
+        abstract: "Inspect a model version, or import one from an existing database.",
+        subcommands: [HashesCommand.self, ModelImportCommand.self]
     )
 }
 

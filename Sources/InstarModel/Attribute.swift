@@ -19,6 +19,8 @@ public struct Attribute: Sendable, Hashable, Codable {
     public var isIndexed: Bool
     /// `userInfo` entries; Core Data reads `NSMigrationAllowTypeTransformation` from here.
     public var userInfo: [String: String]
+    /// Naming keys of the `sql` layout: the column's name and declared type. Not hashed.
+    public var stored = StoredNames.Column()
 
     public init(
         name: String,

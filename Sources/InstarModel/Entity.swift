@@ -11,6 +11,10 @@ public struct FetchIndex: Sendable, Hashable, Codable {
 
     public var name: String
     public var elements: [Element]
+    /// The index's name in the store, kept as it is (model files' `name:`; the `sql` layout only).
+    /// Like every naming key it is not part of Core Data's version hash: it says where things are
+    /// stored, not what the version is.
+    public var storedName: String? = nil
 
     public init(name: String, elements: [Element]) {
         self.name = name
@@ -31,6 +35,9 @@ public struct Entity: Sendable, Hashable, Codable {
     public var indexes: [FetchIndex]
     public var attributes: [Attribute]
     public var relationships: [Relationship]
+    /// Naming keys of the `sql` layout (``StoredNames``): the table, its primary key, names of
+    /// unique indexes. Not hashed (see ``StoredNames``).
+    public var stored = StoredNames.Entity()
 
     public init(
         name: String,

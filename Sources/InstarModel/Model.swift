@@ -20,6 +20,8 @@ public struct Model: Sendable {
     public let locations: [String: SourceLocation]
     /// The file or folder the model was read from, when known.
     public let source: String?
+    /// Schema objects the model cannot express, kept verbatim (``RawSQL``), in creation order.
+    public let rawSQL: [RawSQL]
     /// What validation let through as warnings (``ModelValidation/xcode``), for the user to see.
     public let warnings: [ModelProblem]
 
@@ -42,9 +44,11 @@ public struct Model: Sendable {
         source: String? = nil,
         validatesDefaultValues: Bool = true,
         validation: ModelValidation = .strict,
-        versionIdentifiers: [String]? = nil
+        versionIdentifiers: [String]? = nil,
+        rawSQL: [RawSQL] = []
     ) throws(ModelError) {
         self.name = name
+        self.rawSQL = rawSQL
         self.versionIdentifier = versionIdentifier
         self.versionIdentifiers = versionIdentifiers ?? [versionIdentifier ?? ""]
         self.entities = entities

@@ -40,6 +40,8 @@ public struct Relationship: Sendable, Hashable, Codable {
     public var isReadOnly: Bool
     public var renamingIdentifier: String?
     public var versionHashModifier: String?
+    /// Naming keys of the `sql` layout: a to-one's column, a many-to-many's join table. Not hashed.
+    public var stored = StoredNames.Link()
 
     public init(
         name: String,

@@ -23,20 +23,22 @@ import Yams
 ///       artists: Artist[] inverse tracks   # to-many; "Artist[] ordered" for ordered
 /// ```
 ///
-/// The README documents every key. Errors carry `file:line:column`.
+/// The `sql` layout's naming keys (`table:`, `primaryKey:`, `column:`, `columnType:`, `joinTable:`,
+/// `name:` on indexes and uniqueness constraints) and the top-level `raw:` list are read by
+/// ``StoredNamesReader``. The README documents every key. Errors carry `file:line:column`.
 public enum ModelFileReader {
-    static let modelKeys = ["name", "identifier", "entities"]
+    static let modelKeys = ["name", "identifier", "entities", "raw"]
     static let entityKeys = [
         "parent", "abstract", "renamedFrom", "hashModifier", "unique", "indexes", "attributes", "relationships",
-    ]
+    ] + StoredNamesReader.entityKeys
     static let attributeKeys = [
         "type", "optional", "default", "renamedFrom", "hashModifier", "transient", "readOnly", "externalStorage",
         "preservesValueInHistory", "indexed", "userInfo",
-    ]
+    ] + StoredNamesReader.columnKeys
     static let relationshipKeys = [
         "to", "inverse", "toMany", "ordered", "min", "max", "deleteRule", "optional", "transient", "readOnly",
         "renamedFrom", "hashModifier",
-    ]
+    ] + StoredNamesReader.columnKeys + StoredNamesReader.linkKeys
 
     /// Reads and validates a model file.
     public static func read(path: String) throws(ModelError) -> Model {
@@ -60,11 +62,13 @@ public enum ModelFileReader {
         var name = defaultName
         var identifier: String?
         var entities: [Entity] = []
+        var rawSQL: [RawSQL] = []
         var sawEntities = false
         for pair in pairs {
             switch pair.key {
             case "name": name = walker.string(pair.value, what: "name") ?? name
             case "identifier": identifier = walker.string(pair.value, what: "identifier")
+            case "raw": rawSQL = StoredNamesReader.rawSQL(pair.value, walker: &walker)
             case "entities":
                 sawEntities = true
                 for entry in walker.pairs(pair.value, what: "entities") {
@@ -84,7 +88,7 @@ public enum ModelFileReader {
         if !walker.problems.isEmpty { throw ModelError(walker.problems) }
         return try Model(
             name: name, versionIdentifier: identifier, entities: entities, locations: reader.locations,
-            source: source.file)
+            source: source.file, rawSQL: rawSQL)
     }
 
     private struct Reader {
@@ -102,8 +106,12 @@ public enum ModelFileReader {
                 case "abstract": entity.isAbstract = walker.bool(value, what: "abstract", entity: name) ?? false
                 case "renamedFrom": entity.renamingIdentifier = walker.string(value, what: "renamedFrom", entity: name)
                 case "hashModifier": entity.versionHashModifier = walker.string(value, what: "hashModifier", entity: name)
-                case "unique": entity.uniquenessConstraints = constraints(value, entity: name, walker: &walker)
+                case "unique":
+                    entity.uniquenessConstraints = constraints(value, entity: name, walker: &walker)
+                    StoredNamesReader.uniqueIndexNames(value, into: &entity, locations: &locations, walker: &walker)
                 case "indexes": entity.indexes = indexes(value, entity: name, walker: &walker)
+                case let key where StoredNamesReader.entityKeys.contains(key):
+                    StoredNamesReader.entityKey(pair, into: &entity, locations: &locations, walker: &walker)
                 case "attributes":
                     for entry in walker.pairs(value, what: "attributes of '\(name)'", entity: name) {
                         locations["\(name).\(entry.key)"] = walker.source.location(of: entry.keyNode)
@@ -124,29 +132,47 @@ public enum ModelFileReader {
             return entity
         }
 
-        /// `unique: [a, b]` is one constraint over two properties; `unique: [[a, b], [c]]` is two.
+        /// `unique: [a, b]` is one constraint over two properties; `unique: [[a, b], [c]]` is two; an
+        /// item may be the long form `{on: [a, b], name: index_name}`.
         func constraints(_ node: Node, entity: String, walker: inout YAMLWalker) -> [[String]] {
             guard let sequence = node.sequence else {
                 return [walker.stringList(node, what: "unique", entity: entity)]
             }
-            if sequence.contains(where: { $0.sequence != nil }) {
-                return sequence.map { walker.stringList($0, what: "a uniqueness constraint", entity: entity) }
+            if sequence.contains(where: { $0.sequence != nil || $0.mapping != nil }) {
+                return sequence.map { item in
+                    if let on = item.mapping?["on"] { return walker.stringList(on, what: "a uniqueness constraint", entity: entity) }
+                    return walker.stringList(item, what: "a uniqueness constraint", entity: entity)
+                }
             }
             return [walker.stringList(node, what: "unique", entity: entity)]
         }
 
-        func indexes(_ node: Node, entity: String, walker: inout YAMLWalker) -> [FetchIndex] {
+        /// `byTitle: [title, -plays]`, or the long form `byTitle: {on: [title, -plays], name: stored_name}`.
+        mutating func indexes(_ node: Node, entity: String, walker: inout YAMLWalker) -> [FetchIndex] {
             walker.pairs(node, what: "indexes", entity: entity).map { pair in
-                let elements = walker.stringList(pair.value, what: "index '\(pair.key)'", entity: entity).map {
+                var list = pair.value
+                var storedName: String?
+                if let mapping = pair.value.mapping {
+                    let pairs = walker.pairs(pair.value, what: "index '\(pair.key)'", entity: entity)
+                    walker.checkKeys(pairs, allowed: ["on", "name"], what: "an index", entity: entity)
+                    list = mapping["on"] ?? Node("")
+                    if let nameNode = mapping["name"] {
+                        storedName = walker.string(nameNode, what: "name", entity: entity)
+                        locations["\(entity)#index:\(pair.key)"] = walker.source.location(of: nameNode)
+                    }
+                }
+                let elements = walker.stringList(list, what: "index '\(pair.key)'", entity: entity).map {
                     $0.hasPrefix("-")
                         ? FetchIndex.Element(property: String($0.dropFirst()), ascending: false)
                         : FetchIndex.Element(property: $0, ascending: true)
                 }
-                return FetchIndex(name: pair.key, elements: elements)
+                var index = FetchIndex(name: pair.key, elements: elements)
+                index.storedName = storedName
+                return index
             }
         }
 
-        func attribute(_ name: String, _ node: Node, entity: String, walker: inout YAMLWalker) -> Attribute? {
+        mutating func attribute(_ name: String, _ node: Node, entity: String, walker: inout YAMLWalker) -> Attribute? {
             if let text = node.scalar?.string {
                 return shortAttribute(name, text, node: node, entity: entity, walker: &walker)
             }
@@ -183,6 +209,9 @@ public enum ModelFileReader {
                     for entry in walker.pairs(v, what: "userInfo", entity: entity) {
                         attribute.userInfo[entry.key] = walker.string(entry.value, what: "a userInfo value", entity: entity)
                     }
+                case let key where StoredNamesReader.columnKeys.contains(key):
+                    StoredNamesReader.columnKey(
+                        pair, into: &attribute.stored, entity: entity, property: name, locations: &locations, walker: &walker)
                 default: break
                 }
             }
@@ -224,7 +253,7 @@ public enum ModelFileReader {
                 hint: close + "types: \(names.joined(separator: ", "))")
         }
 
-        func relationship(_ name: String, _ node: Node, entity: String, walker: inout YAMLWalker) -> Relationship? {
+        mutating func relationship(_ name: String, _ node: Node, entity: String, walker: inout YAMLWalker) -> Relationship? {
             if let text = node.scalar?.string {
                 return shortRelationship(name, text, node: node, entity: entity, walker: &walker)
             }
@@ -264,6 +293,12 @@ public enum ModelFileReader {
                             .invalidValue, "unknown delete rule '\(text)'", at: v, entity: entity, property: name,
                             hint: "use one of: \(DeleteRule.allCases.map(\.rawValue).joined(separator: ", "))")
                     }
+                case let key where StoredNamesReader.columnKeys.contains(key):
+                    StoredNamesReader.columnKey(
+                        pair, into: &r.stored.column, entity: entity, property: name, locations: &locations, walker: &walker)
+                case "joinTable":
+                    r.stored.joinTable = StoredNamesReader.joinTable(
+                        pair, entity: entity, property: name, locations: &locations, walker: &walker)
                 default: break
                 }
             }

@@ -15,6 +15,7 @@ public enum ModelFileWriter {
             entities[entity.name] = object(for: entity)
         }
         root["entities"] = entities
+        if !model.rawSQL.isEmpty { root["raw"] = model.rawSQL.map(rawObject) }
         // Entities are a mapping, so key order is not preserved by JSON objects; declaration order does
         // not affect identity (hashes sort by name) or layouts (which sort names too).
         let data = (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys])) ?? Data()
@@ -27,11 +28,17 @@ public enum ModelFileWriter {
         if entity.isAbstract { object["abstract"] = true }
         if let id = entity.renamingIdentifier { object["renamedFrom"] = id }
         if let modifier = entity.versionHashModifier { object["hashModifier"] = modifier }
-        if !entity.uniquenessConstraints.isEmpty { object["unique"] = entity.uniquenessConstraints }
+        object.merge(entityNaming(entity.stored)) { a, _ in a }
+        if !entity.uniquenessConstraints.isEmpty {
+            object["unique"] = entity.uniquenessConstraints.map { properties -> Any in
+                entity.stored.uniqueIndexNames[properties].map { ["on": properties, "name": $0] as [String: Any] } ?? properties
+            }
+        }
         if !entity.indexes.isEmpty {
             object["indexes"] = Dictionary(
-                entity.indexes.map { index in
-                    (index.name, index.elements.map { ($0.ascending ? "" : "-") + $0.property })
+                entity.indexes.map { index -> (String, Any) in
+                    let elements = index.elements.map { ($0.ascending ? "" : "-") + $0.property }
+                    return (index.name, index.storedName.map { ["on": elements, "name": $0] as [String: Any] } ?? elements)
                 }, uniquingKeysWith: { a, _ in a })
         }
         var attributes: [String: Any] = [:]
@@ -46,6 +53,7 @@ public enum ModelFileWriter {
             if a.preservesValueInHistoryOnDeletion { o["preservesValueInHistory"] = true }
             if a.isIndexed { o["indexed"] = true }
             if !a.userInfo.isEmpty { o["userInfo"] = a.userInfo }
+            o.merge(columnNaming(a.stored)) { a, _ in a }
             attributes[a.name] = o
         }
         if !attributes.isEmpty { object["attributes"] = attributes }
@@ -61,6 +69,12 @@ public enum ModelFileWriter {
             if r.isReadOnly { o["readOnly"] = true }
             if let v = r.renamingIdentifier { o["renamedFrom"] = v }
             if let v = r.versionHashModifier { o["hashModifier"] = v }
+            o.merge(columnNaming(r.stored.column)) { a, _ in a }
+            if let join = r.stored.joinTable {
+                var j: [String: Any] = ["name": join.name, "columns": join.columns]
+                if let index = join.index { j["index"] = index }
+                o["joinTable"] = j
+            }
             relationships[r.name] = o
         }
         if !relationships.isEmpty { object["relationships"] = relationships }

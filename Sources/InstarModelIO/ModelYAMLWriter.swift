@@ -15,6 +15,7 @@ extension ModelFileWriter {
         for entity in model.entities {
             lines += yamlLines(for: entity)
         }
+        lines += rawLines(model.rawSQL)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -24,15 +25,17 @@ extension ModelFileWriter {
         if entity.isAbstract { body.append("abstract: true") }
         if let id = entity.renamingIdentifier { body.append("renamedFrom: \(YAMLText.scalar(id))") }
         if let modifier = entity.versionHashModifier { body.append("hashModifier: \(YAMLText.scalar(modifier))") }
+        body += entityNamingLines(entity.stored)
         let constraints = entity.uniquenessConstraints
         if !constraints.isEmpty {
-            body.append("unique: [" + constraints.map { YAMLText.flowList($0) }.joined(separator: ", ") + "]")
+            body.append("unique: [" + constraints.map { uniqueItem($0, entity.stored) }.joined(separator: ", ") + "]")
         }
         if !entity.indexes.isEmpty {
             body.append("indexes:")
             for index in entity.indexes {
-                let elements = index.elements.map { ($0.ascending ? "" : "-") + $0.property }
-                body.append("  \(YAMLText.key(index.name)): \(YAMLText.flowList(elements))")
+                let elements = YAMLText.flowList(index.elements.map { ($0.ascending ? "" : "-") + $0.property })
+                let value = index.storedName.map { "{on: \(elements), name: \(YAMLText.flowScalar($0))}" } ?? elements
+                body.append("  \(YAMLText.key(index.name)): \(value)")
             }
         }
         if !entity.attributes.isEmpty {
@@ -52,7 +55,7 @@ extension ModelFileWriter {
         let plain =
             !a.isTransient && !a.isReadOnly && a.renamingIdentifier == nil && a.versionHashModifier == nil
             && !a.allowsExternalBinaryDataStorage && !a.preservesValueInHistoryOnDeletion && !a.isIndexed
-            && a.userInfo.isEmpty && (a.defaultValue.map(YAMLText.fitsShortDefault) ?? true)
+            && a.userInfo.isEmpty && (a.defaultValue.map(YAMLText.fitsShortDefault) ?? true) && a.stored.isEmpty
         if plain {
             var short = a.type.modelFileName + (a.isOptional ? "?" : "")
             if let value = a.defaultValue { short += " = \(value)" }
@@ -67,6 +70,7 @@ extension ModelFileWriter {
         if a.allowsExternalBinaryDataStorage { lines.append("  externalStorage: true") }
         if a.preservesValueInHistoryOnDeletion { lines.append("  preservesValueInHistory: true") }
         if a.isIndexed { lines.append("  indexed: true") }
+        lines += columnNamingLines(a.stored)
         if !a.userInfo.isEmpty {
             lines.append("  userInfo:")
             for (k, v) in a.userInfo.sorted(by: { $0.key < $1.key }) {
@@ -83,7 +87,7 @@ extension ModelFileWriter {
             !r.isTransient && !r.isReadOnly && r.renamingIdentifier == nil && r.versionHashModifier == nil
             && r.deleteRule == .nullify && r.minCount == 0 && simpleName(r.destination)
             && (r.inverse.map(simpleName) ?? true)
-            && (r.isToMany ? (r.isOptional && r.maxCount == 0) : (r.maxCount == 1 && !r.isOrdered))
+            && (r.isToMany ? (r.isOptional && r.maxCount == 0) : (r.maxCount == 1 && !r.isOrdered)) && r.stored.isEmpty
         if plain {
             var short = r.destination + (r.isToMany ? "[]" + (r.isOrdered ? " ordered" : "") : (r.isOptional ? "?" : ""))
             if let inverse = r.inverse { short += " inverse \(inverse)" }
@@ -99,6 +103,12 @@ extension ModelFileWriter {
         if r.isReadOnly { lines.append("  readOnly: true") }
         if let v = r.renamingIdentifier { lines.append("  renamedFrom: \(YAMLText.scalar(v))") }
         if let v = r.versionHashModifier { lines.append("  hashModifier: \(YAMLText.scalar(v))") }
+        lines += columnNamingLines(r.stored.column)
+        if let join = r.stored.joinTable {
+            var value = "{name: \(YAMLText.flowScalar(join.name)), columns: \(YAMLText.flowList(join.columns))"
+            if let index = join.index { value += ", index: \(YAMLText.flowScalar(index))" }
+            lines.append("  joinTable: \(value)}")
+        }
         return lines
     }
 }
@@ -126,6 +136,9 @@ public enum YAMLText {
         let safe = s.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || isDigit($0) || extra.contains($0) }
         return safe ? s : quoted(s)
     }
+
+    /// A value inside a flow collection (`{name: x}`): a word, else double-quoted.
+    public static func flowScalar(_ s: String) -> String { isWord(s) ? s : quoted(s) }
 
     /// A mapping key.
     public static func key(_ s: String) -> String { isWord(s) ? s : quoted(s) }

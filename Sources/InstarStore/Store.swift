@@ -84,6 +84,10 @@ public final class SQLiteStore: @unchecked Sendable {
                 for index in map.schema.indexes {
                     try db.execute(sql: index.createSQL)
                 }
+                // Objects the model keeps verbatim: tables first, then what may name them.
+                for kind in RawSQL.Kind.allCases {
+                    for raw in map.schema.raw where raw.kind == kind { try db.execute(sql: raw.sql) }
+                }
                 try layout.createBookkeeping(db, model: model)
                 try layout.writeMetadata(db, model: model)
                 return .commit

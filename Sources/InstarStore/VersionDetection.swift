@@ -55,7 +55,8 @@ extension SQLiteStore {
                 throw StoreError(.layout, path: path, error.description)
             }
             return SchemaComparison.differences(
-                expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
+                expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,
+            includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)
         }
         var detection = VersionDetection(
             layout: layout.name, version: nil, matchedBy: nil, metadataVersionName: metadata?.versionName, closest: nil,

@@ -424,3 +424,63 @@ extension String {
         String(String.UnicodeScalarView(unicodeScalars.map { ("a"..."z").contains($0) ? Unicode.Scalar($0.value - 32)! : $0 }))
     }
 }
+
+extension PlanScenarioTests {
+    /// Plans/adopt, as its README tells: a database made by hand (schema.sql, with data), imported
+    /// (`instar model import` must write models/v1.yaml exactly as committed), recognised as Library 1,
+    /// planned and migrated through the edited versions 2 and 3; every row keeps its values, the raw
+    /// table and the view come through unchanged, and the store is exactly Library 3.
+    @Test func adoptHandWrittenLibrary() throws {
+        let folder = packageRoot.appendingPathComponent("Plans/adopt")
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("library.sqlite").path
+        let filled = try run(["python3", folder.appendingPathComponent("sample-data.py").path, store, "300"])
+        try #require(filled.status == 0, "sample-data.py: \(filled.stderr)")
+        func rows(_ sql: String) throws -> [[String: DatabaseValue]] {
+            let queue = try DatabaseQueue(path: store)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                try Row.fetchAll(db, sql: sql).map { row in
+                    Dictionary(uniqueKeysWithValues: row.columnNames.map { ($0, row[$0] as DatabaseValue) })
+                }
+            }
+        }
+        let imported = try runInstar(["model", "import", "--store", store, "--name", "Library 1"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let committed = try String(contentsOf: folder.appendingPathComponent("models/v1.yaml"), encoding: .utf8)
+        #expect(imported.stdout == committed)
+        #expect(imported.stderr.contains("table AuditLog (CHECK constraint): kept as raw SQL; BLOCKS"))
+        #expect(imported.stderr.contains("view BookList (a model has no views): kept as raw SQL"))
+        let v1 = folder.appendingPathComponent("models/v1.yaml").path
+        let recognised = try runInstar(["inspect", "--store", store, "--model", v1, "--layout", "sql"])
+        #expect(recognised.status == 0, "\(recognised.stdout)\(recognised.stderr)")
+
+        let books = try rows(#"SELECT "BookId", "Title", "AuthorId", "Pages", "Isbn" FROM "Book" ORDER BY "BookId""#)
+        let links = try rows(#"SELECT "ShelfId", "BookId" FROM "ShelfBook" ORDER BY 1, 2"#)
+        let view = try rows(#"SELECT * FROM "BookList" ORDER BY "Title""#)
+        let audit = try rows(#"SELECT * FROM "AuditLog""#)
+        let plan = folder.appendingPathComponent("plan.yaml").path
+        let dryRun = try runInstar(["plan", plan, "--store", store, "--format", "json"])
+        try #require(dryRun.status == 0, "\(dryRun.stderr)")
+        #expect(dryRun.json?["detectedVersion"] as? String == "Library 1")
+        let steps = (dryRun.json?["steps"] as? [[String: Any]] ?? []).map { "\($0["from"] ?? "") → \($0["to"] ?? "")" }
+        #expect(steps == ["Library 1 → Library 2", "Library 2 → Library 3"])
+        let migrated = try runInstar(["migrate", plan, "--store", store])
+        try #require(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+
+        let v3 = folder.appendingPathComponent("models/v3.yaml").path
+        let inspect = try runInstar(["inspect", "--store", store, "--model", v3, "--layout", "sql", "--format", "json"])
+        #expect(inspect.status == 0, "\(inspect.stdout)\(inspect.stderr)")
+        #expect(inspect.json?["version"] as? String == "Library 3")
+        let after = try rows(#"SELECT "BookId", "Title", "AuthorId", "PageCount", "Isbn", "Subtitle", "PublisherId" FROM "Book" ORDER BY "BookId""#)
+        #expect(after.map { [$0["BookId"]!, $0["Title"]!, $0["AuthorId"]!, $0["PageCount"]!, $0["Isbn"]!] }
+            == books.map { [$0["BookId"]!, $0["Title"]!, $0["AuthorId"]!, $0["Pages"]!, $0["Isbn"]!] })
+        #expect(after.allSatisfy { $0["Subtitle"] == .null && $0["PublisherId"] == .null })
+        #expect(try rows(#"SELECT "ShelfId", "BookId" FROM "ShelfBook" ORDER BY 1, 2"#) == links)
+        #expect(try rows(#"SELECT count(*) AS n FROM "Collection""#) == [["n": 4.databaseValue]])
+        #expect(try rows(#"SELECT * FROM "BookList" ORDER BY "Title""#) == view)
+        #expect(try rows(#"SELECT * FROM "AuditLog""#) == audit)
+        #expect(try rows("PRAGMA foreign_key_check").isEmpty)
+    }
+}

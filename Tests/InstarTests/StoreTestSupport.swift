@@ -9,10 +9,10 @@ final class StoreFixture {
     let path: String
     let store: SQLiteStore
 
-    init(_ model: Model, busyTimeout: TimeInterval = 2) throws {
+    init(_ model: Model, layout: any StoreLayout = InstarLayout(), busyTimeout: TimeInterval = 2) throws {
         directory = try temporaryDirectory()
         path = directory.appendingPathComponent("store.sqlite").path
-        store = try SQLiteStore.create(at: path, model: model)
+        store = try SQLiteStore.create(at: path, model: model, layout: layout)
     }
 
     deinit {

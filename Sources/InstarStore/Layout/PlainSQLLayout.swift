@@ -25,6 +25,13 @@ import InstarModel
 ///   `TEXT`, dates `REAL` (seconds since 1970, as most hand-written stores keep them), Binary and
 ///   Transformable `BLOB`.
 ///
+/// **Naming keys and raw SQL.** These are the conventions; a model imported from an existing database
+/// (``SchemaImporter``, `instar model import`) overrides them wherever the database differs, with the
+/// naming keys of ``StoredNames`` (`table:`, `primaryKey:`, `column:`, `columnType:`, `joinTable:`,
+/// `name:`), resolved in ``PlainSQLNames``: a name given by a key is used exactly, and a collision is
+/// an error at the key's `file:line:column`. What no model can express is kept verbatim (``RawSQL``):
+/// created with the store, compared by its SQL, carried across steps (``RawSQLSteps``).
+///
 /// **No bookkeeping in the store.** An adopted store gets no table of Instar's: another program owns
 /// the schema and may check it exactly (the peer benchmark's `verify.py` rejects any extra table). So
 /// the layout records no metadata: a store's version is always found by comparing its schema with the
@@ -51,6 +58,9 @@ public struct PlainSQLLayout: StoreLayout {
     public var toleratesExtraIndexes: Bool { false }
 
     public var keepsMigrationJournal: Bool { false }
+
+    /// An adopted database's views and triggers are part of its schema: its model lists them as raw SQL.
+    public var schemaIncludesViewsAndTriggers: Bool { true }
 
     public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
         var builder = PlainSQLStorageBuilder(model: model, layout: self)

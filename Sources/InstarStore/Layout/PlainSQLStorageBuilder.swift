@@ -1,13 +1,16 @@
 import InstarModel
 
 /// Builds the ``StorageMap`` of the plain SQL layout (``PlainSQLLayout``) for one model version.
+///
+/// Names come from ``PlainSQLNames``: the layout's conventions, or the model's naming keys.
 struct PlainSQLStorageBuilder {
     let model: Model
     let layout: PlainSQLLayout
 
-    private var draft = StorageMapDraft()
+    var draft = StorageMapDraft()
     /// Entity name → position in the model file (join tables are named owner first).
-    private let declarationIndex: [String: Int]
+    let declarationIndex: [String: Int]
+    var naming: PlainSQLNames!
 
     init(model: Model, layout: PlainSQLLayout) {
         self.model = model
@@ -24,30 +27,49 @@ struct PlainSQLStorageBuilder {
                     "sub-entities are not supported (a hand-written schema has no discriminator convention); give '\(entity.name)' its own properties instead of the parent '\(entity.parent!)', or use the instar layout"
             )
         }
+        naming = try PlainSQLNames(model: model, layout: layout.name)
+        for raw in model.rawSQL where raw.kind == .table || raw.kind == .index {
+            guard raw.kind == .table ? draft.names.claimExactTable(raw.name) : draft.names.claimExactIndex(raw.name) else {
+                throw LayoutError(layout: layout.name, message: "the raw \(raw.kind.rawValue) '\(raw.name)' is also the name of another raw table or index")
+            }
+        }
         // Tables in declaration order: the order a person wrote the CREATE TABLE statements in.
         for entity in model.entities {
             try buildEntityTable(entity)
         }
         draft.resolveReferencesToTables()
         for entity in model.entities {
-            buildToManyStorage(of: entity)
+            try buildToManyStorage(of: entity)
         }
-        buildIndexes()
-        return draft.finish()
+        try buildIndexes()
+        var map = draft.finish()
+        map.schema.raw = model.rawSQL
+        return map
     }
 
     private mutating func buildEntityTable(_ entity: Entity) throws(LayoutError) {
-        let tableName = draft.names.claimTable(entity.name)
-        var registry = ColumnRegistry(reserved: [PlainSQLLayout.primaryKey])
-        var columns = [ColumnDefinition(name: PlainSQLLayout.primaryKey, declaredType: "INTEGER", isPrimaryKey: true)]
+        let tableName = try naming.claimTable(
+            entity.stored.table ?? entity.name, explicitKey: entity.stored.table.map { _ in "\(entity.name)#table" },
+            entity: entity.name, in: &draft.names)
+        let primaryKey = PlainSQLNames.primaryKey(of: entity)
+        var registry = ColumnRegistry(reserved: [primaryKey])
+        var columns: [ColumnDefinition] = []
+        if !PlainSQLNames.isRowID(primaryKey) {
+            var key = ColumnDefinition(name: primaryKey, declaredType: "INTEGER", isPrimaryKey: true)
+            key.autoincrement = entity.stored.autoincrement
+            columns.append(key)
+        }
         var map: [String: String] = [:]
         var appended: [ColumnDefinition] = []
         for attribute in entity.attributes where !attribute.isTransient {
             guard let type = try layout.columnType(of: attribute, entity: entity.name) else { continue }
-            let column = registry.claim(attribute.name, owner: entity.name)
+            let column = try naming.claimColumn(
+                attribute.stored.name ?? attribute.name,
+                explicitKey: attribute.stored.name.map { _ in "\(entity.name).\(attribute.name)#column" },
+                entity: entity.name, property: attribute.name, in: &registry)
             map[attribute.name] = column
             let definition = ColumnDefinition(
-                name: column, declaredType: type.rawValue, notNull: !attribute.isOptional,
+                name: column, declaredType: attribute.stored.type ?? type.rawValue, notNull: !attribute.isOptional,
                 defaultValue: layout.storedDefault(of: attribute))
             if attribute.userInfo[PlainSQLLayout.columnPositionKey] == PlainSQLLayout.appendedValue {
                 appended.append(definition)
@@ -56,18 +78,24 @@ struct PlainSQLStorageBuilder {
             }
         }
         for relationship in entity.relationships where !relationship.isTransient && relationship.isToOne {
-            let column = registry.claim("\(relationship.name)_id", owner: entity.name)
+            let stored = relationship.stored.column
+            let column = try naming.claimColumn(
+                stored.name ?? "\(relationship.name)_id",
+                explicitKey: stored.name.map { _ in "\(entity.name).\(relationship.name)#column" },
+                entity: entity.name, property: relationship.name, in: &registry)
             map[relationship.name] = column
+            let destinationKey = PlainSQLNames.primaryKey(of: model.entity(named: relationship.destination))
             columns.append(
                 ColumnDefinition(
-                    name: column, declaredType: "INTEGER",
-                    references: ForeignKeyReference(table: relationship.destination, column: PlainSQLLayout.primaryKey)))
+                    name: column, declaredType: stored.type ?? "INTEGER", notNull: stored.notNull,
+                    references: ForeignKeyReference(
+                        table: relationship.destination, column: destinationKey, onDelete: stored.onDelete)))
             draft.relationships[RelationshipKey(entity: entity.name, name: relationship.name)] = .foreignKey(
                 table: tableName, column: column)
         }
         columns += appended
         var unique: [[String]] = []
-        for constraint in entity.uniquenessConstraints {
+        for constraint in entity.uniquenessConstraints where entity.stored.uniqueIndexNames[constraint] == nil {
             let names = constraint.compactMap { map[$0] }
             guard names.count == constraint.count, !unique.contains(names) else { continue }
             unique.append(names)
@@ -80,10 +108,10 @@ struct PlainSQLStorageBuilder {
         draft.tables[tableName] = TableDefinition(name: tableName, columns: columns, uniqueConstraints: unique)
         draft.tableOrder.append(tableName)
         draft.entityTables[tableName] = EntityTable(
-            root: entity.name, primaryKey: PlainSQLLayout.primaryKey, discriminator: nil, bookkeeping: [:])
+            root: entity.name, primaryKey: primaryKey, discriminator: nil, bookkeeping: [:])
     }
 
-    private mutating func buildToManyStorage(of entity: Entity) {
+    private mutating func buildToManyStorage(of entity: Entity) throws(LayoutError) {
         for relationship in entity.relationships where !relationship.isTransient && relationship.isToMany {
             let key = RelationshipKey(entity: entity.name, name: relationship.name)
             guard draft.relationships[key] == nil else { continue }  // assigned from the other side
@@ -99,69 +127,23 @@ struct PlainSQLStorageBuilder {
                 }
                 draft.relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
             } else {
-                buildJoinTable(
+                try buildJoinTable(
                     key, relationship, inverseKey: inverseRelationship?.isToMany == true ? inverseKey : nil,
                     inverse: inverseRelationship)
             }
         }
     }
 
-    /// True when `a` names the join table rather than `b`: its entity is declared first in the model
-    /// (within one entity, the relationship name that sorts first).
-    private func owns(_ a: RelationshipKey, over b: RelationshipKey) -> Bool {
-        let ia = declarationIndex[a.entity] ?? 0
-        let ib = declarationIndex[b.entity] ?? 0
-        if ia != ib { return ia < ib }
-        return CoreDataOrder.precedes(a.name, b.name)
-    }
-
-    private mutating func buildJoinTable(
-        _ key: RelationshipKey, _ relationship: Relationship, inverseKey: RelationshipKey?, inverse: Relationship?
-    ) {
-        var (first, firstRelationship, second, secondRelationship) = (key, relationship, inverseKey, inverse)
-        if let inverseKey, let inverse, owns(inverseKey, over: key) {
-            (first, firstRelationship, second, secondRelationship) = (inverseKey, inverse, key, relationship)
-        }
-        let ownerTable = draft.entities[first.entity]!.table
-        let destinationTable = draft.entities[firstRelationship.destination]!.table
-        // `track_artist`; a second link table between the same two tables, or a reflexive one, is named
-        // after the relationship instead (`node_children`).
-        var base = "\(ownerTable)_\(destinationTable)"
-        if ownerTable.sqliteFolded == destinationTable.sqliteFolded || draft.names.hasTable(base) {
-            base = "\(ownerTable)_\(first.name)"
-        }
-        let name = draft.names.claimTable(base)
-        var ownerColumn = "\(ownerTable)_id"
-        var destinationColumn = "\(destinationTable)_id"
-        if ownerColumn.sqliteFolded == destinationColumn.sqliteFolded {
-            destinationColumn = "\(first.name)_id"
-            ownerColumn = "\(second?.name ?? "owner")_id"
-            if ownerColumn.sqliteFolded == destinationColumn.sqliteFolded { ownerColumn = "owner_id" }
-        }
-        let columns = [
-            ColumnDefinition(
-                name: ownerColumn, declaredType: "INTEGER", notNull: true,
-                references: ForeignKeyReference(table: ownerTable, column: PlainSQLLayout.primaryKey)),
-            ColumnDefinition(
-                name: destinationColumn, declaredType: "INTEGER", notNull: true,
-                references: ForeignKeyReference(table: destinationTable, column: PlainSQLLayout.primaryKey)),
-        ]
-        var positionNames = ColumnRegistry(reserved: [ownerColumn, destinationColumn])
-        let destinationPosition =
-            firstRelationship.isOrdered ? positionNames.claim("\(first.name)_position", owner: first.entity) : nil
-        let ownerPosition =
-            secondRelationship?.isOrdered == true
-            ? positionNames.claim("\(second?.name ?? "owner")_position", owner: second?.entity ?? first.entity) : nil
-        draft.addJoinTable(
-            name, columns: columns, first: first, second: second, ownerColumn: ownerColumn,
-            destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
-        let suffix = destinationColumn.hasSuffix("_id") ? String(destinationColumn.dropLast(3)) : destinationColumn
-        addIndex(IndexDefinition(name: "\(name)_\(suffix)_idx", table: name, columns: [destinationColumn]))
-    }
-
-    private mutating func buildIndexes() {
+    private mutating func buildIndexes() throws(LayoutError) {
         for entity in model.entities {
             let storage = draft.entities[entity.name]!
+            for (constraint, name) in entity.stored.uniqueIndexNames.sorted(by: { $0.value < $1.value }) {
+                let columns = constraint.compactMap { storage.columns[$0] }
+                guard columns.count == constraint.count, entity.uniquenessConstraints.contains(constraint) else { continue }
+                let claimed = try naming.claimIndex(
+                    name, explicitKey: "\(entity.name)#unique:\(name)", entity: entity.name, in: &draft.names)
+                draft.indexes.append(IndexDefinition(name: claimed, table: storage.table, columns: columns, isUnique: true))
+            }
             for index in entity.indexes {
                 let elements = index.elements.compactMap { element in
                     storage.columns[element.property].map {
@@ -169,16 +151,16 @@ struct PlainSQLStorageBuilder {
                     }
                 }
                 guard elements.count == index.elements.count else { continue }
-                addIndex(IndexDefinition(name: "\(storage.table)_\(index.name)_idx", table: storage.table, elements: elements))
+                let name = try naming.claimIndex(
+                    index.storedName ?? "\(storage.table)_\(index.name)_idx",
+                    explicitKey: index.storedName.map { _ in "\(entity.name)#index:\(index.name)" }, entity: entity.name,
+                    in: &draft.names)
+                draft.indexes.append(IndexDefinition(name: name, table: storage.table, elements: elements))
             }
             for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
                 guard let column = storage.columns[attribute.name] else { continue }
-                addIndex(IndexDefinition(name: "\(storage.table)_\(column)_idx", table: storage.table, columns: [column]))
+                draft.addIndex(IndexDefinition(name: "\(storage.table)_\(column)_idx", table: storage.table, columns: [column]))
             }
         }
-    }
-
-    private mutating func addIndex(_ index: IndexDefinition) {
-        draft.addIndex(index)
     }
 }

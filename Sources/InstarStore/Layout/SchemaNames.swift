@@ -9,6 +9,9 @@ struct SchemaNames {
 
     func hasTable(_ name: String) -> Bool { tables.contains(name.sqliteFolded) }
 
+    /// A table or an index has this name.
+    func isTaken(_ name: String) -> Bool { tables.contains(name.sqliteFolded) || indexes.contains(name.sqliteFolded) }
+
     /// A table name not taken yet, starting from `base` (`base_2`, `base_3`, …). Names in SQLite's and
     /// Instar's own namespaces (`sqlite_…`, `_instar_…`) are moved aside first: suffixes alone would
     /// never leave the prefix.
@@ -45,6 +48,8 @@ struct ColumnRegistry {
     init(reserved: Set<String>) {
         taken = Set(reserved.map(\.sqliteFolded))
     }
+
+    func isTaken(_ name: String) -> Bool { taken.contains(name.sqliteFolded) }
 
     mutating func claim(_ name: String, owner: String) -> String {
         var candidate = name

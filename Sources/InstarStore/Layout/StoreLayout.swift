@@ -39,6 +39,9 @@ public protocol StoreLayout: Sendable {
     /// Whether a finished migration leaves its journal in the store (see the extension's default).
     var keepsMigrationJournal: Bool { get }
 
+    /// Whether views and triggers are part of a version's schema (see the extension's default).
+    var schemaIncludesViewsAndTriggers: Bool { get }
+
     /// This layout as an existing store of it asks to be continued (Core Data: the conventions of the
     /// framework version recorded in the store); the layout itself by default.
     func adapted(to db: Database) throws -> any StoreLayout
@@ -46,6 +49,11 @@ public protocol StoreLayout: Sendable {
 
 extension StoreLayout {
     public func adapted(to db: Database) throws -> any StoreLayout { self }
+
+    /// False: an app may keep views and triggers of its own in a store its model describes; they are
+    /// recreated around each step but are not drift. The plain SQL layout's models list them
+    /// (``RawSQL``), so there an unlisted one is drift.
+    public var schemaIncludesViewsAndTriggers: Bool { false }
 
     /// Whether a finished migration leaves its journal in the store (for `instar status`). Layouts
     /// that another framework also opens (Core Data) get no extra tables once a run has finished.
@@ -87,15 +95,25 @@ public struct LayoutError: Error, Sendable, CustomStringConvertible {
     public var entity: String?
     public var property: String?
     public var message: String
+    /// Where the model says what cannot be stored (a naming key that collides), when known.
+    public var location: SourceLocation?
 
-    public init(layout: String, entity: String? = nil, property: String? = nil, message: String) {
+    public init(
+        layout: String, entity: String? = nil, property: String? = nil, message: String, location: SourceLocation? = nil
+    ) {
         self.layout = layout
         self.entity = entity
         self.property = property
         self.message = message
+        self.location = location
     }
 
     public var description: String {
+        if let location { return "\(location): " + plainDescription }
+        return plainDescription
+    }
+
+    private var plainDescription: String {
         var subject: [String] = []
         if let entity { subject.append("entity '\(entity)'") }
         if let property { subject.append("property '\(property)'") }

@@ -60,6 +60,12 @@ public struct StepCompiler {
             throw StepCompileError(
                 "the step \(old.name) → \(new.name) cannot be inferred:\n  " + reasons.joined(separator: "\n  "))
         }
+        let rawBlockers = RawSQLSteps.blockers(from: old, to: new)
+        guard rawBlockers.isEmpty else {
+            throw StepCompileError(
+                "the step \(old.name) → \(new.name) cannot be inferred:\n  " + rawBlockers.joined(separator: "\n  ")
+                    + "\n  (keep the raw SQL as the older version has it; model the table as an entity to let steps change it)")
+        }
         var transformations: [TableTransformation] = []
         for table in newMap.schema.tables {
             if newMap.entityTables[table.name] != nil {

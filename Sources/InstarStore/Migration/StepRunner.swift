@@ -23,7 +23,8 @@ extension SQLiteStore {
                     .compile()
                 let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
                 let extras = try ViewsAndTriggers.read(db)
-                return (program, StepSQLPlanner.plan(program, actual: actual, viewsAndTriggers: extras.map(\.sql)))
+                let recreated = viewsAndTriggersToRecreate(found: extras, target: program.targetSchema)
+                return (program, StepSQLPlanner.plan(program, actual: actual, viewsAndTriggers: recreated))
             }
         } catch {
             throw StoreError.from(error, path: path, doing: "planning the step")
@@ -118,7 +119,15 @@ extension SQLiteStore {
                     let initial = try layout.storageMap(for: first).schema
                     try checkNoDrift(db, expected: initial, version: first.name)
                     var extras: [ViewsAndTriggers]?
+                    var viewsRecreated = false
                     var expected = initial
+                    /// What the schema must be while the store's views and triggers are dropped.
+                    func verifiable(_ schema: StoreSchema) -> StoreSchema {
+                        guard extras != nil, !viewsRecreated else { return schema }
+                        var schema = schema
+                        schema.raw.removeAll { $0.kind == .view || $0.kind == .trigger }
+                        return schema
+                    }
                     var metadataWritten = false
                     var pending = PendingForeignKeyChecks()
                     for (index, part) in transaction.parts.enumerated() {
@@ -130,7 +139,7 @@ extension SQLiteStore {
                             }
                             for hook in hooks { try hook.run?(db) }
                             if position > 0 {
-                                try verifySchema(db, schema: expected, version: versions[position].name)
+                                try verifySchema(db, schema: verifiable(expected), version: versions[position].name)
                             }
                             // Before the first step the store's own triggers are still in place, and what
                             // their bodies write is not in the hook's analysis: check everything then.
@@ -155,7 +164,9 @@ extension SQLiteStore {
                             let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
                             let unitPlan = StepSQLPlanner.plan(
                                 unit.program, actual: actual,
-                                viewsAndTriggers: index == lastUnit ? (extras ?? []).map(\.sql) : [])
+                                viewsAndTriggers: index == lastUnit
+                                    ? viewsAndTriggersToRecreate(found: extras ?? [], target: unit.program.targetSchema) : [])
+                            if index == lastUnit { viewsRecreated = true }
                             // Rows are counted where the unit moves them: `ALTER TABLE` keeps every row of
                             // a table altered in place, and counting a large table reads all of it.
                             var checked = unit.program
@@ -179,7 +190,7 @@ extension SQLiteStore {
                             }
                             statements += unitPlan.statements
                             tables.merge(unitPlan.tables) { _, b in b }
-                            try verifySchema(db, schema: unit.program.targetSchema, version: unit.program.toVersion)
+                            try verifySchema(db, schema: verifiable(unit.program.targetSchema), version: unit.program.toVersion)
                             pending.add(
                                 ForeignKeyScope.tables(after: unit.program, source: actual),
                                 origin: "the step \(unit.from.name) → \(unit.to.name)")
@@ -202,6 +213,16 @@ extension SQLiteStore {
             seconds: Date().timeIntervalSince(start), fusedSteps: transaction.fusedSteps)
     }
 
+    /// The views and triggers to create after the last step: those the store had; in a layout whose
+    /// models list them (``StoreLayout/schemaIncludesViewsAndTriggers``), those the target version
+    /// lists (the store had exactly the first version's: the drift check says so), so that a version
+    /// may change a view.
+    func viewsAndTriggersToRecreate(found: [ViewsAndTriggers], target: StoreSchema) -> [String] {
+        guard layout.schemaIncludesViewsAndTriggers else { return found.map(\.sql) }
+        let listed = target.raw.filter { $0.kind == .view } + target.raw.filter { $0.kind == .trigger }
+        return listed.map(\.sql)
+    }
+
     /// SQLite recreates a view without checking its columns; reading it once tells whether it broke.
     func checkViews(_ extras: [ViewsAndTriggers], db: Database, version: String) throws {
         for view in extras where view.type == "view" {
@@ -219,7 +240,8 @@ extension SQLiteStore {
     func checkNoDrift(_ db: Database, expected: StoreSchema, version: String) throws {
         let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
         let drift = SchemaComparison.differences(
-            expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
+            expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,
+            includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)
         guard drift.isEmpty else {
             throw StoreError(
                 .schemaDrift, path: path,
@@ -293,7 +315,8 @@ extension SQLiteStore {
     func verifySchema(_ db: Database, schema: StoreSchema, version: String) throws {
         let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
         let differences = SchemaComparison.differences(
-            expected: schema, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes)
+            expected: schema, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,
+            includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)
         guard differences.isEmpty else {
             throw StoreError(
                 .verificationFailed, path: path,

@@ -43,6 +43,10 @@ public struct StepSQLPlan: Sendable {
 /// are removed; then indexes, and the store's own views and triggers, are recreated.
 public enum StepSQLPlanner {
     public static func plan(_ program: StepProgram, actual: StoreSchema, viewsAndTriggers: [String]) -> StepSQLPlan {
+        // Raw tables the new version keeps (``RawSQL``) are never touched by a step.
+        let raw = RawNames(program.targetSchema.raw)
+        var actual = actual
+        actual.tables.removeAll { raw.coversTable($0.name) }
         var statements: [PlannedStatement] = []
         var tables: [String: TableTreatment] = [:]
         var temporaryCount = 0
@@ -206,6 +210,12 @@ public enum StepSQLPlanner {
         }
         for index in program.targetSchema.indexes where !existing.contains(index) {
             add(index.createSQL, [], "index \(index.name)")
+        }
+
+        // 8b. Raw indexes (``RawSQL``) of tables the step created or rebuilt, as the version writes them.
+        let copiedTables = Set(copies.map(\.target.name))
+        for index in program.targetSchema.raw where index.kind == .index && copiedTables.contains(index.table) {
+            add(index.sql, [], "raw index \(index.name)")
         }
 
         // 9. The store's own views and triggers, as they were.

@@ -5,6 +5,8 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
         case missingColumn, extraColumn, columnDiffers
         case primaryKeyDiffers, uniqueConstraintsDiffer
         case missingIndex, extraIndex, indexDiffers
+        /// A view, trigger or raw table or index (``RawSQL``): missing, extra, or with other SQL.
+        case missingObject, extraObject, objectDiffers
     }
 
     public var kind: Kind
@@ -28,16 +30,21 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
         case .missingIndex: "missing index \(index!.sqlQuoted) on \(table.sqlQuoted)"
         case .extraIndex: "extra index \(index!.sqlQuoted) on \(table.sqlQuoted)"
         case .indexDiffers: "index \(index!.sqlQuoted) is \(actual ?? ""), expected \(expected ?? "")"
+        case .missingObject: "missing \(column ?? "object") \(index ?? table)"
+        case .extraObject: "extra \(column ?? "object") \(index ?? table)"
+        case .objectDiffers: "\(column ?? "object") \(index ?? table) is written `\(actual ?? "")`, expected `\(expected ?? "")`"
         }
     }
 }
 
 public enum SchemaComparison {
     /// Differences from `expected` to `actual`. Column order is ignored (SQLite appends added columns),
-    /// declared types compare case-insensitively. With `ignoringExtraIndexes`, indexes the store has
+    /// declared types compare case-insensitively. Raw objects (``RawSQL``) compare by their exact SQL;
+    /// with `includingViewsAndTriggers`, a view or trigger `expected` does not list is drift. With `ignoringExtraIndexes`, indexes the store has
     /// beyond the expected ones are tolerated (Core Data leaves stale indexes behind).
     public static func differences(
-        expected: StoreSchema, actual: StoreSchema, ignoringExtraIndexes: Bool = false
+        expected: StoreSchema, actual: StoreSchema, ignoringExtraIndexes: Bool = false,
+        includingViewsAndTriggers: Bool = true
     ) -> [SchemaDifference] {
         var result: [SchemaDifference] = []
         let actualTables = Dictionary(actual.tables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -49,9 +56,11 @@ public enum SchemaComparison {
             }
             result += columnDifferences(table, found)
         }
-        for table in actual.tables where !expectedNames.contains(table.name) {
+        let rawNames = RawNames(expected.raw)
+        for table in actual.tables where !expectedNames.contains(table.name) && !rawNames.coversTable(table.name) {
             result.append(SchemaDifference(kind: .extraTable, table: table.name))
         }
+        result += rawDifferences(expected: expected.raw, actual: actual, strict: includingViewsAndTriggers)
         let actualIndexes = Dictionary(actual.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for index in expected.indexes {
             guard let found = actualIndexes[index.name] else {
@@ -67,7 +76,8 @@ public enum SchemaComparison {
         }
         if !ignoringExtraIndexes {
             let expectedIndexes = Set(expected.indexes.map(\.name))
-            for index in actual.indexes where !expectedIndexes.contains(index.name) && expectedNames.contains(index.table) {
+            for index in actual.indexes
+            where !expectedIndexes.contains(index.name) && expectedNames.contains(index.table) && !rawNames.indexes.contains(index.name) {
                 result.append(SchemaDifference(kind: .extraIndex, table: index.table, index: index.name))
             }
         }
@@ -113,15 +123,21 @@ public enum SchemaComparison {
         return result
     }
 
+    /// Columns compare as SQLite treats them: a default is compared after the column's affinity is
+    /// applied to it (`DEFAULT 0` and `DEFAULT 0.0` store the same value in a REAL column), and `NOT
+    /// NULL` on an `INTEGER PRIMARY KEY` is ignored (a row id is never NULL either way).
     static func same(_ a: ColumnDefinition, _ b: ColumnDefinition) -> Bool {
-        a.declaredType.uppercased() == b.declaredType.uppercased() && a.notNull == b.notNull
-            && a.isPrimaryKey == b.isPrimaryKey && (a.defaultValue ?? .null) == (b.defaultValue ?? .null)
+        let rowID = a.isPrimaryKey && b.isPrimaryKey && a.declaredType.uppercased() == "INTEGER"
+        return a.declaredType.uppercased() == b.declaredType.uppercased() && (rowID || a.notNull == b.notNull)
+            && a.isPrimaryKey == b.isPrimaryKey && a.autoincrement == b.autoincrement
+            && ColumnAffinity(declaredType: a.declaredType).apply(a.defaultValue ?? .null)
+                == ColumnAffinity(declaredType: b.declaredType).apply(b.defaultValue ?? .null)
             && a.references == b.references
     }
 
     static func render(_ column: ColumnDefinition) -> String {
         var text = column.declaredType
-        if column.isPrimaryKey { text += " PRIMARY KEY" }
+        if column.isPrimaryKey { text += " PRIMARY KEY" + (column.autoincrement ? " AUTOINCREMENT" : "") }
         if column.notNull { text += " NOT NULL" }
         if let value = column.defaultValue, value != .null { text += " DEFAULT \(value.literal)" }
         if let r = column.references { text += " REFERENCES \(r.table)(\(r.column))" }

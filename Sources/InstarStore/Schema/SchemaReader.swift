@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InstarModel
 
 /// Reads the schema a SQLite database actually has, in the same terms as a layout's expectation.
 ///
@@ -11,11 +12,32 @@ public enum SchemaReader {
             db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
             .filter { !isInternal($0) }
         var schema = StoreSchema()
+        let objects = try readSQL(db, skipping: isInternal)
+        schema.raw = objects.filter { $0.kind == .view || $0.kind == .trigger }
+        schema.sqlText = Dictionary(objects.map { ("\($0.kind.rawValue) \($0.name)", $0.sql) }, uniquingKeysWith: { a, _ in a })
+        let autoincrement = Set(objects.filter { $0.kind == .table && SQLKeywords.words(of: $0.sql).contains("AUTOINCREMENT") }.map(\.name))
         for table in tableNames {
-            schema.tables.append(try readTable(db, table))
+            var definition = try readTable(db, table)
+            if autoincrement.contains(table), let i = definition.columns.firstIndex(where: \.isPrimaryKey) {
+                definition.columns[i].autoincrement = true
+            }
+            schema.tables.append(definition)
             schema.indexes += try readIndexes(db, table)
         }
         return schema
+    }
+
+    /// Every table, index, view and trigger with its SQL text, in creation order.
+    static func readSQL(_ db: Database, skipping isInternal: (String) -> Bool) throws -> [RawSQL] {
+        try Row.fetchAll(
+            db,
+            sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid"
+        ).compactMap { row in
+            let type: String = row["type"]
+            let table: String = row["tbl_name"]
+            guard let kind = RawSQL.Kind(rawValue: type), !isInternal(table) else { return nil }
+            return RawSQL(kind: kind, name: row["name"], table: table, sql: row["sql"])
+        }
     }
 
     static func readTable(_ db: Database, _ table: String) throws -> TableDefinition {
@@ -23,8 +45,10 @@ public enum SchemaReader {
         for row in try Row.fetchAll(db, sql: "SELECT * FROM pragma_foreign_key_list(?)", arguments: [table]) {
             let from: String = row["from"]
             let onDelete: String = row["on_delete"]
+            let parent: String = row["table"]
+            let to = try (row["to"] as String?) ?? impliedParentKey(db, parent)
             references[from] = ForeignKeyReference(
-                table: row["table"], column: row["to"] ?? "", onDelete: onDelete == "NO ACTION" ? nil : onDelete)
+                table: parent, column: to ?? "", onDelete: onDelete == "NO ACTION" ? nil : onDelete)
         }
         let rows = try Row.fetchAll(db, sql: "SELECT * FROM pragma_table_xinfo(?)", arguments: [table])
         let primaryKeyCount = rows.filter { ($0["pk"] as Int) > 0 }.count
@@ -43,6 +67,13 @@ public enum SchemaReader {
         return TableDefinition(
             name: table, columns: columns, primaryKey: compositeKey.sorted { $0.0 < $1.0 }.map(\.1),
             uniqueConstraints: try readUniqueConstraints(db, table))
+    }
+
+    /// The column a `REFERENCES parent` without columns points to: the parent's primary key, as SQLite
+    /// defines it, when it is one column; nil otherwise (or when the parent does not exist).
+    static func impliedParentKey(_ db: Database, _ parent: String) throws -> String? {
+        let keys = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0", arguments: [parent])
+        return keys.count == 1 ? keys[0] : nil
     }
 
     /// `UNIQUE` constraints declared in `CREATE TABLE` (their automatic indexes, origin `u`), in a

@@ -1,3 +1,5 @@
+import InstarModel
+
 /// The SQLite schema that a layout wants for one model version, or that a store actually has.
 ///
 /// Both sides use the same types so that "does this store have the schema of version V?" is a plain
@@ -5,10 +7,17 @@
 public struct StoreSchema: Sendable, Hashable {
     public var tables: [TableDefinition]
     public var indexes: [IndexDefinition]
+    /// Objects kept as their SQL text. Expected: the model's ``RawSQL`` objects, compared by text. Read
+    /// from a store: its views and triggers.
+    public var raw: [RawSQL]
+    /// Read from a store: the `sqlite_master.sql` of every table, index, view and trigger, by
+    /// `"<kind> <name>"`, so that an expected raw object can be compared whatever it is.
+    public var sqlText: [String: String] = [:]
 
-    public init(tables: [TableDefinition] = [], indexes: [IndexDefinition] = []) {
+    public init(tables: [TableDefinition] = [], indexes: [IndexDefinition] = [], raw: [RawSQL] = []) {
         self.tables = tables
         self.indexes = indexes
+        self.raw = raw
     }
 
     public func table(named name: String) -> TableDefinition? {
@@ -50,6 +59,8 @@ public struct ColumnDefinition: Sendable, Hashable {
     public var notNull: Bool
     public var defaultValue: SQLValue?
     public var isPrimaryKey: Bool
+    /// An integer primary key declared `AUTOINCREMENT` (SQLite then never reuses a row id).
+    public var autoincrement = false
     public var references: ForeignKeyReference?
     /// Written as a column constraint `UNIQUE` (the plain SQL layout). Only how the table is written:
     /// the constraint itself is listed in the table's ``TableDefinition/uniqueConstraints``, which is
@@ -72,7 +83,7 @@ public struct ColumnDefinition: Sendable, Hashable {
     /// The column clause of `CREATE TABLE` / `ADD COLUMN`.
     public var sql: String {
         var text = "\(name.sqlQuoted) \(declaredType)"
-        if isPrimaryKey { text += " PRIMARY KEY" }
+        if isPrimaryKey { text += " PRIMARY KEY" + (autoincrement ? " AUTOINCREMENT" : "") }
         if notNull && !isPrimaryKey { text += " NOT NULL" }
         if isUnique && !isPrimaryKey { text += " UNIQUE" }
         if let defaultValue, defaultValue != .null { text += " DEFAULT \(defaultValue.literal)" }

@@ -1,0 +1,38 @@
+import InstarModel
+
+/// A model imported from an existing database, with everything it keeps verbatim or leaves out.
+public struct ImportedModel: Sendable {
+    public var model: Model
+    public var notes: [AdoptionNote]
+}
+
+/// One schema object a model could not express as entities, or a detail it does not keep.
+public struct AdoptionNote: Sendable, Hashable, CustomStringConvertible {
+    public enum Effect: Sendable, Hashable {
+        /// Kept as raw SQL and recreated around each step; nothing is blocked.
+        case carried
+        /// Kept as raw SQL; the steps described cannot be inferred or fail verification.
+        case blocks(String)
+        /// Not kept at all (a detail SQLite only has in the statement text); nothing is blocked.
+        case notKept
+    }
+
+    public var kind: String
+    public var name: String
+    public var reasons: [String]
+    public var effect: Effect
+
+    public var blocksMigrations: Bool {
+        if case .blocks = effect { return true }
+        return false
+    }
+
+    public var description: String {
+        let why = reasons.joined(separator: ", ")
+        switch effect {
+        case .carried: return "\(kind) \(name) (\(why)): kept as raw SQL and carried across steps; blocks nothing"
+        case .blocks(let what): return "\(kind) \(name) (\(why)): kept as raw SQL; BLOCKS \(what)"
+        case .notKept: return "\(kind) \(name): \(why); not kept by the model (blocks nothing)"
+        }
+    }
+}
