@@ -435,7 +435,7 @@ extension PlanScenarioTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("library.sqlite").path
-        let filled = try run(["python3", folder.appendingPathComponent("sample-data.py").path, store, "300"])
+        let filled = try fillExampleStore(folder, store: store, rows: 300)
         try #require(filled.status == 0, "sample-data.py: \(filled.stderr)")
         func rows(_ sql: String) throws -> [[String: DatabaseValue]] {
             let queue = try DatabaseQueue(path: store)
