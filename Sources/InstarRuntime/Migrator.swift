@@ -181,14 +181,23 @@ public final class Migrator: Sendable {
         }
         // Refusals are decided on a read-only connection: a read-write one would checkpoint a WAL
         // store's log into the database file when it closes, and the files would change although
-        // nothing was migrated.
-        do {
-            let reader = try SQLiteStore.open(at: path, layout: layout, readOnly: true)
-            defer { try? reader.close() }
-            try preflight(reader, target: target)
+        // nothing was migrated. A store left with a hot journal by a killed run cannot be read
+        // read-only (the journal must be rolled back first): it is checked once opened for writing,
+        // which recovers it, as any opening would.
+        var checked = false
+        if !FileManager.default.fileExists(atPath: path + "-journal") {
+            do {
+                let reader = try SQLiteStore.open(at: path, layout: layout, readOnly: true)
+                defer { try? reader.close() }
+                try preflight(reader, target: target)
+                checked = true
+            } catch let error as StoreError where error.kind == .readOnly {
+                checked = false
+            }
         }
         let store = try SQLiteStore.open(at: path, layout: layout)
         defer { try? store.close() }
+        if !checked { try preflight(store, target: target) }
         let settings = state.current
         if let mode = settings.secureDelete ?? plan.options.secureDelete {
             try store.setSecureDelete(mode)
