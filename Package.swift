@@ -3,10 +3,13 @@
 // Instar: progressive, multi-step schema migrations of SQLite stores.
 //
 // Modules import in one direction only:
-//   InstarModel ← InstarModelIO ← InstarInference ← planner ← runtime ← Instar ← InstarCLI
-//   with InstarStore (SQLite access and its layouts) beside the runtime, depending on model + inference,
-//   and InstarMapping (Core Data mapping models and their expressions → SQL) beside inference, depending
-//   on model + modelIO only, so that the planner and the runtime can both use it.
+//   InstarModel ← InstarModelIO ← InstarInference ← InstarPlanner ← InstarRuntime ← Instar ← InstarCLI
+//   with InstarStore (SQLite access and its layouts, plug-ins) beside the planner, depending on model,
+//   modelIO, inference and mapping but never on the planner: the runtime joins the two (it supplies the
+//   planner's cost model and storage names from the store's layouts). InstarMapping (Core Data mapping
+//   models and their expressions → SQL) sits beside inference, on model + modelIO, so that the planner
+//   and the store can both use it. InstarSQL, below everything that writes SQL, is the one place for
+//   identifier quoting, value encodings and layout names.
 // `Instar` is the umbrella library product that re-exports the layers an app needs.
 import PackageDescription
 
@@ -29,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
+        // Identifier quoting, SQL literals, how layouts encode dates and UUIDs, layout names: no dependencies.
+        .target(name: "InstarSQL"),
         // Entities, attributes, relationships; validation; Core Data-exact version hashes.
         .target(
             name: "InstarModel",
@@ -48,20 +53,21 @@ let package = Package(
         .target(
             name: "InstarMapping",
             // Yams: Instar's own mapping files are read with InstarModelIO's positioned YAML walker.
-            dependencies: ["InstarModel", "InstarModelIO", .product(name: "Yams", package: "Yams")]
+            dependencies: ["InstarModel", "InstarModelIO", "InstarSQL", .product(name: "Yams", package: "Yams")]
         ),
         // Plan files, the version graph, cheapest chains, synthesized decompositions.
         .target(
             name: "InstarPlanner",
             dependencies: [
-                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", .product(name: "Yams", package: "Yams"),
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL",
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         // SQLite stores: schemas, layouts (plug-ins), in-place execution of inferred steps.
         .target(
             name: "InstarStore",
             dependencies: [
-                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarPlanner",
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the authorizer that tells what a hook's SQL reads and writes.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -71,7 +77,7 @@ let package = Package(
         .target(
             name: "InstarRuntime",
             dependencies: [
-                "InstarModel", "InstarInference", "InstarPlanner", "InstarStore",
+                "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -79,8 +85,8 @@ let package = Package(
         .target(
             name: "Instar",
             dependencies: [
-                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarPlanner", "InstarStore",
-                "InstarRuntime",
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL",
+                "InstarStore", "InstarRuntime",
             ]
         ),
         .executableTarget(

@@ -3,6 +3,7 @@
 @_exported import InstarMapping
 @_exported import InstarModel
 @_exported import InstarModelIO
+@_exported import InstarSQL
 @_exported import InstarStore
 @_exported import InstarPlanner
 @_exported import InstarRuntime

@@ -118,7 +118,7 @@ enum ImplicitPlan {
             if recognised { return store.layout.name }
         }
         let xcode = references.contains { isBundle($0) || $0.hasSuffix(".xcdatamodel") || $0.contains(".xcdatamodeld#") }
-        return xcode ? "coredata" : "instar"
+        return (xcode ? LayoutName.coreData(frameworkVersion: nil) : LayoutName.instar).description
     }
 
     /// The command line that continues an implicit plan's run.

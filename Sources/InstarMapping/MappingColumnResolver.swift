@@ -1,4 +1,5 @@
 import InstarModel
+import InstarSQL
 
 /// Tells the SQL translator where a source row's values are, in whatever layout the store uses.
 ///
@@ -14,6 +15,14 @@ public protocol MappingColumnResolver: Sendable {
     ///   contain collection operators (`@count`), which a resolver may decline.
     /// - Returns: nil when the key path does not exist in the layout (the translator then asks for a hook).
     func resolve(entity: String, keyPath: [String]) -> ResolvedPath?
+
+    /// How the store keeps dates and UUIDs, so constant dates and `now()` are written in its form.
+    var valueEncoding: ValueEncoding { get }
+}
+
+extension MappingColumnResolver {
+    /// Core Data's: a mapping model describes a Core Data store unless the resolver says otherwise.
+    public var valueEncoding: ValueEncoding { .coreData }
 }
 
 /// Where a key path's value lives.

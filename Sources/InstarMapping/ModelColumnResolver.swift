@@ -1,4 +1,5 @@
 import InstarModel
+import InstarSQL
 
 /// A resolver over a model alone, for reports made without a store: tables and columns are named after
 /// entities and properties, the source row is `"source"`, and each to-one step is joined on `"rowid"`.
@@ -38,7 +39,5 @@ public struct ModelColumnResolver: MappingColumnResolver {
         return nil
     }
 
-    static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    static func quote(_ identifier: String) -> String { SQLIdentifier.quoted(identifier) }
 }

@@ -1,3 +1,5 @@
+import InstarSQL
+
 /// Translates mapping expressions and filter predicates to SQLite SQL over the source row.
 ///
 /// Semantics follow Core Data, not SQL: `==` and `!=` treat nil as a value (`IS`/`IS NOT`), every
@@ -21,7 +23,7 @@ public struct SQLTranslator: Sendable {
         guard let expression else { return .none }
         if let relationship = Self.relationshipLookup(expression) { return relationship }
         do {
-            var builder = SQLBuilder()
+            var builder = SQLBuilder(encoding: resolver.valueEncoding)
             let sql = try scalar(expression, &builder)
             return .sql(builder.fragment(sql))
         } catch {
@@ -32,7 +34,7 @@ public struct SQLTranslator: Sendable {
     /// An entity mapping's filter predicate.
     public func translate(filter predicate: MappingPredicate, hookName: String) -> MappingTranslation {
         do {
-            var builder = SQLBuilder()
+            var builder = SQLBuilder(encoding: resolver.valueEncoding)
             let sql = try condition(predicate, &builder)
             return .sql(builder.fragment(sql))
         } catch {
@@ -152,8 +154,7 @@ public struct SQLTranslator: Sendable {
         -> String
     {
         switch (name, arguments.count) {
-        // Seconds since 2001-01-01 00:00:00 UTC, whose Julian day is 2451910.5.
-        case ("now", 0): return "((julianday('now') - 2451910.5) * 86400.0)"
+        case ("now", 0): return builder.encoding.now
         case ("uppercase:", 1): return builder.call(.upper, try scalar(arguments[0], &builder))
         case ("lowercase:", 1): return builder.call(.lower, try scalar(arguments[0], &builder))
         case ("abs:", 1): return "abs(\(try scalar(arguments[0], &builder)))"
@@ -168,16 +169,22 @@ extension HookReason: Error {}
 
 /// Accumulates the bound values, joins and functions while SQL text is built.
 struct SQLBuilder {
+    /// The store's encoding of dates, for constants.
+    let encoding: ValueEncoding
     var arguments: [MappingValue] = []
     var joins: [String] = []
     var functions: Set<MappingSQLFunction> = []
 
-    /// A `?` for the value, in Core Data's encoding (Booleans 0/1, dates as seconds since 2001).
+    /// A `?` for the value, in the store's encoding (Booleans 0/1, dates as ``ValueEncoding`` says).
     mutating func bind(_ value: MappingValue) throws(HookReason) -> String {
         switch value {
         case .null: return "NULL"
         case .bool(let flag): arguments.append(.integer(flag ? 1 : 0))
-        case .date(let seconds): arguments.append(.real(seconds))
+        case .date(let seconds):
+            switch encoding.storedDate(secondsSinceReferenceDate: seconds) {
+            case .real(let stored): arguments.append(.real(stored))
+            case .text(let stored): arguments.append(.string(stored))
+            }
         case .integer, .real, .string, .data: arguments.append(value)
         case .array, .dictionary: throw .collection("a constant collection")
         }

@@ -1,8 +1,10 @@
 import InstarModel
+import InstarSQL
 
-/// Built-in value conversions for synthesized hooks, as SQL over the stored values of the Instar
-/// layout: strings as text, numbers as integers or reals, Booleans as 0/1, dates as ISO-8601 text in
-/// UTC (`2024-05-01T12:00:00.000Z`), UUIDs as text.
+/// Built-in value conversions for synthesized hooks, as SQL over stored values: strings as text,
+/// numbers as integers or reals, Booleans as 0/1, and dates and UUIDs in the layout's
+/// ``ValueEncoding`` (ISO-8601 text or seconds since an epoch; text or 16 bytes), so that a conversion
+/// written for a Core Data store produces seconds since 2001, not the Instar layout's text.
 ///
 /// A conversion never fails: a value that does not convert becomes NULL, and ``Conversion/lossy``
 /// says which values those are, so that the report can count them as a risk before anything runs.
@@ -19,7 +21,9 @@ public enum Converters {
 
     /// The conversion of `value` (an SQL expression, typically a quoted column) from `from` to `to`,
     /// or nil when there is no built-in one.
-    public static func conversion(from: AttributeType, to: AttributeType, value: String) -> Conversion? {
+    public static func conversion(
+        from: AttributeType, to: AttributeType, value: String, encoding: ValueEncoding = .instar
+    ) -> Conversion? {
         let trimmed = "trim(\(value), \(whitespace))"
         // The trimmed text is an optional sign and then only `chars`, with at least one digit first.
         func only(_ chars: String) -> String {
@@ -49,7 +53,7 @@ public enum Converters {
         case (.string, .date):
             return Conversion(
                 expression:
-                    "CASE WHEN \(trimmed) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' AND date(substr(\(trimmed), 1, 10), '+0 days') = substr(\(trimmed), 1, 10) THEN strftime('%Y-%m-%dT%H:%M:%fZ', \(trimmed)) END",
+                    "CASE WHEN \(trimmed) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' AND date(substr(\(trimmed), 1, 10), '+0 days') = substr(\(trimmed), 1, 10) THEN \(encoding.storedDate(fromISOText: trimmed)) END",
                 lossy:
                     "text that is not an ISO-8601 date or date-time (YYYY-MM-DD, optionally followed by T or a space, HH:MM[:SS[.SSS]] and Z or ±HH:MM), or names a day that does not exist (2023-02-29)")
         case (let f, .string) where f.isNumeric:
@@ -59,13 +63,15 @@ public enum Converters {
                 expression: "CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) <> 0 THEN 'true' ELSE 'false' END",
                 lossy: nil)
         case (.date, .string):
-            // Dates are ISO-8601 text already.
-            return Conversion(expression: value, lossy: nil)
+            return Conversion(expression: encoding.isoText(ofStoredDate: value), lossy: nil)
+        case (.uuid, .string), (.uuid, .uri):
+            return Conversion(expression: encoding.text(ofStoredUUID: value), lossy: nil)
         case (let f, .uuid) where textLike.contains(f):
             let hex4 = String(repeating: "[0-9A-F]", count: 4)
             let pattern = [hex4 + hex4, hex4, hex4, hex4, hex4 + hex4 + hex4].joined(separator: "-")
+            guard let stored = encoding.storedUUID(fromText: "upper(\(trimmed))") else { return nil }
             return Conversion(
-                expression: "CASE WHEN upper(\(trimmed)) GLOB '\(pattern)' THEN upper(\(trimmed)) END",
+                expression: "CASE WHEN upper(\(trimmed)) GLOB '\(pattern)' THEN \(stored) END",
                 lossy: "text that is not a UUID (8-4-4-4-12 hexadecimal digits)")
         case (let f, .string), (let f, .uri):
             guard textLike.contains(f) else { return nil }
@@ -78,12 +84,18 @@ public enum Converters {
     }
 
     /// A hint for the conversions Instar has no built-in for.
-    public static func hint(from: AttributeType, to: AttributeType, value: String) -> String? {
-        switch (from, to) {
-        case (.date, let t) where t.isNumeric:
-            return "dates are ISO-8601 text; seconds since 2001-01-01 UTC (Core Data's reference date) are round((julianday(\(value)) - 2451910.5) * 86400, 3), since 1970 round((julianday(\(value)) - 2440587.5) * 86400, 3)"
-        case (let f, .date) where f.isNumeric:
-            return "dates are ISO-8601 text; from seconds since 2001-01-01 UTC: strftime('%Y-%m-%dT%H:%M:%fZ', \(value) + 978307200, 'unixepoch')"
+    public static func hint(
+        from: AttributeType, to: AttributeType, value: String, encoding: ValueEncoding = .instar
+    ) -> String? {
+        switch (from, to, encoding.dates) {
+        case (.date, let t, .isoText) where t.isNumeric:
+            return "dates are ISO-8601 text here; seconds since 2001-01-01 UTC (Core Data's reference date) are round((julianday(\(value)) - 2451910.5) * 86400, 3), since 1970 round((julianday(\(value)) - 2440587.5) * 86400, 3)"
+        case (let f, .date, .isoText) where f.isNumeric:
+            return "dates are ISO-8601 text here; from seconds since 2001-01-01 UTC: strftime('%Y-%m-%dT%H:%M:%fZ', \(value) + 978307200, 'unixepoch')"
+        case (.date, let t, .seconds) where t.isNumeric, (let t, .date, .seconds) where t.isNumeric:
+            return "dates are stored as seconds here (\(encoding.dates == .seconds(since: .unix) ? "since 1970" : "since 2001-01-01 UTC")): convert between the units your number uses and these"
+        case (let f, .uuid, _) where f == .string || f == .uri:
+            return "UUIDs are 16 bytes here; SQLite before 3.41 has no unhex(): convert the text in a Swift hook"
         default:
             return nil
         }

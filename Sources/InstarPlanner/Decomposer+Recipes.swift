@@ -1,6 +1,7 @@
 import Foundation
 import InstarInference
 import InstarModel
+import InstarSQL
 
 /// The staged recipes: temporary attributes with converters, and the pick-one recipe for to-many → to-one.
 extension DecompositionWork {
@@ -30,12 +31,13 @@ extension DecompositionWork {
         let conversion: Converters.Conversion? =
             if let userExpression {
                 Converters.Conversion(
-                    expression: userExpression.replacingOccurrences(of: "{value}", with: SQLText.identifier(valueInA)),
+                    expression: userExpression.replacingOccurrences(of: "{value}", with: SQLIdentifier.quoted(valueInA)),
                     lossy: "values for which your expression gives NULL")
             } else if typeChanges {
-                Converters.conversion(from: old.type, to: new.type, value: SQLText.identifier(valueInA))
+                Converters.conversion(
+                    from: old.type, to: new.type, value: SQLIdentifier.quoted(valueInA), encoding: names(a).valueEncoding)
             } else {
-                Converters.Conversion(expression: SQLText.identifier(valueInA), lossy: nil)
+                Converters.Conversion(expression: SQLIdentifier.quoted(valueInA), lossy: nil)
             }
         let kind: Decomposition.RecipeKind = typeChanges ? .typeConversion : .externalStorageCopy
         var summary =
@@ -56,7 +58,7 @@ extension DecompositionWork {
                     subject: subject,
                     message: "values of '\(subject)' that do not convert become NULL: \(lossy)",
                     countSQL:
-                        "SELECT count(*) FROM \(SQLText.identifier(tableA)) WHERE \(SQLText.identifier(valueInA)) IS NOT NULL AND (\(expression)) IS NULL"
+                        "SELECT count(*) FROM \(SQLIdentifier.quoted(tableA)) WHERE \(SQLIdentifier.quoted(valueInA)) IS NOT NULL AND (\(expression)) IS NULL"
                 ))
             if !new.isOptional && new.defaultValue == nil {
                 risks.append(
@@ -75,21 +77,22 @@ extension DecompositionWork {
                         "the Instar layout keeps binary values in the store, so '\(hookName)' copies them in SQL; a Core Data store keeps externally stored values in files (_EXTERNAL_DATA), which SQL cannot read: use a Swift or command hook there"
                 ))
         }
-        let hint = Converters.hint(from: old.type, to: new.type, value: SQLText.identifier(valueInA))
+        let hint = Converters.hint(
+            from: old.type, to: new.type, value: SQLIdentifier.quoted(valueInA), encoding: names(a).valueEncoding)
         let oldName = old.name
         let newType = new.type
         let oldType = old.type
         let firstStep = self.firstStep
         afterHooks.append { model, names in
             let table = names.table(of: declaring) ?? declaring
-            let source = SQLText.identifier(names.column(of: oldName, in: declaring) ?? oldName)
-            let target = SQLText.identifier(names.column(of: temporary, in: declaring) ?? temporary)
+            let source = SQLIdentifier.quoted(names.column(of: oldName, in: declaring) ?? oldName)
+            let target = SQLIdentifier.quoted(names.column(of: temporary, in: declaring) ?? temporary)
             let expression: String
             var isTemplate = false
             if let userExpression {
                 expression = userExpression.replacingOccurrences(of: "{value}", with: source)
             } else if typeChanges {
-                if let c = Converters.conversion(from: oldType, to: newType, value: source) {
+                if let c = Converters.conversion(from: oldType, to: newType, value: source, encoding: names.valueEncoding) {
                     expression = c.expression
                 } else {
                     expression = Decomposition.expressionPlaceholder
@@ -100,7 +103,7 @@ extension DecompositionWork {
             }
             var filter = "\(source) IS NOT NULL"
             if let rows = names.rowFilter(of: declaring) { filter += " AND \(rows)" }
-            let sql = "UPDATE \(SQLText.identifier(table)) SET \(target) = \(expression) WHERE \(filter)"
+            let sql = "UPDATE \(SQLIdentifier.quoted(table)) SET \(target) = \(expression) WHERE \(filter)"
             var purpose =
                 typeChanges
                 ? "fills '\(temporary)' (\(newType.xcodeName)) from '\(oldName)' (\(oldType.xcodeName))"
@@ -134,7 +137,7 @@ extension DecompositionWork {
                 hook: hookName))
         let namesA = names(a)
         let table = namesA.table(of: countEntity) ?? a.root(of: countEntity)
-        let column = SQLText.identifier(namesA.column(of: countProperty, in: countEntity) ?? countProperty)
+        let column = SQLIdentifier.quoted(namesA.column(of: countProperty, in: countEntity) ?? countProperty)
         var filter = "\(column) IS NULL"
         if let rows = namesA.rowFilter(of: countEntity) { filter += " AND \(rows)" }
         risks.append(
@@ -144,17 +147,17 @@ extension DecompositionWork {
                     "rows with NULL in '\(countEntity).\(countProperty)'"
                     + (staged == nil ? "" : " (and those whose value does not convert)")
                     + " get the value written into hook '\(hookName)' (a template: the step fails until it is edited); with none, the hook can be left out",
-                countSQL: "SELECT count(*) FROM \(SQLText.identifier(table)) WHERE \(filter)"))
+                countSQL: "SELECT count(*) FROM \(SQLIdentifier.quoted(table)) WHERE \(filter)"))
         let target = b.name
         fillHooks.append { model, names in
             let table = names.table(of: entity) ?? entity
-            let column = SQLText.identifier(names.column(of: property, in: entity) ?? property)
+            let column = SQLIdentifier.quoted(names.column(of: property, in: entity) ?? property)
             var filter = "\(column) IS NULL"
             if let rows = names.rowFilter(of: entity) { filter += " AND \(rows)" }
             return Decomposition.Hook(
                 name: hookName,
                 definition: .sql([
-                    "UPDATE \(SQLText.identifier(table)) SET \(column) = \(Decomposition.fillPlaceholder) WHERE \(filter)"
+                    "UPDATE \(SQLIdentifier.quoted(table)) SET \(column) = \(Decomposition.fillPlaceholder) WHERE \(filter)"
                 ]),
                 phase: "before", step: "\(model.name) → \(target)", isTemplate: true,
                 purpose:
@@ -196,13 +199,13 @@ extension DecompositionWork {
             ))
         afterHooks.append { model, names in
             let table = names.table(of: declaringInA) ?? declaringInA
-            let column = SQLText.identifier(names.column(of: name, in: declaringInA) ?? name)
+            let column = SQLIdentifier.quoted(names.column(of: name, in: declaringInA) ?? name)
             var filter = "\(column) IS NULL"
             if let rows = names.rowFilter(of: declaringInA) { filter += " AND \(rows)" }
             return Decomposition.Hook(
                 name: hookName,
                 definition: .sql([
-                    "UPDATE \(SQLText.identifier(table)) SET \(column) = \(Decomposition.fillPlaceholder) WHERE \(filter)"
+                    "UPDATE \(SQLIdentifier.quoted(table)) SET \(column) = \(Decomposition.fillPlaceholder) WHERE \(filter)"
                 ]),
                 phase: "after", step: firstStep, isTemplate: true,
                 purpose: "TEMPLATE: replace \(Decomposition.fillPlaceholder) with the value of '\(subject)' for existing rows")
@@ -240,10 +243,10 @@ extension DecompositionWork {
             switch links {
             case .inverseForeignKey(let table, let column, _, _):
                 countSQL =
-                    "SELECT count(*) FROM (SELECT 1 FROM \(SQLText.identifier(table)) WHERE \(SQLText.identifier(column)) IS NOT NULL GROUP BY \(SQLText.identifier(column)) HAVING count(*) > 1)"
+                    "SELECT count(*) FROM (SELECT 1 FROM \(SQLIdentifier.quoted(table)) WHERE \(SQLIdentifier.quoted(column)) IS NOT NULL GROUP BY \(SQLIdentifier.quoted(column)) HAVING count(*) > 1)"
             case .joinTable(let name, let owner, _, _):
                 countSQL =
-                    "SELECT count(*) FROM (SELECT 1 FROM \(SQLText.identifier(name)) GROUP BY \(SQLText.identifier(owner)) HAVING count(*) > 1)"
+                    "SELECT count(*) FROM (SELECT 1 FROM \(SQLIdentifier.quoted(name)) GROUP BY \(SQLIdentifier.quoted(owner)) HAVING count(*) > 1)"
             }
         }
         risks.append(
@@ -266,29 +269,29 @@ extension DecompositionWork {
         let firstStep = self.firstStep
         afterHooks.append { _, names in
             let table = names.table(of: declaring) ?? declaring
-            let key = SQLText.identifier(names.primaryKey(of: declaring) ?? "_pk")
-            let target = SQLText.identifier(names.column(of: temporary, in: declaring) ?? temporary)
-            let owner = "\(SQLText.identifier(table)).\(key)"
-            let link = SQLText.identifier("_link")
+            let key = SQLIdentifier.quoted(names.primaryKey(of: declaring) ?? InstarLayoutColumns.primaryKey)
+            let target = SQLIdentifier.quoted(names.column(of: temporary, in: declaring) ?? temporary)
+            let owner = "\(SQLIdentifier.quoted(table)).\(key)"
+            let link = SQLIdentifier.quoted("_link")
             var statements: [String] = []
             var isTemplate = false
             let subquery: String
             switch names.links(of: oldName, in: declaring) {
             case .inverseForeignKey(let linkTable, let column, let primaryKey, let position)?:
-                let order = (position.map { "\(link).\(SQLText.identifier($0)), " } ?? "") + "\(link).\(SQLText.identifier(primaryKey))"
+                let order = (position.map { "\(link).\(SQLIdentifier.quoted($0)), " } ?? "") + "\(link).\(SQLIdentifier.quoted(primaryKey))"
                 subquery =
-                    "(SELECT \(link).\(SQLText.identifier(primaryKey)) FROM \(SQLText.identifier(linkTable)) AS \(link) WHERE \(link).\(SQLText.identifier(column)) = \(owner) ORDER BY \(order) LIMIT 1)"
+                    "(SELECT \(link).\(SQLIdentifier.quoted(primaryKey)) FROM \(SQLIdentifier.quoted(linkTable)) AS \(link) WHERE \(link).\(SQLIdentifier.quoted(column)) = \(owner) ORDER BY \(order) LIMIT 1)"
                 statements.append(Self.updateStatement(table, target, subquery, names.rowFilter(of: declaring)))
                 if inverseIsToOne {
                     // One-to-one: the destinations not picked no longer point back.
                     statements.append(
-                        "UPDATE \(SQLText.identifier(linkTable)) SET \(SQLText.identifier(column)) = NULL WHERE \(SQLText.identifier(column)) IS NOT NULL AND \(SQLText.identifier(primaryKey)) NOT IN (SELECT \(target) FROM \(SQLText.identifier(table)) WHERE \(target) IS NOT NULL)"
+                        "UPDATE \(SQLIdentifier.quoted(linkTable)) SET \(SQLIdentifier.quoted(column)) = NULL WHERE \(SQLIdentifier.quoted(column)) IS NOT NULL AND \(SQLIdentifier.quoted(primaryKey)) NOT IN (SELECT \(target) FROM \(SQLIdentifier.quoted(table)) WHERE \(target) IS NOT NULL)"
                     )
                 }
             case .joinTable(let name, let ownerColumn, let destinationColumn, let position)?:
-                let order = (position.map { "\(link).\(SQLText.identifier($0)), " } ?? "") + "\(link).\(SQLText.identifier(destinationColumn))"
+                let order = (position.map { "\(link).\(SQLIdentifier.quoted($0)), " } ?? "") + "\(link).\(SQLIdentifier.quoted(destinationColumn))"
                 subquery =
-                    "(SELECT \(link).\(SQLText.identifier(destinationColumn)) FROM \(SQLText.identifier(name)) AS \(link) WHERE \(link).\(SQLText.identifier(ownerColumn)) = \(owner) ORDER BY \(order) LIMIT 1)"
+                    "(SELECT \(link).\(SQLIdentifier.quoted(destinationColumn)) FROM \(SQLIdentifier.quoted(name)) AS \(link) WHERE \(link).\(SQLIdentifier.quoted(ownerColumn)) = \(owner) ORDER BY \(order) LIMIT 1)"
                 statements.append(Self.updateStatement(table, target, subquery, names.rowFilter(of: declaring)))
             case nil:
                 isTemplate = true
@@ -307,6 +310,6 @@ extension DecompositionWork {
     }
 
     static func updateStatement(_ table: String, _ target: String, _ value: String, _ filter: String?) -> String {
-        "UPDATE \(SQLText.identifier(table)) SET \(target) = \(value)" + (filter.map { " WHERE \($0)" } ?? "")
+        "UPDATE \(SQLIdentifier.quoted(table)) SET \(target) = \(value)" + (filter.map { " WHERE \($0)" } ?? "")
     }
 }

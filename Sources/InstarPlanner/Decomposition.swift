@@ -1,5 +1,6 @@
 import InstarInference
 import InstarModel
+import InstarSQL
 
 /// A proposed way across a gap that no chain of inferable steps crosses: intermediate versions,
 /// the hooks that move the data between them, and what could go wrong.
@@ -135,8 +136,8 @@ public struct Decomposition: Sendable {
 
 /// Where a layout keeps what a synthesized hook reads and writes, for one model version.
 ///
-/// The planner does not know the layouts (they live in the store module, which depends on the
-/// planner); the store module supplies this from a layout's storage map.
+/// The planner does not know the layouts (they live in the store module, which the planner does not
+/// import); the runtime supplies this from a layout's storage map (`StorageMapNaming`).
 public protocol StorageNaming {
     /// The table holding the entity's rows.
     func table(of entity: String) -> String?
@@ -149,6 +150,8 @@ public protocol StorageNaming {
     func rowFilter(of entity: String) -> String?
     /// How a to-many relationship of the entity keeps its links.
     func links(of relationship: String, in entity: String) -> LinkStorage?
+    /// How the layout stores dates and UUIDs, so that a conversion writes the layout's own form.
+    var valueEncoding: ValueEncoding { get }
 }
 
 /// Where the links of a to-many relationship are, as seen from its owner.
@@ -166,26 +169,14 @@ public struct ConventionalNaming: StorageNaming {
     public let model: Model
     public init(model: Model) { self.model = model }
     public func table(of entity: String) -> String? { model.entity(named: entity) == nil ? nil : model.root(of: entity) }
-    public func primaryKey(of entity: String) -> String? { "_pk" }
+    public func primaryKey(of entity: String) -> String? { InstarLayoutColumns.primaryKey }
     public func column(of property: String, in entity: String) -> String? { property }
     public func rowFilter(of entity: String) -> String? {
         let root = model.root(of: entity)
         guard model.hierarchy(below: root).count > 1 else { return nil }
-        let kinds = model.hierarchy(below: entity).map { SQLText.literal($0) }.joined(separator: ", ")
-        return "\(SQLText.identifier("_entity")) IN (\(kinds))"
+        let kinds = model.hierarchy(below: entity).map(SQLLiteral.text).joined(separator: ", ")
+        return "\(SQLIdentifier.quoted(InstarLayoutColumns.discriminator)) IN (\(kinds))"
     }
     public func links(of relationship: String, in entity: String) -> LinkStorage? { nil }
-}
-
-/// SQL spelling helpers for synthesized hooks (the planner cannot use the store's).
-public enum SQLText {
-    /// `"name"`, with embedded quotes doubled.
-    public static func identifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    /// `'text'`, with embedded quotes doubled.
-    public static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-    }
+    public var valueEncoding: ValueEncoding { .instar }
 }

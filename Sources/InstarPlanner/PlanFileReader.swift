@@ -2,6 +2,7 @@ import Foundation
 import InstarModel
 import InstarModelIO
 import Yams
+import InstarSQL
 
 /// Reads plan files (YAML; JSON accepted). Paths in a plan resolve against the plan file's folder.
 ///
@@ -58,8 +59,10 @@ public enum PlanFileReader {
             case "name": plan.name = walker.string(v, what: "name") ?? plan.name
             case "layout":
                 let layout = walker.string(v, what: "layout") ?? "instar"
-                if !["instar", "coredata", "sql"].contains(layout) {
-                    walker.report(.invalidValue, "unknown layout '\(layout)'", at: v, hint: "layouts: instar, coredata, sql")
+                if LayoutName(layout) == nil {
+                    walker.report(
+                        .invalidValue, "unknown layout '\(layout)'", at: v,
+                        hint: "layouts: \(LayoutName.spellings.joined(separator: ", ")) (coredata:<framework version> for an older Core Data)")
                 }
                 plan.layout = layout
             case "versions":

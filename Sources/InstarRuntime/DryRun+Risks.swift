@@ -4,6 +4,7 @@ import InstarInference
 import InstarModel
 import InstarPlanner
 import InstarStore
+import InstarSQL
 
 /// What a chain could lose or be blocked by, counted in the store.
 extension DryRun {

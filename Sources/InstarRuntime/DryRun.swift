@@ -4,6 +4,7 @@ import InstarInference
 import InstarModel
 import InstarPlanner
 import InstarStore
+import InstarSQL
 
 /// Everything `instar plan` tells before touching a store: which steps, lightweight or not, what SQL,
 /// how many rows, how much disk, and what could be lost. Built from a read-only view of the store.

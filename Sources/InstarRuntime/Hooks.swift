@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarPlanner
+import InstarSQL
 
 /// What a Swift hook gets: the store, the step, a checkpoint that commits with its work, and helpers
 /// to work in batches, report progress and notice cancellation.
@@ -87,7 +88,7 @@ public final class HookContext: @unchecked Sendable {
 
 enum KeyRanges {
     static func bounds(of table: String, _ db: Database) throws -> (Int64, Int64)? {
-        let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let quoted = SQLIdentifier.quoted(table)
         guard let row = try Row.fetchOne(db, sql: "SELECT min(rowid), max(rowid) FROM \(quoted)"),
             let low = row[0] as Int64?, let high = row[1] as Int64?
         else { return nil }

@@ -3,6 +3,7 @@ import InstarMapping
 import InstarModel
 import InstarPlanner
 import InstarStore
+import InstarSQL
 
 /// An SQL template for a hook a mapping step needs (a custom policy, an expression or filter SQL cannot
 /// compute): what `instar plan --scaffold` writes for each such hook the plan does not declare.
@@ -33,9 +34,9 @@ public struct MappingHookTemplate: Sendable, Hashable {
         _ hook: MappingHookRequirement, _ mapping: EntityMapping?, source: StorageMapNaming?, destination: StorageMapNaming?,
         step: String
     ) -> String {
-        func q(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        let q = SQLIdentifier.quoted
         let placeholder = Decomposition.expressionPlaceholder
-        let em = hook.entityMapping.replacingOccurrences(of: "'", with: "''")
+        let em = SQLLiteral.text(hook.entityMapping)
         let sourceEntity = mapping?.sourceEntity, destinationEntity = mapping?.destinationEntity
         let sourceTable = sourceEntity.flatMap { source?.table(of: $0) }.map { MappingProgram.asideName($0) } ?? "<source table>"
         let sourcePK = sourceEntity.flatMap { source?.primaryKey(of: $0) } ?? "<source primary key>"
@@ -61,13 +62,13 @@ public struct MappingHookTemplate: Sendable, Hashable {
         }
         lines.append("-- Replace \(placeholder); as written the statement fails, so the step cannot run by accident.")
         lines.append("")
-        let keyMap = "SELECT \"destination_pk\" FROM \"temp\".\"_instar_keymap\" WHERE \"mapping\" = '\(em)'"
+        let keyMap = "SELECT \"destination_pk\" FROM \"temp\".\"_instar_keymap\" WHERE \"mapping\" = \(em)"
         switch hook.point {
         case .filter:
             lines.insert("-- Runs: after the key map holds every source row of '\(hook.entityMapping)', before any destination row exists.", at: 2)
             lines.insert("-- Must: delete the key-map rows of the source rows the filter rejects (those rows are not migrated).", at: 3)
             lines.append("DELETE FROM \"temp\".\"_instar_keymap\"")
-            lines.append("WHERE \"mapping\" = '\(em)'")
+            lines.append("WHERE \"mapping\" = \(em)")
             lines.append("  AND \"source_pk\" IN (SELECT \"src\".\(q(sourcePK)) FROM \(q(sourceTable)) AS \"src\" WHERE NOT (\(placeholder)));")
         case .attribute:
             let property = hook.property ?? "<attribute>"
@@ -78,7 +79,7 @@ public struct MappingHookTemplate: Sendable, Hashable {
             lines.append("SET \(q(column)) = (")
             lines.append("    SELECT \(placeholder)")
             lines.append("    FROM \"temp\".\"_instar_keymap\" AS \"km\" JOIN \(q(sourceTable)) AS \"src\" ON \"src\".\(q(sourcePK)) = \"km\".\"source_pk\"")
-            lines.append("    WHERE \"km\".\"mapping\" = '\(em)' AND \"km\".\"destination_pk\" = \(q(destinationTable)).\(q(destinationPK)))")
+            lines.append("    WHERE \"km\".\"mapping\" = \(em) AND \"km\".\"destination_pk\" = \(q(destinationTable)).\(q(destinationPK)))")
             lines.append("WHERE \(q(destinationPK)) IN (\(keyMap));")
         case .policy:
             lines.insert("-- Runs: after the rows and attribute hooks of '\(hook.entityMapping)', before the relationship pass.", at: 2)

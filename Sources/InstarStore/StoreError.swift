@@ -26,7 +26,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Translates SQLite's failures into the kinds a user can act on.
-    static func from(_ error: any Error, path: String, doing action: String) -> StoreError {
+    package static func from(_ error: any Error, path: String, doing action: String) -> StoreError {
         if let error = error as? StoreError { return error }
         if let error = error as? DatabaseError {
             switch error.resultCode {

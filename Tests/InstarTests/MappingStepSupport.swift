@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarMapping
 import InstarModel
+import InstarSQL
 import InstarPlanner
 import InstarRuntime
 import InstarStore

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 import InstarModel
+import InstarSQL
 @testable import InstarStore
 
 /// Checks of a seeded store, phrased over the layout's ``StorageMap`` so that one check serves every layout.

@@ -4,6 +4,7 @@ import Testing
 
 @testable import InstarStore
 import InstarModel
+import InstarSQL
 
 /// `instar store seed` and ``SQLiteStore/seed(model:options:)``: row counts, links, constraints,
 /// edge values, determinism, refusals and Core Data's bookkeeping, in every layout.
@@ -264,11 +265,14 @@ import InstarModel
         #expect(converted.status == 0, "\(converted.stdout)\(converted.stderr)")
     }
 
-    @Test func datesMatchTheInstarLayoutsText() {
+    /// The formatter-free date text (seeding and the Instar layout's defaults) agrees with Foundation's.
+    @Test func datesMatchFoundationsISOText() {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         for seconds: Double in [0, -978_307_200, -3_155_673_600, 3_124_137_600, 123_456_789.25] {
             let ms = Int64(seconds * 1000)
-            let expected = InstarLayout.isoDate(Date(timeIntervalSinceReferenceDate: seconds))
-            #expect(SeedEncoding.isoText(millisecondsSince2001: ms) == expected)
+            let expected = formatter.string(from: Date(timeIntervalSinceReferenceDate: seconds))
+            #expect(ISODateText.text(millisecondsSinceReferenceDate: ms) == expected)
         }
     }
 }

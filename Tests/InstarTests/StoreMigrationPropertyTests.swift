@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarInference
 import InstarModel
+import InstarSQL
 import InstarModelIO
 import InstarStore
 import Testing

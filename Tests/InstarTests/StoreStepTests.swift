@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarInference
 import InstarModel
+import InstarSQL
 import InstarStore
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarSQL
 import InstarStore
 
 /// A store in a temporary folder, with helpers to fill it and read it back.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarSQL
 
 /// Core Data's own SQLite layout (`NSSQLiteStoreType`), so that Instar reads, creates and migrates the
 /// stores an Apple app ships, and Core Data opens the result (`shared/coredata/FORMAT.md` §1):
@@ -71,15 +72,8 @@ public struct CoreDataLayout: StoreLayout {
 
     /// `coredata`, or `coredata:<framework version>` (for example `coredata:637`).
     public init?(named spec: String) {
-        let parts = spec.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.first == "coredata" else { return nil }
-        if parts.count == 1 {
-            self.init()
-        } else if let version = Int(parts[1]), version > 0 {
-            self.init(frameworkVersion: version)
-        } else {
-            return nil
-        }
+        guard case .coreData(let version)? = LayoutName(spec) else { return nil }
+        self.init(frameworkVersion: version ?? Self.defaultFrameworkVersion)
     }
 
     var indexesJoinTables: Bool { frameworkVersion >= Self.joinIndexesSince }
@@ -154,6 +148,8 @@ public struct CoreDataLayout: StoreLayout {
         }
         return ValueConversion.convert(value, from: from.type, to: to.type)
     }
+
+    public var valueEncoding: ValueEncoding { .coreData }
 
     public func storedDefault(of attribute: Attribute) -> SQLValue? {
         guard let text = attribute.defaultValue else { return nil }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarSQL
 import InstarModelIO
 
 /// Instar's own layout, meant to be read by people and other tools.
@@ -24,8 +25,8 @@ import InstarModelIO
 public struct InstarLayout: StoreLayout {
     public let name = "instar"
     public static let metadataTable = "_instar_metadata"
-    public static let primaryKey = "_pk"
-    public static let discriminator = "_entity"
+    public static let primaryKey = InstarLayoutColumns.primaryKey
+    public static let discriminator = InstarLayoutColumns.discriminator
     /// Current version of the layout's own conventions, recorded in the metadata.
     public static let formatVersion = "1"
 
@@ -93,12 +94,14 @@ public struct InstarLayout: StoreLayout {
         ValueConversion.convert(value, from: from.type, to: to.type)
     }
 
+    public var valueEncoding: ValueEncoding { .instar }
+
     public func storedDefault(of attribute: Attribute) -> SQLValue? {
         guard let text = attribute.defaultValue else { return nil }
         if attribute.type == .date {
             // Xcode stores date defaults as seconds since 2001; Instar stores dates as ISO-8601 text.
             guard let seconds = Double(text) else { return nil }
-            return .text(Self.isoDate(Date(timeIntervalSinceReferenceDate: seconds)))
+            return .text(ISODateText.text(secondsSinceReferenceDate: seconds))
         }
         if attribute.type == .uuid { return .text(text) }
         switch DefaultValue.typed(text, for: attribute.type) {
@@ -108,12 +111,6 @@ public struct InstarLayout: StoreLayout {
         case .text(let v)?: return .text(v)
         case nil: return nil
         }
-    }
-
-    static func isoDate(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
     }
 
     /// The declared column type of an attribute, or nil when it is not stored.

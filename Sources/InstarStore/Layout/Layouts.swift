@@ -1,9 +1,20 @@
+import InstarSQL
+
 /// The layouts Instar knows, for detecting a store's layout and choosing one by name.
 public enum Layouts {
     public static var all: [any StoreLayout] { [InstarLayout(), CoreDataLayout(), PlainSQLLayout()] }
 
+    /// The layout a name stands for (``LayoutName``).
+    public static func layout(_ name: LayoutName) -> any StoreLayout {
+        switch name {
+        case .instar: InstarLayout()
+        case .plainSQL: PlainSQLLayout()
+        case .coreData(let version): CoreDataLayout(frameworkVersion: version ?? CoreDataLayout.defaultFrameworkVersion)
+        }
+    }
+
     /// A layout by name; `coredata:<framework version>` chooses the conventions of an older Core Data.
     public static func named(_ name: String) -> (any StoreLayout)? {
-        all.first { $0.name == name } ?? CoreDataLayout(named: name)
+        LayoutName(name).map(layout)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarSQL
 
 /// The layout of hand-written SQL schemas, so that Instar can adopt an existing store that was never
 /// made by Instar or Core Data and migrate it with a plan (`layout: sql`).
@@ -50,8 +51,6 @@ public struct PlainSQLLayout: StoreLayout {
     /// `userInfo` key of an attribute whose column follows the foreign keys (added by `ALTER TABLE`).
     public static let columnPositionKey = "sqlColumn"
     public static let appendedValue = "appended"
-    /// Seconds between 1970-01-01 and 2001-01-01 (Xcode writes date defaults relative to 2001).
-    static let referenceDateOffset: Double = 978_307_200
 
     public init() {}
 
@@ -85,12 +84,14 @@ public struct PlainSQLLayout: StoreLayout {
         ValueConversion.convert(value, from: from.type, to: to.type)
     }
 
+    public var valueEncoding: ValueEncoding { .plainSQL }
+
     public func storedDefault(of attribute: Attribute) -> SQLValue? {
         guard let text = attribute.defaultValue else { return nil }
         if attribute.type == .date {
             // Xcode stores date defaults as seconds since 2001; this layout stores seconds since 1970.
             guard let seconds = Double(text) else { return nil }
-            return .real(seconds + Self.referenceDateOffset)
+            return .real(seconds + ValueEncoding.Epoch.unix.offsetFromReferenceDate)
         }
         if attribute.type == .uuid { return .text(text) }
         switch DefaultValue.typed(text, for: attribute.type) {

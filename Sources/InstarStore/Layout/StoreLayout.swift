@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarSQL
 
 /// A way of storing model versions in SQLite. Layouts are plug-ins: the store, the step compiler
 /// and the executor talk to this protocol and never ask which layout they have.
@@ -32,6 +33,9 @@ public protocol StoreLayout: Sendable {
 
     /// The stored form of an attribute's default, or nil when it has none.
     func storedDefault(of attribute: Attribute) -> SQLValue?
+
+    /// How this layout stores dates and UUIDs, for everything that writes or converts values.
+    var valueEncoding: ValueEncoding { get }
 
     /// True when indexes beyond the expected ones are not drift (Core Data leaves stale ones behind).
     var toleratesExtraIndexes: Bool { get }

@@ -1,5 +1,6 @@
 import InstarMapping
 import InstarModel
+import InstarSQL
 
 /// The instance pass of one entity mapping: which source rows, their destination keys, their values.
 extension MappingCompiler {

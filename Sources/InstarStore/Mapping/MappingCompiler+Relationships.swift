@@ -1,5 +1,6 @@
 import InstarMapping
 import InstarModel
+import InstarSQL
 
 /// The relationship pass: links between destination rows, found by following the source rows' links
 /// through the key map (`destinationInstancesForEntityMappingNamed:sourceInstances:`).

@@ -30,7 +30,8 @@ package struct MappingCompiler {
         } catch {
             throw MappingStepError(mappingModel: mapping.name, message: error.description)
         }
-        resolver = StorageColumnResolver(model: from, map: source, table: MappingProgram.asideName)
+        resolver = StorageColumnResolver(
+            model: from, map: source, valueEncoding: layout.valueEncoding, table: MappingProgram.asideName)
     }
 
     package mutating func compile() throws(MappingStepError) -> MappingProgram {

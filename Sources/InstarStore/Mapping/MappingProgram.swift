@@ -1,6 +1,7 @@
 import GRDB
 import InstarMapping
 import InstarModel
+import InstarSQL
 
 /// One statement of a mapping step: SQL text with `?` placeholders and the values bound to them.
 public struct MappingStatement: Sendable, CustomStringConvertible {

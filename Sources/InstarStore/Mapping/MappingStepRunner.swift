@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarMapping
 import InstarModel
+import InstarSQL
 
 /// Runs a hook of a mapping step inside the step's transaction.
 public typealias MappingHookRunner = (MappingHookRequirement, Database) throws -> Void

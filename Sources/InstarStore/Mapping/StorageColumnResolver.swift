@@ -1,5 +1,6 @@
 import InstarMapping
 import InstarModel
+import InstarSQL
 
 /// Where a mapping expression's `$source.…` values are, in any layout: read from the layout's
 /// ``StorageMap`` of the SOURCE version.
@@ -17,12 +18,16 @@ package struct StorageColumnResolver: MappingColumnResolver {
     package let sourceAlias: String
     /// The name a source table has while the step runs.
     package let table: @Sendable (String) -> String
+    /// The layout's encoding of dates and UUIDs.
+    package let valueEncoding: ValueEncoding
 
     package init(
-        model: Model, map: StorageMap, sourceAlias: String = "src", table: @escaping @Sendable (String) -> String = { $0 }
+        model: Model, map: StorageMap, valueEncoding: ValueEncoding, sourceAlias: String = "src",
+        table: @escaping @Sendable (String) -> String = { $0 }
     ) {
         self.model = model
         self.map = map
+        self.valueEncoding = valueEncoding
         self.sourceAlias = sourceAlias
         self.table = table
     }
@@ -31,7 +36,8 @@ package struct StorageColumnResolver: MappingColumnResolver {
     package static func forLayout(_ layout: any StoreLayout, model: Model, table: @escaping @Sendable (String) -> String)
         throws(LayoutError) -> StorageColumnResolver
     {
-        StorageColumnResolver(model: model, map: try layout.storageMap(for: model), table: table)
+        StorageColumnResolver(
+            model: model, map: try layout.storageMap(for: model), valueEncoding: layout.valueEncoding, table: table)
     }
 
     package func resolve(entity: String, keyPath: [String]) -> ResolvedPath? {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InstarSQL
 
 /// A target column's value, as an expression over the columns of the source row.
 ///

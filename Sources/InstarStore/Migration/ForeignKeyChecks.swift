@@ -1,4 +1,5 @@
 import GRDB
+import InstarSQL
 
 /// Which tables' foreign keys a piece of work may have broken, so that verification checks those and
 /// not the whole store.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarInference
 import InstarModel
+import InstarSQL
 
 /// What one executed (or planned) step did.
 public struct StepOutcome: Sendable {

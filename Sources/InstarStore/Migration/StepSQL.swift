@@ -1,4 +1,5 @@
 import GRDB
+import InstarSQL
 
 /// One SQL statement of a step, with its bound values and why it runs.
 public struct PlannedStatement: Sendable, CustomStringConvertible {

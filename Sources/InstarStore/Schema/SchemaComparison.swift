@@ -1,3 +1,5 @@
+import InstarSQL
+
 /// The exact differences between an expected schema and an actual one: what "drift" means.
 public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable {

@@ -1,4 +1,5 @@
 import InstarModel
+import InstarSQL
 
 /// The SQLite schema that a layout wants for one model version, or that a store actually has.
 ///

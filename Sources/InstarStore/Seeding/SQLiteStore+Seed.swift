@@ -1,5 +1,6 @@
 import GRDB
 import InstarModel
+import InstarSQL
 
 extension SQLiteStore {
     /// Fills the store, which must be at `model`'s version, with synthetic rows: `options.rows` per

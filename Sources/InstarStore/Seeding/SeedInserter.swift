@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import InstarSQL
 
 /// Inserts rows into one table through prepared multi-row `INSERT` statements, binding values with
 /// SQLite's C API.

@@ -1,5 +1,6 @@
 import GRDB
 import InstarModel
+import InstarSQL
 
 /// The keys a table has handed out, and the layout's record of them.
 ///

@@ -1,5 +1,6 @@
 import GRDB
 import InstarModel
+import InstarSQL
 
 extension SeedPlanner {
     /// What the table's uniqueness constraints ask of `entity`'s attributes.

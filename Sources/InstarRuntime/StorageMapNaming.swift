@@ -1,19 +1,23 @@
 import InstarModel
+import InstarSQL
 import InstarPlanner
+import InstarStore
 
 /// The names a layout gives one model version, as synthesized hooks need them (``StorageNaming``):
 /// read from the layout's ``StorageMap``, so hooks name exactly the tables and columns a step makes.
 public struct StorageMapNaming: StorageNaming {
     public let model: Model
     public let map: StorageMap
+    public let valueEncoding: ValueEncoding
 
-    public init(model: Model, map: StorageMap) {
+    public init(model: Model, map: StorageMap, valueEncoding: ValueEncoding) {
         self.model = model
         self.map = map
+        self.valueEncoding = valueEncoding
     }
 
     public init(model: Model, layout: any StoreLayout) throws(LayoutError) {
-        self.init(model: model, map: try layout.storageMap(for: model))
+        self.init(model: model, map: try layout.storageMap(for: model), valueEncoding: layout.valueEncoding)
     }
 
     public func table(of entity: String) -> String? { map.entities[entity]?.table }

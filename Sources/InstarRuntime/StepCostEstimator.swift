@@ -3,6 +3,8 @@ import GRDB
 import InstarInference
 import InstarModel
 import InstarPlanner
+import InstarStore
+import InstarSQL
 
 /// The planner's cost model for a layout: a step costs the rows of the tables it rebuilds or fills.
 ///

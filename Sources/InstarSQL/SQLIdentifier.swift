@@ -1,0 +1,48 @@
+/// SQL text building with every identifier quoted.
+///
+/// Model names reach SQL as identifiers (tables, columns, indexes). They may contain quotes, spaces,
+/// keywords or any Unicode letter, so every identifier goes through ``quoted(_:)``; nothing else in
+/// Instar splices a model name into SQL. Values are bound as statement arguments; the exceptions are
+/// a column's `DEFAULT` clause and the discriminator values of a synthesized hook's filter, where the
+/// text is fixed by the model, and which ``SQLLiteral`` renders.
+///
+/// This is the one place that spells quoting: every module that writes SQL (planner, mapping, store,
+/// runtime) uses it.
+public enum SQLIdentifier {
+    /// `name` → `"name"`, with embedded double quotes doubled.
+    public static func quoted(_ name: String) -> String {
+        enclosed(name, in: "\"")
+    }
+
+    /// `text` between two `quote` characters, each `quote` inside doubled (SQL's only escape), without
+    /// Foundation so that this module has no dependencies.
+    static func enclosed(_ text: String, in quote: Character) -> String {
+        var out = String(quote)
+        out.reserveCapacity(text.utf8.count + 2)
+        for character in text {
+            if character == quote { out.append(quote) }
+            out.append(character)
+        }
+        out.append(quote)
+        return out
+    }
+
+    /// A comma-separated list of quoted identifiers.
+    public static func list(_ names: [String]) -> String {
+        names.map(quoted).joined(separator: ", ")
+    }
+}
+
+/// SQL literals, for the few places SQLite takes no bound parameter (a `DEFAULT` clause, a `CHECK`,
+/// the text of a hook written for a person to read).
+public enum SQLLiteral {
+    /// `'text'`, with embedded single quotes doubled.
+    public static func text(_ text: String) -> String {
+        SQLIdentifier.enclosed(text, in: "'")
+    }
+}
+
+extension String {
+    /// This string as a quoted SQL identifier.
+    package var sqlQuoted: String { SQLIdentifier.quoted(self) }
+}
