@@ -1,3 +1,4 @@
+import Foundation
 import InstarInference
 import InstarModel
 
@@ -55,10 +56,15 @@ public struct Step: Sendable {
 
 /// The versions of a plan and the steps between them, built lazily: a skip edge (V1 → V4) is only
 /// inferred when a chain search asks for it.
+///
+/// `Sendable` because its only mutable state, the caches of diffs and costs, is read and written under
+/// a lock (the work itself runs outside it: two tasks asking for the same edge at once may both infer
+/// it, and the results are equal).
 public final class VersionGraph: @unchecked Sendable {
     public let plan: Plan
     public let costModel: any StepCostModel
     public let hashes: [VersionHashes]
+    private let lock = NSLock()
     private var diffs: [Int: ModelDiff] = [:]
     private var costs: [Int: StepCost] = [:]
 
@@ -70,14 +76,16 @@ public final class VersionGraph: @unchecked Sendable {
 
     /// Infers and prices every single step of [a, b] on all cores: a chain search needs them all.
     public func prepareSingleSteps(from a: Int, to b: Int) {
-        let pending = (a..<max(a, b)).filter { diffs[key($0, $0 + 1)] == nil }
+        let pending = lock.withLock { (a..<max(a, b)).filter { diffs[key($0, $0 + 1)] == nil } }
         let results = ParallelMap.map(pending) { k -> (ModelDiff, StepCost) in
             let diff = ModelDiff(from: versions[k], to: versions[k + 1])
             return (diff, costModel.cost(from: versions[k], to: versions[k + 1], diff: diff))
         }
-        for (k, (diff, cost)) in zip(pending, results) {
-            diffs[key(k, k + 1)] = diff
-            costs[key(k, k + 1)] = cost
+        lock.withLock {
+            for (k, (diff, cost)) in zip(pending, results) {
+                diffs[key(k, k + 1)] = diff
+                costs[key(k, k + 1)] = cost
+            }
         }
     }
 
@@ -86,16 +94,16 @@ public final class VersionGraph: @unchecked Sendable {
     private func key(_ i: Int, _ j: Int) -> Int { i * versions.count + j }
 
     public func diff(_ i: Int, _ j: Int) -> ModelDiff {
-        if let cached = diffs[key(i, j)] { return cached }
+        if let cached = lock.withLock({ diffs[key(i, j)] }) { return cached }
         let diff = ModelDiff(from: versions[i], to: versions[j])
-        diffs[key(i, j)] = diff
+        lock.withLock { diffs[key(i, j)] = diff }
         return diff
     }
 
     public func cost(_ i: Int, _ j: Int) -> StepCost {
-        if let cached = costs[key(i, j)] { return cached }
+        if let cached = lock.withLock({ costs[key(i, j)] }) { return cached }
         let cost = costModel.cost(from: versions[i], to: versions[j], diff: diff(i, j))
-        costs[key(i, j)] = cost
+        lock.withLock { costs[key(i, j)] = cost }
         return cost
     }
 

@@ -6,7 +6,11 @@ import Foundation
 /// `name@3` at its third hit, `*@17` at the 17th hit of any failpoint. `INSTAR_FAILPOINT_TRACE=file`
 /// appends every hit's name to the file, so a script can enumerate all crash points of a run. The kill
 /// is SIGKILL: no handler, no cleanup, exactly like the app being killed by the system.
-public enum Failpoints {
+///
+/// Compiled only into debug builds (the tests and `Scripts/crash-matrix` use them): in a release build
+/// ``hit(_:)`` is empty and the environment is never read, so no app ships a way to kill itself.
+package enum Failpoints {
+    #if DEBUG
     private static let configuration: (name: String, count: Int)? = {
         guard let spec = ProcessInfo.processInfo.environment["INSTAR_FAILPOINT"], !spec.isEmpty else { return nil }
         let parts = spec.split(separator: "@", maxSplits: 1)
@@ -16,15 +20,21 @@ public enum Failpoints {
     private static let state = FailpointState()
 
     /// True when any failpoint setting is present (the fast path checks only this).
-    public static let isActive = configuration != nil || tracePath != nil
+    package static let isActive = configuration != nil || tracePath != nil
+    #else
+    package static let isActive = false
+    #endif
 
     @inline(__always)
-    public static func hit(_ name: String) {
+    package static func hit(_ name: String) {
+        #if DEBUG
         guard isActive else { return }
         state.hit(name, configuration: configuration, tracePath: tracePath)
+        #endif
     }
 }
 
+#if DEBUG
 private final class FailpointState: @unchecked Sendable {
     private let lock = NSLock()
     private var hits: [String: Int] = [:]
@@ -52,3 +62,4 @@ private final class FailpointState: @unchecked Sendable {
         return FileHandle(forWritingAtPath: path)
     }
 }
+#endif
