@@ -230,15 +230,15 @@ struct MigrateCommand: ParsableCommand {
             throw InstarExit.failure
         } catch let error as HookError {
             reporter.finish()
-            printError(error.description)
+            printError(ErrorHints.text(error, resume: resume))
             throw InstarExit.failure
         } catch let error as LeaseError {
             reporter.finish()
-            printError(error.description)
+            printError(ErrorHints.text(error))
             throw InstarExit.locked
         } catch let error as ResumeRefused {
             reporter.finish()
-            printError(error.description)
+            printError(ErrorHints.text(error, resume: resume))
             throw InstarExit.failure
         }
     }

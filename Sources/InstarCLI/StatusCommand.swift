@@ -99,7 +99,7 @@ struct RestoreCommand: ParsableCommand {
             if let holder = try opened.withDatabase({ db in try Lease.holder(db) }), holder.isAlive,
                 holder.pid != getpid()
             {
-                printError(LeaseError(path: store, holder: holder).description)
+                printError(ErrorHints.text(LeaseError(path: store, holder: holder)))
                 throw InstarExit.locked
             }
             try opened.restore(from: backup)

@@ -113,7 +113,7 @@ func openStore(_ path: String, readOnly: Bool) throws -> SQLiteStore {
 
 /// Prints a store error and returns the exit code for it.
 func fail(_ error: StoreError) -> ExitCode {
-    printError(error.description)
+    printError(ErrorHints.text(error))
     switch error.kind {
     case .notFound: return InstarExit.unreadable
     case .notADatabase, .unknownLayout: return InstarExit.invalidInput

@@ -43,7 +43,7 @@ extension ChainExecutor {
         while entry.hook < names.count {
             let name = names[entry.hook]
             guard let definition = plan.hooks[name] else {
-                throw HookError(hook: name, step: label, message: "the plan does not define it")
+                throw HookError(hook: name, step: label, message: "the plan does not define it", kind: .notDefined)
             }
             do {
                 switch definition {
@@ -150,7 +150,9 @@ extension ChainExecutor {
         guard allowCommands else {
             throw HookError(
                 hook: name, step: label,
-                message: "it runs an external command, which needs --allow-commands (commands run outside the step's transaction and must be idempotent)")
+                message:
+                    "it runs an external command, and commands are not allowed in this run (they run outside the step's transaction and must be idempotent)",
+                kind: .commandsNotAllowed)
         }
         guard let executable = arguments.first else { throw HookError(hook: name, step: label, message: "the command is empty") }
         #if os(macOS) || os(Linux) || os(Windows)

@@ -12,7 +12,8 @@ extension ChainExecutor {
         guard let from = plan.versions.first(where: { $0.name == record.from }),
             let to = plan.versions.first(where: { $0.name == record.to })
         else {
-            throw ResumeRefused(path: store.path, reason: "the plan no longer has the versions of step \(label)")
+            throw ResumeRefused(
+                path: store.path, reason: .versionMissing(plan.index(of: record.from) == nil ? record.from : record.to))
         }
         let program = try store.compileMapping(mapping.model, from: from, to: to)
         let resolver = MappingHookResolver(plan: plan, swift: mappingHooks)

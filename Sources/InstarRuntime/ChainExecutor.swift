@@ -5,13 +5,39 @@ import InstarModel
 import InstarPlanner
 import InstarStore
 
-/// A resumed run would not do what the journal recorded: the plan changed under it.
-public struct ResumeRefused: Error, CustomStringConvertible {
+/// An unfinished run cannot be resumed as asked: the plan changed under it, or the caller asked for
+/// another target. Nothing was changed.
+public struct ResumeRefused: Error, Sendable, CustomStringConvertible {
+    public enum Reason: Sendable, Hashable {
+        /// The unfinished run goes to `unfinishedTarget`; this call asked for `requested`.
+        case otherTarget(unfinishedTarget: String, requested: String)
+        /// The plan no longer has a version the unfinished chain goes through.
+        case versionMissing(String)
+        /// Step `index` (1-based) of the unfinished chain has other versions or hooks in the plan now.
+        case stepChanged(index: Int, from: String, to: String)
+    }
+
     public var path: String
-    public var reason: String
-    public var hint = "restore the plan as it was, or restore the backup taken before the run ('instar restore')"
+    public var reason: Reason
+
+    public init(path: String, reason: Reason) {
+        self.path = path
+        self.reason = reason
+    }
+
+    /// The reason in words.
+    public var explanation: String {
+        switch reason {
+        case .otherTarget(let unfinished, let requested):
+            "it goes to \(unfinished), not \(requested); nothing was changed"
+        case .versionMissing(let name): "the plan no longer has the version \(name)"
+        case .stepChanged(let index, let from, let to):
+            "step \(index) (\(from) → \(to)) is different in the plan now (its versions or hooks changed)"
+        }
+    }
+
     public var description: String {
-        "\(path): cannot resume the unfinished migration: \(reason)\n  hint: \(hint)"
+        "\(path): cannot resume the unfinished migration: \(explanation)"
     }
 }
 
@@ -37,6 +63,9 @@ final class ChainExecutor {
     /// Whether this call committed any work: a time budget only stops a run that made progress, so
     /// even a budget shorter than start-up moves a migration forward on every call.
     var progressMade = false
+    /// Rows each step of the chain rewrites, by position: the planner's prices for a fresh run,
+    /// counted on the store for the remaining steps of a resumed one (``estimatedRows(_:through:)``).
+    var rowEstimates: [Int: Int] = [:]
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: SwiftHook], mappingHooks: [String: MappingSwiftHook] = [:],
@@ -124,9 +153,7 @@ final class ChainExecutor {
             for (index, record) in entry.chain.enumerated() where index >= entry.step {
                 let now = Self.fingerprint(plan, from: record.from, to: record.to)
                 if now != record.fingerprint {
-                    throw ResumeRefused(
-                        path: store.path,
-                        reason: "step \(index + 1) (\(record.from) → \(record.to)) is different in the plan now (its versions or hooks changed)")
+                    throw ResumeRefused(path: store.path, reason: .stepChanged(index: index + 1, from: record.from, to: record.to))
                 }
             }
             // A run left `running` was killed: count it like a failure, so a command hook that may have
@@ -138,6 +165,7 @@ final class ChainExecutor {
         } else {
             let steps = try start()
             if steps.isEmpty { return .finished(steps: 0) }
+            for (index, step) in steps.enumerated() { rowEstimates[index] = step.cost.rowsRewritten }
             let now = Date()
             entry = JournalEntry(
                 run: UUID().uuidString, plan: plan.name, planFile: plan.file, target: steps.last!.to,
@@ -159,7 +187,8 @@ final class ChainExecutor {
                 emit(
                     .stepStarted(
                         index: entry.step, of: entry.chain.count, from: record.from, to: entry.chain[reach].to,
-                        kind: reach > entry.step ? "fused" : record.kind, estimatedRows: 0))
+                        kind: reach > entry.step ? "fused" : record.kind,
+                        estimatedRows: entry.phase == .after ? 0 : estimatedRows(entry, through: reach)))
                 if let paused = try runStep(&entry) { return paused }
                 entry.timings["\(record.from) → \(record.to)", default: 0] += Date().timeIntervalSince(stepStart)
                 emit(.stepFinished(index: entry.step, of: entry.chain.count, seconds: Date().timeIntervalSince(stepStart)))
@@ -245,7 +274,7 @@ final class ChainExecutor {
 
     private func model(_ name: String) throws -> Model {
         guard let model = plan.versions.first(where: { $0.name == name }) else {
-            throw ResumeRefused(path: store.path, reason: "the plan no longer has the version \(name)")
+            throw ResumeRefused(path: store.path, reason: .versionMissing(name))
         }
         return model
     }
@@ -308,5 +337,31 @@ final class ChainExecutor {
             }
         }
         return nil
+    }
+}
+
+extension ChainExecutor {
+    /// Rows the steps from the journal's position through `reach` rewrite (a fused segment sums its
+    /// steps). Steps not priced by this run (a resumed one) are priced now on the store, which is at
+    /// the current step's first version; a step that cannot be priced counts 0.
+    func estimatedRows(_ entry: JournalEntry, through reach: Int) -> Int {
+        var rows = 0
+        for index in entry.step...reach {
+            if let known = rowEstimates[index] {
+                rows += known
+                continue
+            }
+            let record = entry.chain[index]
+            guard let from = plan.versions.first(where: { $0.name == record.from }),
+                let to = plan.versions.first(where: { $0.name == record.to }),
+                let current = plan.versions.first(where: { $0.name == entry.chain[entry.step].from })
+            else { continue }
+            let counts = StoreRowCounts(store: store, model: current)
+            let estimator = StepCostEstimator(layout: store.layout, rows: counts.rows(ofCanonical:))
+            let estimate = estimator.cost(from: from, to: to, diff: ModelDiff(from: from, to: to)).rowsRewritten
+            rowEstimates[index] = estimate
+            rows += estimate
+        }
+        return rows
     }
 }

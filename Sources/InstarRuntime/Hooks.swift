@@ -111,14 +111,32 @@ public typealias SwiftHook = (HookContext) throws -> Void
 /// cooperative pool while its own thread waits (see ``Migrator/register(hook:_:)-async``).
 public typealias AsyncSwiftHook = @Sendable (HookContext) async throws -> Void
 
-/// A hook failed: which, where, and the underlying error. The step was rolled back.
-public struct HookError: Error, CustomStringConvertible {
+/// A hook failed: which, where, and the underlying error. The step was rolled back: the store is at
+/// the last committed point, the journal records the error, and migrating again retries from there.
+public struct HookError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// The hook ran and failed (its error, SQL error or exit status is in the message).
+        case failed
+        /// The plan names a hook that neither the plan nor the app defines.
+        case notDefined
+        /// A command hook, and commands were not allowed for this run (``Migrator/allowCommands``).
+        case commandsNotAllowed
+    }
+
     public var hook: String
     public var step: String
     public var message: String
+    public var kind: Kind
+
+    public init(hook: String, step: String, message: String, kind: Kind = .failed) {
+        self.hook = hook
+        self.step = step
+        self.message = message
+        self.kind = kind
+    }
 
     public var description: String {
-        "hook '\(hook)' failed in step \(step): \(message)\n  the store is at the last committed point; the journal records the error ('instar status'); run migrate again to retry from there"
+        "hook '\(hook)' failed in step \(step): \(message)\n  the store is at the last committed point; the journal records the error"
     }
 }
 

@@ -86,8 +86,8 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Another migrator holds the store.
-public struct LeaseError: Error, CustomStringConvertible {
+/// Another migrator holds the store (a live process; a dead owner's lease is taken over).
+public struct LeaseError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var holder: Lease
 
@@ -97,6 +97,6 @@ public struct LeaseError: Error, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(path): another migration holds the store: \(holder)\n  hint: wait for it to finish, or pass --wait <seconds>; a lease whose process has died is taken over automatically"
+        "\(path): another migration holds the store: \(holder)"
     }
 }

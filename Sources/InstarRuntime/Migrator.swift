@@ -230,9 +230,7 @@ public final class Migrator: Sendable {
     private func preflight(_ store: SQLiteStore, target: String?) throws {
         if let unfinished = try store.withDatabase({ db in try Journal.unfinished(db) }) {
             if let target, unfinished.target != target {
-                throw ResumeRefused(
-                    path: store.path, reason: "it goes to \(unfinished.target), not \(target); nothing was changed",
-                    hint: "finish it first: run migrate with --to '\(unfinished.target)' or without --to ('instar status' shows where it stopped)")
+                throw ResumeRefused(path: store.path, reason: .otherTarget(unfinishedTarget: unfinished.target, requested: target))
             }
             return
         }

@@ -38,9 +38,7 @@ public final class SQLiteStore: @unchecked Sendable {
     ) throws(StoreError) -> SQLiteStore {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw StoreError(
-                .notFound, path: path, "no such store file",
-                hint: "create one with 'instar store create <model> --store \(path)'")
+            throw StoreError(.notFound, path: path, "no such store file")
         }
         let queue: DatabaseQueue
         do {

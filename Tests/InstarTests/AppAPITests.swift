@@ -83,6 +83,41 @@ import Testing
         #expect(await Self.collect(after).isEmpty, "an already-migrated store reports nothing, and the stream still ends")
     }
 
+    /// `stepStarted` says how many rows the step rewrites: a column becoming required rebuilds the
+    /// table, so its 7 rows; a step that only adds a column rewrites none.
+    @Test func stepStartedEstimatesTheRowsItRewrites() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let versions = [
+            "name: V1\nentities: {Item: {attributes: {n: int32?}}}\n",
+            "name: V2\nentities: {Item: {attributes: {n: int32 = 0}}}\n",
+            "name: V3\nentities: {Item: {attributes: {n: int32 = 0, note: string?}}}\n",
+        ]
+        for (index, text) in versions.enumerated() {
+            try text.write(to: dir.appendingPathComponent("v\(index + 1).yaml"), atomically: true, encoding: .utf8)
+        }
+        let planPath = dir.appendingPathComponent("plan.yaml").path
+        try "name: items\nversions: [v1.yaml, v2.yaml, v3.yaml]\npinned: [V2]\n".write(
+            toFile: planPath, atomically: true, encoding: .utf8)
+        let plan = try PlanFileReader.read(path: planPath)
+        let store = dir.appendingPathComponent("items.sqlite")
+        let created = try SQLiteStore.create(at: store.path, model: plan.versions[0])
+        try created.withDatabase { db in
+            for n in 1...7 { try db.execute(sql: #"INSERT INTO "Item" ("_pk", "n") VALUES (?, ?)"#, arguments: [n, n]) }
+        }
+        try created.close()
+
+        let migrator = Migrator(plan: plan, fuse: false)
+        let events = migrator.progressEvents()
+        async let seen = Self.collect(events)
+        #expect(try await migrator.migrate(store: store) == .finished(steps: 2))
+        let estimates = await seen.compactMap { event -> String? in
+            guard case .stepStarted(_, _, let from, let to, _, let rows) = event else { return nil }
+            return "\(from)→\(to) \(rows)"
+        }
+        #expect(estimates == ["V1→V2 7", "V2→V3 0"])
+    }
+
     static func collect(_ stream: AsyncStream<ProgressEvent>) async -> [ProgressEvent] {
         var events: [ProgressEvent] = []
         for await event in stream { events.append(event) }

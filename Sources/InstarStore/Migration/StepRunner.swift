@@ -248,7 +248,7 @@ extension SQLiteStore {
                 .schemaDrift, path: path,
                 "the store's schema differs from version \(version); nothing was changed:\n  "
                     + drift.map(\.description).joined(separator: "\n  "),
-                hint: "run 'instar inspect --store \(path)' to see which version it is closest to")
+                hint: "inspect the store to see which version it is closest to")
         }
     }
 

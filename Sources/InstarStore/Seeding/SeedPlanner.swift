@@ -67,7 +67,7 @@ package struct SeedPlanner {
 
     /// Rows per entity: the request, abstract entities none; unknown or impossible requests refused.
     mutating func decideCounts() {
-        if options.rows < 0 { refuse(nil, nil, "--rows must be 0 or more, not \(options.rows)") }
+        if options.rows < 0 { refuse(nil, nil, "the number of rows must be 0 or more, not \(options.rows)") }
         for name in options.rowsPerEntity.keys.sorted() {
             guard let entity = model.entity(named: name) else {
                 refuse(name, nil, "no such entity in version \(model.name)")

@@ -1,0 +1,47 @@
+import Instar
+
+/// What the command line adds to the library's errors: the flags and commands that act on them.
+///
+/// The library's errors carry facts and say what happened in words an app can show; only here do
+/// they learn about `--wait`, `--allow-commands` or `instar status`, because only here do those exist.
+enum ErrorHints {
+    /// A store error with the command that helps, where there is one.
+    static func text(_ error: StoreError) -> String {
+        var text = error.description
+        switch error.kind {
+        case .notFound where error.message == "no such store file":
+            text += "\n  hint: create one with 'instar store create <model> --store \(error.path)'"
+        case .schemaDrift:
+            text += "\n  hint: 'instar inspect --store \(error.path)' shows which version it is closest to"
+        default: break
+        }
+        return text
+    }
+
+    static func text(_ error: LeaseError) -> String {
+        error.description
+            + "\n  hint: wait for it to finish, or pass --wait <seconds>; a lease whose process has died is taken over automatically"
+    }
+
+    /// - Parameter resume: the command line that runs the migration again.
+    static func text(_ error: ResumeRefused, resume: String) -> String {
+        switch error.reason {
+        case .otherTarget(let unfinished, _):
+            error.description
+                + "\n  hint: finish it first: run migrate with --to '\(unfinished)' or without --to ('instar status --store \(error.path)' shows where it stopped)"
+        case .versionMissing, .stepChanged:
+            error.description
+                + "\n  hint: restore the plan as it was, or restore the backup taken before the run ('instar restore')"
+        }
+    }
+
+    /// - Parameter resume: the command line that runs the migration again.
+    static func text(_ error: HookError, resume: String) -> String {
+        switch error.kind {
+        case .commandsNotAllowed:
+            error.description + "\n  hint: pass --allow-commands to run command hooks, then: \(resume) --allow-commands"
+        case .failed, .notDefined:
+            error.description + " ('instar status' shows it)\n  hint: fix the hook, then run again to retry from there: \(resume)"
+        }
+    }
+}
