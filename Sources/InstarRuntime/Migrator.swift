@@ -271,7 +271,7 @@ public final class Migrator: Sendable {
         progress: (@Sendable (ProgressEvent) -> Void)? = nil
     ) async throws -> MigrationResult {
         let stop = StopRequest()
-        let seconds = timeBudget.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        let seconds = timeBudget.map(Self.seconds)
         let path = store.path
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MigrationResult, any Error>) in

@@ -118,6 +118,31 @@ import Testing
         #expect(estimates == ["V1→V2 7", "V2→V3 0"])
     }
 
+    /// An app that already opened its store with GRDB hands Instar the `DatabasePool` (WAL) or
+    /// `DatabaseQueue`: the migration runs inside the writer's barrier, and the app's own connection
+    /// reads the new schema right after.
+    @Test(arguments: [true, false]) func migratesTheDatabaseBehindAGRDBWriter(pool: Bool) async throws {
+        let f = try GarageFixture(cars: 3)
+        defer { f.remove() }
+        let writer: any DatabaseWriter = pool ? try DatabasePool(path: f.store) : try DatabaseQueue(path: f.store)
+        #expect(try await writer.read { db in try db.tableExists("Car") })
+        let migrator = Migrator(plan: try PlanFileReader.read(path: f.plan))
+        migrator.register(hook: "odometer") { context in
+            try context.write(checkpoint: "all") { db in try db.execute(sql: #"UPDATE "Automobile" SET "mileage" = 7"#) }
+        }
+        #expect(try await migrator.migrate(database: writer) == .finished(steps: 1))
+        let mileages = try await writer.read { db in try Int.fetchAll(db, sql: #"SELECT "mileage" FROM "Automobile""#) }
+        #expect(mileages == [7, 7, 7])
+        #expect(try await writer.read { db in try db.tableExists("Car") } == false)
+        try writer.close()
+    }
+
+    @Test func anInMemoryDatabaseIsRefused() async throws {
+        let migrator = Migrator(plan: try PlanFileReader.read(path: packageRoot.appendingPathComponent("Plans/garage/plan.yaml").path))
+        let error = await #expect(throws: StoreError.self) { try await migrator.migrate(database: try DatabaseQueue()) }
+        #expect(error?.kind == .notFound)
+    }
+
     static func collect(_ stream: AsyncStream<ProgressEvent>) async -> [ProgressEvent] {
         var events: [ProgressEvent] = []
         for await event in stream { events.append(event) }
