@@ -51,7 +51,7 @@ struct LintCommand: ParsableCommand {
 
             Exit status 0 when there is no error (warnings allowed), 1 when there is one, 65 when the \
             plan file or a model is invalid (the findings are the reader's errors), 66 when the plan \
-            file cannot be read.
+            file or a --model cannot be read, 64 for a bad command line (--released naming no version).
 
             Examples:
               instar lint Plans/garage/plan.yaml
