@@ -1,13 +1,15 @@
 import ArgumentParser
 import Instar
 
-/// `instar lint <plan>`: mistakes in a plan, found before any store is touched.
+/// `instar lint <plan>`: mistakes in a plan, found before any store is touched; with `--cloudkit`, what
+/// Core Data with CloudKit would refuse or could not sync.
 struct LintCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lint",
-        abstract: "Check a plan for mistakes before any store is touched.",
+        abstract: "Check a plan (or a model bundle) for mistakes before any store is touched.",
         discussion: """
-            Reads the plan and its versions and reports, each at its file, line and column with a hint:
+            Reads the plan and its versions (or, with --model and no plan, the versions of an app's model \
+            bundle or model files, oldest first) and reports, each at its file, line and column with a hint:
 
             errors (the plan cannot do what it says)
               - the plan file is invalid: unknown versions, hooks named but not defined, stages that \
@@ -28,39 +30,92 @@ struct LintCommand: ParsableCommand {
               - hooks that no stage uses; command hooks, which 'instar migrate' runs only with \
             --allow-commands, outside the step's transaction.
 
+            --cloudkit adds the rules of Core Data with CloudKit (NSPersistentCloudKitContainer), all errors:
+              on every version from the first released one (--released, default: the oldest), each \
+            violation once, at the newest version that has it:
+              - no uniqueness constraints (cloudKitUniqueConstraint): deduplicate in app code instead;
+              - no Undefined or Object ID attributes (cloudKitUnsupportedType);
+              - every stored attribute optional or with a default value (cloudKitRequiredAttribute);
+              - every relationship optional (cloudKitRequiredRelationship), with an inverse \
+            (cloudKitMissingInverse), not Deny (cloudKitDenyDeleteRule), not ordered \
+            (cloudKitOrderedRelationship);
+              on every step from the first released version on (CloudKit's production schema only grows, \
+            and older app versions on other devices keep syncing the old shape): nothing removed \
+            (cloudKitRemoved), renamed (cloudKitRenamed), retyped (cloudKitTypeChanged) or moved to another \
+            hierarchy (cloudKitHierarchyChanged); new entities, attributes and relationships are fine.
+              Not checked: relationships between configurations (Instar does not read configurations).
+
             Output: one 'file:line:col: error|warning: message' line per finding, an indented 'hint:', \
             and a summary line 'N error(s), M warning(s)'. --format json gives the same as an object \
             with a 'findings' list (severity, check, message, file, line, column, hint).
 
             Exit status 0 when there is no error (warnings allowed), 1 when there is one, 65 when the \
             plan file or a model is invalid (the findings are the reader's errors), 66 when the plan \
-            file cannot be read.
+            file or a --model cannot be read, 64 for a bad command line (--released naming no version).
 
-            Example:
+            Examples:
               instar lint Plans/garage/plan.yaml
               instar lint plan.yaml --format json | jq '.findings[] | select(.severity == "error")'
+              instar lint plan.yaml --cloudkit --released 'App 3'
+              instar lint --model App.xcdatamodeld --cloudkit
             """
     )
 
-    @Argument(help: "The plan file.")
-    var plan: String
+    @Argument(help: "The plan file (or give --model instead).")
+    var plan: String?
+
+    @Option(
+        name: .customLong("model"),
+        help: ArgumentHelp(
+            "Without a plan: the app's model bundle (.xcdatamodeld, every version), or versions oldest first (repeatable).",
+            valueName: "model"))
+    var models: [String] = []
+
+    @Flag(name: .customLong("cloudkit"), help: "Also check the rules of Core Data with CloudKit.")
+    var cloudKit = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --cloudkit: the first version released with CloudKit sync; the rules apply to it and later versions, and every step from it on must only add (default: the oldest version).",
+            valueName: "version"))
+    var released: String?
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    func validate() throws {
+        if plan == nil && models.isEmpty { throw ValidationError("give a plan file, or --model with the app's model bundle") }
+        if plan != nil && !models.isEmpty { throw ValidationError("give either a plan file or --model, not both") }
+        if released != nil && !cloudKit { throw ValidationError("--released applies to the --cloudkit rules: add --cloudkit") }
+    }
+
     func run() throws {
-        let findings: [LintFinding]
+        var findings: [LintFinding]
         var readerStatus: ExitCode?
+        var loaded: Plan?
         do {
-            findings = PlanLint.check(try PlanFileReader.read(path: plan))
-        } catch {
+            let plan = try self.plan.map { try PlanFileReader.read(path: $0) }
+                ?? ImplicitPlan.make(models: models, storePath: nil, target: nil)
+            findings = PlanLint.check(plan)
+            loaded = plan
+        } catch let error as PlanError {
             findings = PlanLint.findings(for: error)
             readerStatus =
                 error.problems.allSatisfy { $0.kind == .unreadable } ? InstarExit.unreadable : InstarExit.invalidInput
         }
+        if cloudKit, let plan = loaded {
+            if let released, plan.index(of: released) == nil {
+                var message = "--released '\(released)' is not a version of \(self.plan ?? "the given models")"
+                if let hint = Spelling.suggestion(for: released, among: plan.versions.map(\.name)) { message += "\n  hint: \(hint)" }
+                printError(message + "\n  versions: \(plan.versions.map(\.name).joined(separator: ", "))")
+                throw ExitCode.validationFailure
+            }
+            findings = PlanLint.sorted(findings + CloudKitLint.check(plan, firstReleased: released))
+        }
+        let subject = plan ?? models.joined(separator: " ")
         switch format {
         case .text: printOut(LintRendering.text(findings))
-        case .json: printOut(jsonText(LintRendering.json(findings, plan: plan)))
+        case .json: printOut(jsonText(LintRendering.json(findings, plan: subject)))
         }
         if let readerStatus { throw readerStatus }
         if findings.contains(where: { $0.severity == .error }) { throw InstarExit.failure }

@@ -31,6 +31,29 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
         case unusedHook
         /// A hook that runs an external program.
         case commandHook
+        // `--cloudkit` (``CloudKitLint``): what Core Data with CloudKit refuses or cannot sync.
+        /// An entity with a uniqueness constraint.
+        case cloudKitUniqueConstraint
+        /// An attribute of type Undefined or Object ID.
+        case cloudKitUnsupportedType
+        /// A stored attribute that is required and has no default value.
+        case cloudKitRequiredAttribute
+        /// A relationship that is not optional.
+        case cloudKitRequiredRelationship
+        /// A relationship without an inverse.
+        case cloudKitMissingInverse
+        /// A relationship with the Deny delete rule.
+        case cloudKitDenyDeleteRule
+        /// An ordered to-many relationship.
+        case cloudKitOrderedRelationship
+        /// After release: an entity, attribute or relationship removed (or made transient).
+        case cloudKitRemoved
+        /// After release: an entity, attribute or relationship renamed.
+        case cloudKitRenamed
+        /// After release: an attribute's type, or a relationship's destination or cardinality, changed.
+        case cloudKitTypeChanged
+        /// After release: an entity moved to another hierarchy (its CloudKit record type changes).
+        case cloudKitHierarchyChanged
     }
 
     public var severity: Severity
@@ -99,7 +122,7 @@ public enum PlanLint {
     }
 
     /// Errors first within a line; otherwise in file order, then in the order the checks ran.
-    static func sorted(_ findings: [LintFinding]) -> [LintFinding] {
+    public static func sorted(_ findings: [LintFinding]) -> [LintFinding] {
         findings.enumerated().sorted { a, b in
             let ka = (a.element.location.file, a.element.location.line ?? 0, a.element.location.column ?? 0, a.offset)
             let kb = (b.element.location.file, b.element.location.line ?? 0, b.element.location.column ?? 0, b.offset)
