@@ -94,6 +94,16 @@ public final class Migrator: Sendable {
         state.withLock { $0.mappingHooks[name] = body }
     }
 
+    /// Registers an async mapping hook: it may await between its database calls, which it makes
+    /// through ``AsyncMappingHookContext/withDatabase(_:)`` and which run inside the step's transaction.
+    public func register(mappingHook name: String, _ body: @escaping AsyncMappingSwiftHook) {
+        state.withLock {
+            $0.mappingHooks[name] = { context in
+                try AsyncMappingHookContext.run(body, hook: context.hook, step: context.step, db: context.db)
+            }
+        }
+    }
+
     /// The hooks the mapping steps of `chain` need that are neither declared in the plan nor
     /// registered: one line each, naming the hook, its entity mapping, property and mapping model.
     public func missingMappingHooks(in chain: Chain, store: SQLiteStore) throws -> [String] {

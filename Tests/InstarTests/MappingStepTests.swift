@@ -141,6 +141,35 @@ import Testing
         #expect(Set(try f.values("Note", "title").values) == ["swift".databaseValue])
     }
 
+    /// An async mapping hook awaits between its database calls, which run inside the step's
+    /// transaction: a failure after a write rolls the write back with the step; a success commits it.
+    @Test func asyncMappingHookAwaitsAndWritesInTheTransaction() async throws {
+        let f = try MappingFixture(layout: InstarLayout())
+        defer { f.remove() }
+        try f.fill()
+        let mapping = try MappingFixture.mapping(extra: ["title": "FUNCTION($entityPolicy, \"shout:\", $source.title)"])
+        let failing = Migrator(plan: try f.plan(mapping: mapping))
+        failing.register(mappingHook: "M.NoteToNote.title") { (context: AsyncMappingHookContext) in
+            try await context.withDatabase { db in try db.execute(sql: "UPDATE \"Note\" SET \"title\" = 'half'") }
+            try await Task.sleep(for: .milliseconds(5))
+            struct Offline: Error {}
+            throw Offline()
+        }
+        #expect(throws: HookError.self) { try failing.migrate(storeAt: f.path) }
+        #expect(try f.values("Note", "title").values.contains("half".databaseValue) == false)
+
+        let migrator = Migrator(plan: try f.plan(mapping: mapping))
+        migrator.register(mappingHook: "M.NoteToNote.title") { (context: AsyncMappingHookContext) in
+            let count = try await context.withDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \"Note\"") ?? 0 }
+            try await Task.sleep(for: .milliseconds(5))  // e.g. asking a server
+            try await context.withDatabase { db in
+                try db.execute(sql: "UPDATE \"Note\" SET \"title\" = ?", arguments: ["of \(count)"])
+            }
+        }
+        try await migrator.migrate(store: URL(fileURLWithPath: f.path))
+        #expect(Set(try f.values("Note", "title").values) == ["of 3".databaseValue])
+    }
+
     /// A SQL hook that fails rolls the whole step back: the store is still at V1 with its rows.
     @Test(arguments: layoutNames) func failingHookRollsBackTheWholeStep(layoutName: String) throws {
         var f = try MappingFixture(layout: Self.layout(layoutName))
