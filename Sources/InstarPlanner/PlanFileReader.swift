@@ -29,6 +29,13 @@ public enum PlanFileReader {
     static let batchedKeys = ["table", "size", "sql"]
     static let optionKeys = ["secureDelete", "stepCost", "maxSkip"]
 
+    /// Reads a plan from a file URL, such as an app bundle's resource
+    /// (`Bundle.main.url(forResource: "plan", withExtension: "yaml", subdirectory: "Migrations")`);
+    /// versions, bundles and mapping models are found relative to it.
+    public static func read(url: URL) throws(PlanError) -> Plan {
+        try read(path: url.path)
+    }
+
     public static func read(path: String) throws(PlanError) -> Plan {
         let source: YAMLSource
         do {

@@ -184,3 +184,46 @@ struct GarageFixture {
         return try queue.read { db in try Int.fetchAll(db, sql: #"SELECT "mileage" FROM "Automobile" ORDER BY "_pk""#) }
     }
 }
+
+/// The README's launch example (`LaunchExample.swift`): shown verbatim, and run against a plan in a
+/// resource bundle.
+@Suite struct LaunchExampleTests {
+    @Test func launchExampleMatchesTheReadme() throws {
+        let source = try String(contentsOf: packageRoot.appendingPathComponent("Tests/InstarTests/LaunchExample.swift"), encoding: .utf8)
+        let example = try #require(source.components(separatedBy: "// launch-example: begin\n").last?
+            .components(separatedBy: "// launch-example: end\n").first)
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("<!-- launch-example -->\n```swift\nimport Foundation\nimport Instar\n\n" + example + "```\n"))
+    }
+
+    @Test func launchExampleMigratesAStoreWithThePlanInAResourceBundle() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let migrations = dir.appendingPathComponent("Resources/Migrations")
+        try FileManager.default.createDirectory(at: migrations, withIntermediateDirectories: true)
+        try "name: Music 1\nentities: {Track: {attributes: {title: string?}}}\n"
+            .write(to: migrations.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        try "name: Music 2\nentities: {Track: {attributes: {title: string?, plays: int32?}}}\n"
+            .write(to: migrations.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        try """
+            name: music
+            versions: [v1.yaml, v2.yaml]
+            stages: [{from: Music 1, to: Music 2, after: [fillFromAPI]}]
+            hooks: {fillFromAPI: {swift: fillFromAPI}}
+
+            """.write(to: migrations.appendingPathComponent("plan.yaml"), atomically: true, encoding: .utf8)
+        let store = dir.appendingPathComponent("music.sqlite")
+        let resources = try #require(Bundle(path: dir.appendingPathComponent("Resources").path))
+        #expect(try await migrateStore(at: store, resources: resources), "a new install: nothing to do")
+
+        let created = try SQLiteStore.create(
+            at: store.path, model: try PlanFileReader.read(url: migrations.appendingPathComponent("plan.yaml")).versions[0])
+        try created.withDatabase { db in try db.execute(sql: #"INSERT INTO "Track" ("_pk", "title") VALUES (1, 'a'), (2, 'b')"#) }
+        try created.close()
+        #expect(try await migrateStore(at: store, resources: resources))
+        let queue = try DatabaseQueue(path: store.path)
+        defer { try? queue.close() }
+        let plays = try queue.inDatabase { db in try Int.fetchAll(db, sql: #"SELECT "plays" FROM "Track""#) }
+        #expect(plays == [0, 0])
+    }
+}
