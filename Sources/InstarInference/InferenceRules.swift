@@ -4,14 +4,14 @@ import InstarModel
 ///
 /// Each rule follows `shared/coredata/FORMAT.md` §4 (Apple's documentation of what can be inferred,
 /// and what `_NSMappingModelBuilder` actually does) and returns a ``Verdict`` whose reason a user can act on.
-public enum InferenceRules {
+package enum InferenceRules {
     /// The user-info key with which Core Data lets Binary and Transformable convert into each other.
-    public static let allowTypeTransformationKey = "NSMigrationAllowTypeTransformation"
+    package static let allowTypeTransformationKey = "NSMigrationAllowTypeTransformation"
 
     // MARK: Attribute type conversion
 
     /// Whether Core Data converts values of `from` into `to` in place.
-    public static func typeConversion(from: AttributeType, to: AttributeType, destination: Attribute, source: Attribute)
+    package static func typeConversion(from: AttributeType, to: AttributeType, destination: Attribute, source: Attribute)
         -> Verdict
     {
         let numericOrBoolean = { (t: AttributeType) in t.isNumeric || t == .boolean }
@@ -128,7 +128,7 @@ public enum InferenceRules {
     }
 
     /// A new attribute: existing rows get NULL, or the default.
-    public static func addedAttribute(_ a: Attribute, sourceEntity: String) -> Verdict {
+    package static func addedAttribute(_ a: Attribute, sourceEntity: String) -> Verdict {
         if a.isTransient { return .inferable("a transient attribute: nothing is stored") }
         if let value = a.defaultValue { return .inferable("a new attribute: existing rows get the default '\(value)'") }
         if a.isOptional { return .inferable("a new optional attribute: existing rows get NULL") }
@@ -234,7 +234,7 @@ public enum InferenceRules {
         return changes
     }
 
-    public static func addedRelationship(_ r: Relationship, sourceEntity: String) -> Verdict {
+    package static func addedRelationship(_ r: Relationship, sourceEntity: String) -> Verdict {
         if r.isTransient { return .inferable("a transient relationship: nothing is stored") }
         if r.isToMany || r.isOptional {
             return .inferable("a new relationship: existing rows start with no links")
@@ -259,14 +259,14 @@ public enum InferenceRules {
 
     // MARK: Rendering
 
-    public static func describe(_ a: Attribute) -> String {
+    package static func describe(_ a: Attribute) -> String {
         var text = a.type.xcodeName + (a.isOptional ? " optional" : " required")
         if let value = a.defaultValue { text += " default=\(value)" }
         if a.isTransient { text += " transient" }
         return text
     }
 
-    public static func describe(_ r: Relationship) -> String {
+    package static func describe(_ r: Relationship) -> String {
         var text = (r.isToMany ? (r.isOrdered ? "ordered to-many " : "to-many ") : "to-one ") + r.destination
         if let inverse = r.inverse { text += " inverse \(inverse)" }
         if !r.isOptional { text += " required" }

@@ -4,15 +4,15 @@
 /// value expressions as text in Xcode; the archived form is decoded separately (`ExpressionArchive`)
 /// into the same tree. The grammar is NSPredicate's, by precedence from loosest: `OR`/`||`,
 /// `AND`/`&&`, `NOT`/`!`, comparisons, `+ -`, `* /`, `**`, unary `-`, postfix `.key` and `[index]`.
-public enum ExpressionParser {
-    public static func parseExpression(_ text: String) throws(ExpressionSyntaxError) -> MappingExpression {
+package enum ExpressionParser {
+    package static func parseExpression(_ text: String) throws(ExpressionSyntaxError) -> MappingExpression {
         var parser = try Parser(text)
         let expression = try parser.expression()
         try parser.expectEnd()
         return expression
     }
 
-    public static func parsePredicate(_ text: String) throws(ExpressionSyntaxError) -> MappingPredicate {
+    package static func parsePredicate(_ text: String) throws(ExpressionSyntaxError) -> MappingPredicate {
         var parser = try Parser(text)
         let predicate = try parser.predicate()
         try parser.expectEnd()

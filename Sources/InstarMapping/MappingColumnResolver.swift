@@ -8,7 +8,7 @@ import InstarSQL
 /// will build, and how to quote. It returns SQL that is ready to paste — quoted and qualified — plus the
 /// joins a to-one key path (`continent.name`) needs. A store layer implements this once per layout; the
 /// runtime then writes `SELECT … FROM <source table> AS <alias> <joins> WHERE <filter>`.
-public protocol MappingColumnResolver: Sendable {
+package protocol MappingColumnResolver: Sendable {
     /// The value at `keyPath` from a row of `entity` (the entity mapping's source entity).
     ///
     /// - Parameter keyPath: one or more keys as written (`["title"]`, `["continent", "name"]`); may
@@ -22,11 +22,11 @@ public protocol MappingColumnResolver: Sendable {
 
 extension MappingColumnResolver {
     /// Core Data's: a mapping model describes a Core Data store unless the resolver says otherwise.
-    public var valueEncoding: ValueEncoding { .coreData }
+    package var valueEncoding: ValueEncoding { .coreData }
 }
 
 /// Where a key path's value lives.
-public enum ResolvedPath: Sendable, Hashable {
+package enum ResolvedPath: Sendable, Hashable {
     /// One value per source row.
     case column(ResolvedColumn)
     /// The key path goes through a to-many relationship (named here): a collection, not one value.
@@ -34,18 +34,18 @@ public enum ResolvedPath: Sendable, Hashable {
 }
 
 /// A single-valued key path, as SQL.
-public struct ResolvedColumn: Sendable, Hashable {
+package struct ResolvedColumn: Sendable, Hashable {
     /// A quoted, qualified column expression such as `"src"."ZTITLE"` or `"j1"."name"`.
-    public var sql: String
+    package var sql: String
     /// The joins needed to reach it, each a whole clause such as
     /// `LEFT JOIN "ZCONTINENT" AS "j1" ON "j1"."Z_PK" = "src"."ZCONTINENT"`. A resolver must give the
     /// same clause text (and alias) each time the same relationship is crossed, so that the translator
     /// can keep one copy of each.
-    public var joins: [String]
+    package var joins: [String]
     /// The attribute's type when the key path ends at an attribute (nil for a to-one relationship's key).
-    public var type: AttributeType?
+    package var type: AttributeType?
 
-    public init(sql: String, joins: [String] = [], type: AttributeType? = nil) {
+    package init(sql: String, joins: [String] = [], type: AttributeType? = nil) {
         self.sql = sql
         self.joins = joins
         self.type = type

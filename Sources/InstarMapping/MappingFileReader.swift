@@ -26,13 +26,13 @@ import Yams
 /// (``MappingModel/resolved(source:destination:)``): `$source.<name>` for an attribute the source entity
 /// has, the relationship through the entity mapping of its destination. Every problem carries
 /// `file:line:column`; an expression that does not parse also says the column inside the expression.
-public enum MappingFileReader {
+package enum MappingFileReader {
     static let fileKeys = ["source", "destination", "entities"]
     static let entityKeys = ["name", "source", "destination", "filter", "policy", "attributes", "relationships"]
     static let relationshipKeys = ["keyPath", "mapping"]
 
     /// Whether `url` names an Instar mapping file (rather than an `.xcmappingmodel`).
-    public static func isMappingFile(_ url: URL) -> Bool {
+    package static func isMappingFile(_ url: URL) -> Bool {
         let name = url.lastPathComponent.lowercased()
         return [".mapping.yaml", ".mapping.yml", ".mapping.json"].contains { name.hasSuffix($0) }
     }
@@ -46,7 +46,7 @@ public enum MappingFileReader {
         return URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
     }
 
-    public static func read(path: String) throws(MappingError) -> MappingFile {
+    package static func read(path: String) throws(MappingError) -> MappingFile {
         guard FileManager.default.fileExists(atPath: path) else { throw .unreadable(file: path, reason: "no such file") }
         let source: YAMLSource
         do {
@@ -58,7 +58,7 @@ public enum MappingFileReader {
     }
 
     /// Parses mapping-file text; `file` is used in locations.
-    public static func parse(_ text: String, file: String = "<mapping>", name: String = "Mapping")
+    package static func parse(_ text: String, file: String = "<mapping>", name: String = "Mapping")
         throws(MappingError) -> MappingFile
     {
         let source: YAMLSource
@@ -235,17 +235,17 @@ public enum MappingFileReader {
 
 /// An Instar mapping file as read: the mapping model with the properties it lists, and the two version
 /// names it states (with where it states them, for errors).
-public struct MappingFile: Sendable {
+package struct MappingFile: Sendable {
     /// Entity mappings as written: only the listed property mappings, none generated yet.
-    public var model: MappingModel
-    public var sourceVersion: String { model.source.versionName ?? "" }
-    public var destinationVersion: String { model.destination.versionName ?? "" }
-    public var sourceLocation: SourceLocation
-    public var destinationLocation: SourceLocation
+    package var model: MappingModel
+    package var sourceVersion: String { model.source.versionName ?? "" }
+    package var destinationVersion: String { model.destination.versionName ?? "" }
+    package var sourceLocation: SourceLocation
+    package var destinationLocation: SourceLocation
 
     /// The two versions the file names, among `versions`; a name that is not there is an error at the
     /// place it is written, with the closest name as a hint.
-    public func versions(among versions: [Model]) throws(MappingError) -> (source: Model, destination: Model) {
+    package func versions(among versions: [Model]) throws(MappingError) -> (source: Model, destination: Model) {
         var problems: [ModelProblem] = []
         let names = versions.map(\.name)
         func find(_ name: String, _ location: SourceLocation, _ side: String) -> Model? {
@@ -266,14 +266,14 @@ public struct MappingFile: Sendable {
     /// The mapping model against its two versions: entities and listed properties checked, every
     /// destination property the file does not list added for Xcode's generation rule, then
     /// ``MappingModel/resolved(source:destination:)``.
-    public func resolved(among versions: [Model]) throws(MappingError)
+    package func resolved(among versions: [Model]) throws(MappingError)
         -> (source: Model, destination: Model, model: MappingModel)
     {
         let (source, destination) = try self.versions(among: versions)
         return (source, destination, try resolved(source: source, destination: destination))
     }
 
-    public func resolved(source: Model, destination: Model) throws(MappingError) -> MappingModel {
+    package func resolved(source: Model, destination: Model) throws(MappingError) -> MappingModel {
         var problems: [ModelProblem] = []
         var completed = model
         func check(_ entity: String?, in version: Model, _ side: String, _ mapping: EntityMapping) -> Bool {

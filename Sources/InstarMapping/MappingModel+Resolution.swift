@@ -11,7 +11,7 @@ extension MappingModel {
     /// <mapping>, $source.<keyPath>)`, with the key path and entity mapping the file names, or else the
     /// relationship of the same name and the entity mapping whose source is that relationship's
     /// destination. Anything else keeps no expression (the destination property gets its default).
-    public func resolved(source: Model, destination: Model) -> MappingModel {
+    package func resolved(source: Model, destination: Model) -> MappingModel {
         var copy = self
         copy.source.entityVersionHashes = source.versionHashes.entityHashes
         copy.destination.entityVersionHashes = destination.versionHashes.entityHashes
@@ -90,5 +90,5 @@ extension MappingModel {
 extension MappingExpression {
     /// The `$manager` selector that turns source instances into the destination instances another entity
     /// mapping made from them: how relationship mappings are expressed.
-    public static let destinationInstancesSelector = "destinationInstancesForEntityMappingNamed:sourceInstances:"
+    package static let destinationInstancesSelector = "destinationInstancesForEntityMappingNamed:sourceInstances:"
 }

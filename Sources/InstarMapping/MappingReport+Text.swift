@@ -1,6 +1,6 @@
 /// The report as plain text for a terminal: one block per entity mapping, then the hooks.
 extension MappingReport {
-    public func renderText() -> String {
+    package func renderText() -> String {
         var lines: [String] = []
         let basis = match.map { $0 == .named ? " (versions named by the file)" : " (matched by \($0 == .entityHashes ? "entity hashes" : "structure"))" } ?? ""
         lines.append("Mapping model \(mappingModel): \(source ?? "?") → \(destination ?? "?")\(basis)")

@@ -5,67 +5,67 @@
 /// named hook; nothing is dropped. Hook names are stable: `<MappingModel>.<EntityMapping>` for a custom
 /// policy, `<MappingModel>.<EntityMapping>.<property>` for an expression, and
 /// `<MappingModel>.<EntityMapping>.$filter` for a filter (`$` cannot start a property name).
-public struct MappingReport: Sendable, Hashable, Codable {
-    public var mappingModel: String
-    public var file: String
+package struct MappingReport: Sendable, Hashable, Codable {
+    package var mappingModel: String
+    package var file: String
     /// The source and destination versions: matched ones when a match was given, else as recorded.
-    public var source: String?
-    public var destination: String?
+    package var source: String?
+    package var destination: String?
     /// How the versions were recognised (`entityHashes`, `structure`), nil when recorded names are shown.
-    public var match: MappingVersionMatch.Basis?
-    public var entities: [EntityReport]
+    package var match: MappingVersionMatch.Basis?
+    package var entities: [EntityReport]
     /// Every hook any entity needs, in entity order.
-    public var hooks: [HookReport]
+    package var hooks: [HookReport]
     /// SQL functions the translated SQL needs registered, by name.
-    public var functions: [String]
+    package var functions: [String]
 
-    public struct EntityReport: Sendable, Hashable, Codable {
-        public var name: String
-        public var source: String?
-        public var destination: String?
-        public var kind: String
-        public var filter: PropertyReport?
-        public var policy: String?
-        public var attributes: [PropertyReport]
-        public var relationships: [PropertyReport]
+    package struct EntityReport: Sendable, Hashable, Codable {
+        package var name: String
+        package var source: String?
+        package var destination: String?
+        package var kind: String
+        package var filter: PropertyReport?
+        package var policy: String?
+        package var attributes: [PropertyReport]
+        package var relationships: [PropertyReport]
         /// The names of the hooks this entity mapping needs.
-        public var hooks: [String]
+        package var hooks: [String]
     }
 
     /// One property (or the filter): its expression and what it became.
-    public struct PropertyReport: Sendable, Hashable, Codable {
-        public var name: String
+    package struct PropertyReport: Sendable, Hashable, Codable {
+        package var name: String
         /// Format text; nil when the destination property keeps its default.
-        public var expression: String?
+        package var expression: String?
         /// `written`, `generated` (by Xcode's compiler), `pendingGeneration`, `none`.
-        public var origin: String?
-        public var sql: String?
-        public var arguments: [MappingValue]?
-        public var joins: [String]?
+        package var origin: String?
+        package var sql: String?
+        package var arguments: [MappingValue]?
+        package var joins: [String]?
         /// For a relationship filled by following rows: the entity mapping and source key path.
-        public var relationshipMapping: String?
-        public var sourceKeyPath: String?
-        public var hook: String?
-        public var reason: String?
+        package var relationshipMapping: String?
+        package var sourceKeyPath: String?
+        package var hook: String?
+        package var reason: String?
         /// ``HookReason/category`` of `reason`, for counting hooks by reason.
-        public var reasonCategory: String?
+        package var reasonCategory: String?
     }
 
-    public struct HookReport: Sendable, Hashable, Codable {
-        public var name: String
+    package struct HookReport: Sendable, Hashable, Codable {
+        package var name: String
         /// Stable category (``HookReason/category``) and the readable reason.
-        public var category: String
-        public var reason: String
+        package var category: String
+        package var reason: String
     }
 
     /// Expressions (values and filters) that became SQL or a relationship lookup.
-    public var translatedCount: Int {
+    package var translatedCount: Int {
         entities.flatMap { [$0.filter].compactMap { $0 } + $0.attributes + $0.relationships }
             .filter { $0.sql != nil || $0.relationshipMapping != nil }.count
     }
 
     /// Expressions that need a hook (custom policies are counted in ``hooks`` but are not expressions).
-    public var hookedExpressionCount: Int {
+    package var hookedExpressionCount: Int {
         entities.flatMap { [$0.filter].compactMap { $0 } + $0.attributes + $0.relationships }
             .filter { $0.hook != nil }.count
     }
@@ -79,7 +79,7 @@ extension MappingReport {
     ///     generated expressions and copy/transform kinds are known.
     ///   - match: the versions it was matched to, if any (named in the report).
     ///   - resolver: where the source row's values are; SQL is only as real as this resolver.
-    public init(mapping: MappingModel, match: MappingVersionMatch? = nil, resolver: any MappingColumnResolver) {
+    package init(mapping: MappingModel, match: MappingVersionMatch? = nil, resolver: any MappingColumnResolver) {
         mappingModel = mapping.name
         file = mapping.file
         source = match?.source.name ?? mapping.source.versionName

@@ -7,7 +7,7 @@ import Foundation
 /// They exist to keep Foundation's semantics where SQLite's built-ins differ: `upper()`/`lower()` and
 /// `NOCASE` fold ASCII only, `length()` counts code points where NSString counts UTF-16 units, SQLite
 /// has no regular expressions, and `CAST(3.0 AS TEXT)` is `"3.0"` where `-[NSNumber stringValue]` is `"3"`.
-public enum MappingSQLFunction: String, Sendable, Hashable, Codable, CaseIterable {
+package enum MappingSQLFunction: String, Sendable, Hashable, Codable, CaseIterable {
     /// `instar_matches(pattern, text, flags)`: NSPredicate `MATCHES` — ICU regex on the whole string;
     /// `flags` contains `c` for `[c]`. 1/0; NULL text → 0.
     case matches = "instar_matches"
@@ -24,10 +24,10 @@ public enum MappingSQLFunction: String, Sendable, Hashable, Codable, CaseIterabl
     /// digit 1–9 after optional whitespace, signs and zeros, as `-[NSString boolValue]` reads).
     case boolValue = "instar_bool_value"
 
-    public var argumentCount: Int { self == .matches ? 3 : 1 }
+    package var argumentCount: Int { self == .matches ? 3 : 1 }
 
     /// Evaluates the function on SQLite values (NULL as `.null`, integers, reals, text, blobs).
-    public func evaluate(_ arguments: [MappingValue]) -> MappingValue {
+    package func evaluate(_ arguments: [MappingValue]) -> MappingValue {
         switch self {
         case .matches:
             guard arguments.count == 3, case .string(let pattern) = arguments[0],

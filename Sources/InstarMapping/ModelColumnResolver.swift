@@ -7,14 +7,14 @@ import InstarSQL
 /// It shows which key paths exist, which are to-many and what SQL shape an expression takes; a store's
 /// layout supplies the real names. It quotes identifiers itself (double quotes, doubled inside) because
 /// this module cannot use InstarStore's quoting; the store's resolvers should use theirs.
-public struct ModelColumnResolver: MappingColumnResolver {
-    public let model: Model
+package struct ModelColumnResolver: MappingColumnResolver {
+    package let model: Model
 
-    public init(model: Model) {
+    package init(model: Model) {
         self.model = model
     }
 
-    public func resolve(entity: String, keyPath: [String]) -> ResolvedPath? {
+    package func resolve(entity: String, keyPath: [String]) -> ResolvedPath? {
         var current = entity
         var alias = "source"
         var joins: [String] = []

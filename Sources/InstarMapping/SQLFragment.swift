@@ -3,17 +3,17 @@
 ///
 /// Values are always bound, never spliced into the text: the text contains only SQL keywords, `?`, and
 /// identifiers the resolver supplied.
-public struct SQLFragment: Sendable, Hashable, Codable {
-    public var sql: String
+package struct SQLFragment: Sendable, Hashable, Codable {
+    package var sql: String
     /// In placeholder order. Booleans are bound as 0/1 and dates as seconds since 2001 (Core Data's
     /// encodings); the runtime turns each into its database value.
-    public var arguments: [MappingValue]
+    package var arguments: [MappingValue]
     /// Join clauses from the resolver, each once, in first-use order.
-    public var joins: [String]
+    package var joins: [String]
     /// Functions this SQL calls that SQLite lacks; register them from ``MappingSQLFunction``.
-    public var functions: Set<MappingSQLFunction>
+    package var functions: Set<MappingSQLFunction>
 
-    public init(sql: String, arguments: [MappingValue] = [], joins: [String] = [], functions: Set<MappingSQLFunction> = []) {
+    package init(sql: String, arguments: [MappingValue] = [], joins: [String] = [], functions: Set<MappingSQLFunction> = []) {
         self.sql = sql
         self.arguments = arguments
         self.joins = joins
@@ -22,7 +22,7 @@ public struct SQLFragment: Sendable, Hashable, Codable {
 }
 
 /// What a value expression or filter becomes.
-public enum MappingTranslation: Sendable, Hashable {
+package enum MappingTranslation: Sendable, Hashable {
     /// Computable in SQL from the source row.
     case sql(SQLFragment)
     /// A relationship filled by following rows: the destination instances that entity mapping
@@ -35,7 +35,7 @@ public enum MappingTranslation: Sendable, Hashable {
 }
 
 /// Why SQL cannot do it. Stable, so that reports and hook registries can rely on the cases.
-public enum HookReason: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum HookReason: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The entity mapping names an `NSEntityMigrationPolicy` subclass.
     case customPolicy(className: String)
     /// `FUNCTION($entityPolicy, "selector", …)`: a method of the custom policy.
@@ -55,7 +55,7 @@ public enum HookReason: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Anything else the translator does not handle, described.
     case unsupported(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .customPolicy(let name): "custom migration policy \(name)"
         case .policyFunction(let selector): "custom policy method \(selector)"
@@ -70,7 +70,7 @@ public enum HookReason: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// A short stable category, for counting by reason.
-    public var category: String {
+    package var category: String {
         switch self {
         case .customPolicy: "custom policy"
         case .policyFunction: "policy function"

@@ -8,18 +8,18 @@ import InstarSQL
 /// `GLOB` with its metacharacters escaped, and `/` divides as doubles. Where SQLite's built-ins differ
 /// from Foundation (case folding beyond ASCII, regular expressions, UTF-16 lengths) the SQL calls a
 /// ``MappingSQLFunction`` that the runtime registers. Whatever SQL cannot do becomes a hook reason.
-public struct SQLTranslator: Sendable {
+package struct SQLTranslator: Sendable {
     /// The source entity: `$source` in value expressions and the evaluated object in filters.
-    public var entity: String
-    public var resolver: any MappingColumnResolver
+    package var entity: String
+    package var resolver: any MappingColumnResolver
 
-    public init(entity: String, resolver: any MappingColumnResolver) {
+    package init(entity: String, resolver: any MappingColumnResolver) {
         self.entity = entity
         self.resolver = resolver
     }
 
     /// A property mapping's value expression; `hookName` names the hook if one is needed.
-    public func translate(value expression: MappingExpression?, hookName: String) -> MappingTranslation {
+    package func translate(value expression: MappingExpression?, hookName: String) -> MappingTranslation {
         guard let expression else { return .none }
         if let relationship = Self.relationshipLookup(expression) { return relationship }
         do {
@@ -32,7 +32,7 @@ public struct SQLTranslator: Sendable {
     }
 
     /// An entity mapping's filter predicate.
-    public func translate(filter predicate: MappingPredicate, hookName: String) -> MappingTranslation {
+    package func translate(filter predicate: MappingPredicate, hookName: String) -> MappingTranslation {
         do {
             var builder = SQLBuilder(encoding: resolver.valueEncoding)
             let sql = try condition(predicate, &builder)

@@ -2,29 +2,29 @@ import Foundation
 import InstarModel
 
 /// Two model versions, by name.
-public struct VersionPair: Sendable, Hashable, Codable, CustomStringConvertible {
-    public var source: String
-    public var destination: String
+package struct VersionPair: Sendable, Hashable, Codable, CustomStringConvertible {
+    package var source: String
+    package var destination: String
 
-    public init(source: String, destination: String) {
+    package init(source: String, destination: String) {
         self.source = source
         self.destination = destination
     }
 
-    public var description: String { "\(source) → \(destination)" }
+    package var description: String { "\(source) → \(destination)" }
 }
 
 /// The versions a mapping model migrates between.
-public struct MappingVersionMatch: Sendable {
-    public var source: Model
-    public var destination: Model
+package struct MappingVersionMatch: Sendable {
+    package var source: Model
+    package var destination: Model
     /// How the pair was recognised.
-    public var basis: Basis
+    package var basis: Basis
     /// Other pairs that match just as well (Core Data would accept the mapping model for them too,
     /// for example versions that differ only in entities the mapping does not touch).
-    public var alternatives: [VersionPair]
+    package var alternatives: [VersionPair]
 
-    public enum Basis: String, Sendable, Hashable, Codable {
+    package enum Basis: String, Sendable, Hashable, Codable {
         /// Every mapped entity's version hash equals the one the mapping model records or that the
         /// recorded versions give (Core Data's rule).
         case entityHashes
@@ -35,9 +35,9 @@ public struct MappingVersionMatch: Sendable {
         case named
     }
 
-    public var pair: VersionPair { VersionPair(source: source.name, destination: destination.name) }
+    package var pair: VersionPair { VersionPair(source: source.name, destination: destination.name) }
 
-    public init(source: Model, destination: Model, basis: Basis, alternatives: [VersionPair] = []) {
+    package init(source: Model, destination: Model, basis: Basis, alternatives: [VersionPair] = []) {
         self.source = source
         self.destination = destination
         self.basis = basis
@@ -46,17 +46,17 @@ public struct MappingVersionMatch: Sendable {
 }
 
 /// No pair of versions fits the mapping model.
-public struct MappingMatchError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var mappingModel: String
+package struct MappingMatchError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var mappingModel: String
     /// The best candidate, if there were at least two versions.
-    public var closest: VersionPair?
+    package var closest: VersionPair?
     /// How many entity mappings' source or destination entities differ from the closest pair (a version
     /// hash that differs, or an entity or property that is missing); each side of each mapping counts once.
-    public var differingEntityHashes: Int
+    package var differingEntityHashes: Int
     /// Which entity mappings differ and how, for the closest pair.
-    public var differences: [String]
+    package var differences: [String]
 
-    public var description: String {
+    package var description: String {
         guard let closest else { return "mapping model '\(mappingModel)': fewer than two versions to match against" }
         return "mapping model '\(mappingModel)' fits no pair of versions; closest is \(closest) with "
             + "\(differingEntityHashes) differing entit\(differingEntityHashes == 1 ? "y" : "ies"): "
@@ -74,8 +74,8 @@ public struct MappingMatchError: Error, Sendable, Hashable, CustomStringConverti
 /// rename versions after making the mapping), that side is recognised by structure instead: its entities
 /// exist, and (destination side) each destination entity's properties are exactly the mapped ones, as
 /// Xcode creates one property mapping per destination property.
-public enum MappingVersionMatcher {
-    public static func match(_ mapping: MappingModel, versions: [Model]) throws(MappingMatchError) -> MappingVersionMatch {
+package enum MappingVersionMatcher {
+    package static func match(_ mapping: MappingModel, versions: [Model]) throws(MappingMatchError) -> MappingVersionMatch {
         let expectedSource = expectedHashes(mapping, side: .source, versions: versions)
         let expectedDestination = expectedHashes(mapping, side: .destination, versions: versions)
         var scored: [(score: Int, preference: [Int], source: Int, destination: Int, differences: [String])] = []

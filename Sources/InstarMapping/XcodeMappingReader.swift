@@ -10,9 +10,9 @@ import InstarModelIO
 /// `XDDEVATTRIBUTEMAPPING`/`XDDEVRELATIONSHIPMAPPING`s (name, archived value expression). Property
 /// mappings that no entity mapping lists (Xcode leaves some behind after edits) are ignored, as `mapc`
 /// ignores them.
-public enum XcodeMappingReader {
+package enum XcodeMappingReader {
     /// Reads an `.xcmappingmodel` folder or the `xcmapping.xml` file inside it.
-    public static func read(url: URL) throws(MappingError) -> MappingModel {
+    package static func read(url: URL) throws(MappingError) -> MappingModel {
         var file = url.standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
@@ -31,7 +31,7 @@ public enum XcodeMappingReader {
     }
 
     /// Reads `xcmapping.xml` text; `file` is used in error locations, `name` is the mapping model's name.
-    public static func read(data: Data, file: String, name: String) throws(MappingError) -> MappingModel {
+    package static func read(data: Data, file: String, name: String) throws(MappingError) -> MappingModel {
         let document = try CoreDataXMLDocument.read(data: data, file: file)
         let roots = document.order.compactMap { document.objects[$0] }.filter { $0.type == "XDDEVMAPPINGMODEL" }
         guard let root = roots.first else {

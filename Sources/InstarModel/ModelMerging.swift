@@ -8,7 +8,7 @@ extension Model {
     ///
     /// - Parameter name: the merged version's name; by default the parts' names joined with ` + `.
     /// - Throws: ``ModelError`` naming every entity declared by more than one part.
-    public static func merging(_ parts: [Model], name: String? = nil) throws(ModelError) -> Model {
+    package static func merging(_ parts: [Model], name: String? = nil) throws(ModelError) -> Model {
         guard parts.count > 1 else {
             if let only = parts.first { return only }
             throw ModelError(ModelProblem(.invalidValue, "there is no model to merge"))

@@ -1,11 +1,11 @@
 /// Spelling help for error messages: "did you mean 'X'?".
-public enum Spelling {
+package enum Spelling {
     /// A hint naming the closest candidate, or nil when none is close enough to be a likely typo.
-    public static func suggestion(for name: String, among candidates: [String]) -> String? {
+    package static func suggestion(for name: String, among candidates: [String]) -> String? {
         closest(to: name, among: candidates).map { "did you mean '\($0)'?" }
     }
 
-    public static func closest(to name: String, among candidates: [String]) -> String? {
+    package static func closest(to name: String, among candidates: [String]) -> String? {
         let scored = candidates.map { ($0, distance(name.lowercased(), $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }),
             best.1 <= max(2, name.count / 3)
@@ -14,7 +14,7 @@ public enum Spelling {
     }
 
     /// Levenshtein distance.
-    public static func distance(_ a: String, _ b: String) -> Int {
+    package static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }

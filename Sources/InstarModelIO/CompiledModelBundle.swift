@@ -12,7 +12,7 @@ extension ModelBundle {
     /// concerned rather than read into a model that matches no store. `.omo` files (an optimized form
     /// of the current version, written beside its `.mom`) are not read.
     /// - Throws: ``ModelError`` with the problems of all versions together.
-    public static func read(momd url: URL) throws(ModelError) -> ModelBundle {
+    package static func read(momd url: URL) throws(ModelError) -> ModelBundle {
         let folder = url.standardizedFileURL
         let location = SourceLocation(file: folder.path)
         let entries = try listFolder(folder, what: "compiled model folder", hint: "pass the path of a .momd folder")

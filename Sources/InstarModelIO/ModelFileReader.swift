@@ -26,7 +26,7 @@ import Yams
 /// The `sql` layout's naming keys (`table:`, `primaryKey:`, `column:`, `columnType:`, `joinTable:`,
 /// `name:` on indexes and uniqueness constraints) and the top-level `raw:` list are read by
 /// ``StoredNamesReader``. The README documents every key. Errors carry `file:line:column`.
-public enum ModelFileReader {
+package enum ModelFileReader {
     static let modelKeys = ["name", "identifier", "entities", "raw"]
     static let entityKeys = [
         "parent", "abstract", "renamedFrom", "hashModifier", "unique", "indexes", "attributes", "relationships",
@@ -41,14 +41,14 @@ public enum ModelFileReader {
     ] + StoredNamesReader.columnKeys + StoredNamesReader.linkKeys
 
     /// Reads and validates a model file.
-    public static func read(path: String) throws(ModelError) -> Model {
+    package static func read(path: String) throws(ModelError) -> Model {
         let source = try YAMLSource.load(path: path)
         let defaultName = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         return try read(source, defaultName: defaultName)
     }
 
     /// Parses model text; `file` is used in error messages.
-    public static func parse(_ text: String, file: String = "<model>", defaultName: String = "Model")
+    package static func parse(_ text: String, file: String = "<model>", defaultName: String = "Model")
         throws(ModelError) -> Model
     {
         try read(YAMLSource.parse(text, file: file), defaultName: defaultName)

@@ -6,8 +6,8 @@ import InstarModel
 ///
 /// Stores keep a copy of their model this way (as Core Data keeps `Z_MODELCACHE`), so that a store can
 /// be migrated, inspected or repaired without the model file that created it.
-public enum ModelFileWriter {
-    public static func json(_ model: Model) -> String {
+package enum ModelFileWriter {
+    package static func json(_ model: Model) -> String {
         var root: [String: Any] = ["name": model.name]
         if let identifier = model.versionIdentifier { root["identifier"] = identifier }
         var entities: [String: Any] = [:]

@@ -4,7 +4,7 @@ extension ModelFileWriter {
     /// The model as an Instar YAML model file, for people to read and edit: entities and properties in
     /// declaration order, the short forms (`title: string?`, `album: Album? inverse tracks`) where they
     /// say everything, the long form elsewhere. ``ModelFileReader`` reads it back to an identical model.
-    public static func yaml(_ model: Model, comment: String? = nil) -> String {
+    package static func yaml(_ model: Model, comment: String? = nil) -> String {
         var lines: [String] = []
         if let comment {
             lines += comment.split(separator: "\n", omittingEmptySubsequences: false).map { "# \($0)" }
@@ -114,10 +114,10 @@ extension ModelFileWriter {
 }
 
 /// Spelling YAML scalars so that any string reads back unchanged.
-public enum YAMLText {
+package enum YAMLText {
     /// Letters, digits, `_`, `.` and `-`, starting with a letter, digit or `_`: safe anywhere, even in
     /// flow collections and as keys.
-    public static func isWord(_ s: String) -> Bool {
+    package static func isWord(_ s: String) -> Bool {
         guard let first = s.unicodeScalars.first, first.properties.isAlphabetic || isDigit(first) || first == "_"
         else { return false }
         return s.unicodeScalars.allSatisfy {
@@ -128,7 +128,7 @@ public enum YAMLText {
     static func isDigit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }
 
     /// A value in block context: plain when clearly safe, else double-quoted.
-    public static func scalar(_ s: String) -> String {
+    package static func scalar(_ s: String) -> String {
         guard let first = s.unicodeScalars.first, first.properties.isAlphabetic || isDigit(first) || first == "_",
             s.last != " ", !s.contains(": "), !s.contains(" #")
         else { return quoted(s) }
@@ -138,18 +138,18 @@ public enum YAMLText {
     }
 
     /// A value inside a flow collection (`{name: x}`): a word, else double-quoted.
-    public static func flowScalar(_ s: String) -> String { isWord(s) ? s : quoted(s) }
+    package static func flowScalar(_ s: String) -> String { isWord(s) ? s : quoted(s) }
 
     /// A mapping key.
-    public static func key(_ s: String) -> String { isWord(s) ? s : quoted(s) }
+    package static func key(_ s: String) -> String { isWord(s) ? s : quoted(s) }
 
     /// `[a, "b c", -d]`.
-    public static func flowList(_ items: [String]) -> String {
+    package static func flowList(_ items: [String]) -> String {
         "[" + items.map { isWord($0) ? $0 : quoted($0) }.joined(separator: ", ") + "]"
     }
 
     /// A double-quoted YAML scalar with escapes.
-    public static func quoted(_ s: String) -> String {
+    package static func quoted(_ s: String) -> String {
         var out = "\""
         for c in s.unicodeScalars {
             switch c {

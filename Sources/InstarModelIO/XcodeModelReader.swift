@@ -25,9 +25,9 @@ import InstarModel
 /// Problems are collected, not thrown one at a time: the reader's own (unknown attribute type, a
 /// missing name, a malformed number) are reported together with ``Model``'s validation problems, each
 /// at `file:line:column` of the element concerned.
-public enum XcodeModelReader {
+package enum XcodeModelReader {
     /// Reads `<folder>/contents`. The model's name is the folder name without `.xcdatamodel`.
-    public static func read(xcdatamodel url: URL) throws(ModelError) -> Model {
+    package static func read(xcdatamodel url: URL) throws(ModelError) -> Model {
         let folder = url.standardizedFileURL
         let contents = folder.appendingPathComponent("contents")
         var isDirectory: ObjCBool = false
@@ -76,7 +76,7 @@ public enum XcodeModelReader {
     }
 
     /// Parses the text of a `contents` file. `name` becomes the model's name; `file` is used in locations.
-    public static func parse(data: Data, name: String, file: String) throws(ModelError) -> Model {
+    package static func parse(data: Data, name: String, file: String) throws(ModelError) -> Model {
         let root = try XMLSourceTree.parse(data: data, file: file)
         guard root.name == "model" else {
             throw ModelError(

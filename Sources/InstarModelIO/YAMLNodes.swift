@@ -7,12 +7,12 @@ import Yams
 /// Decoding straight into `Codable` types would lose line numbers and stop at the first mistake.
 /// Instead files are composed into Yams nodes, and readers walk them with these helpers, collecting
 /// every problem with `file:line:column`.
-public struct YAMLSource {
-    public let file: String
-    public let root: Node
+package struct YAMLSource {
+    package let file: String
+    package let root: Node
 
     /// Parses `text`; a syntax error becomes a ``ModelProblem`` with the parser's line and column.
-    public static func parse(_ text: String, file: String) throws(ModelError) -> YAMLSource {
+    package static func parse(_ text: String, file: String) throws(ModelError) -> YAMLSource {
         do {
             // Tags are not resolved (every scalar stays a string): readers interpret values by key, and
             // Yams' default resolution runs several regular expressions per scalar, which dominated
@@ -31,7 +31,7 @@ public struct YAMLSource {
     }
 
     /// Reads a file from disk and parses it.
-    public static func load(path: String) throws(ModelError) -> YAMLSource {
+    package static func load(path: String) throws(ModelError) -> YAMLSource {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -63,21 +63,21 @@ public struct YAMLSource {
         }
     }
 
-    public func location(of node: Node) -> SourceLocation {
+    package func location(of node: Node) -> SourceLocation {
         SourceLocation(file: file, line: node.mark?.line, column: node.mark?.column)
     }
 }
 
 /// Collects problems while walking a YAML tree.
-public struct YAMLWalker {
-    public let source: YAMLSource
-    public private(set) var problems: [ModelProblem] = []
+package struct YAMLWalker {
+    package let source: YAMLSource
+    package private(set) var problems: [ModelProblem] = []
 
-    public init(source: YAMLSource) {
+    package init(source: YAMLSource) {
         self.source = source
     }
 
-    public mutating func report(
+    package mutating func report(
         _ kind: ModelProblem.Kind, _ message: String, at node: Node, entity: String? = nil, property: String? = nil,
         hint: String? = nil
     ) {
@@ -87,7 +87,7 @@ public struct YAMLWalker {
     }
 
     /// The key/value pairs of a mapping node, or a reported problem and an empty list.
-    public mutating func pairs(_ node: Node, what: String, entity: String? = nil) -> [(key: String, keyNode: Node, value: Node)] {
+    package mutating func pairs(_ node: Node, what: String, entity: String? = nil) -> [(key: String, keyNode: Node, value: Node)] {
         guard let mapping = node.mapping else {
             report(.invalidValue, "\(what) must be a mapping (key: value pairs)", at: node, entity: entity)
             return []
@@ -104,7 +104,7 @@ public struct YAMLWalker {
     }
 
     /// Reports keys that are not in `allowed`, suggesting the closest allowed key.
-    public mutating func checkKeys(
+    package mutating func checkKeys(
         _ pairs: [(key: String, keyNode: Node, value: Node)], allowed: [String], what: String,
         entity: String? = nil, property: String? = nil
     ) {
@@ -116,7 +116,7 @@ public struct YAMLWalker {
         }
     }
 
-    public mutating func string(_ node: Node, what: String, entity: String? = nil, property: String? = nil) -> String? {
+    package mutating func string(_ node: Node, what: String, entity: String? = nil, property: String? = nil) -> String? {
         guard let scalar = node.scalar else {
             report(.invalidValue, "\(what) must be a single value", at: node, entity: entity, property: property)
             return nil
@@ -124,7 +124,7 @@ public struct YAMLWalker {
         return scalar.string
     }
 
-    public mutating func bool(_ node: Node, what: String, entity: String? = nil, property: String? = nil) -> Bool? {
+    package mutating func bool(_ node: Node, what: String, entity: String? = nil, property: String? = nil) -> Bool? {
         guard let text = node.scalar?.string, let value = DefaultValue.parseBoolean(text) else {
             report(
                 .invalidValue, "\(what) must be true or false", at: node, entity: entity, property: property)
@@ -133,7 +133,7 @@ public struct YAMLWalker {
         return value
     }
 
-    public mutating func int(_ node: Node, what: String, entity: String? = nil, property: String? = nil) -> Int? {
+    package mutating func int(_ node: Node, what: String, entity: String? = nil, property: String? = nil) -> Int? {
         guard let text = node.scalar?.string, let value = Int(text) else {
             report(.invalidValue, "\(what) must be a whole number", at: node, entity: entity, property: property)
             return nil
@@ -141,7 +141,7 @@ public struct YAMLWalker {
         return value
     }
 
-    public mutating func stringList(_ node: Node, what: String, entity: String? = nil) -> [String] {
+    package mutating func stringList(_ node: Node, what: String, entity: String? = nil) -> [String] {
         if let scalar = node.scalar { return [scalar.string] }
         guard let sequence = node.sequence else {
             report(.invalidValue, "\(what) must be a list of names", at: node, entity: entity)

@@ -40,14 +40,14 @@ public struct NoChain: Error, Sendable, CustomStringConvertible {
 /// so the search runs segment by segment between those waypoints. Within a segment it is a shortest
 /// path over lightweight steps, skips included (Dijkstra; ties go to fewer steps, then to the earlier
 /// version, so the result is deterministic).
-public struct ChainFinder {
-    public let graph: VersionGraph
+package struct ChainFinder {
+    package let graph: VersionGraph
 
-    public init(graph: VersionGraph) {
+    package init(graph: VersionGraph) {
         self.graph = graph
     }
 
-    public func cheapestChain(from: String, to: String) throws(NoChain) -> Chain {
+    package func cheapestChain(from: String, to: String) throws(NoChain) -> Chain {
         let plan = graph.plan
         guard let start = plan.index(of: from), let end = plan.index(of: to) else {
             throw NoChain(from: from, to: to, gaps: [], message: "unknown version '\(plan.index(of: from) == nil ? from : to)'")
@@ -205,7 +205,7 @@ public struct ChainFinder {
     /// Other chains worth showing next to the chosen one: stepping through every version, and the
     /// single direct step, when they exist, differ from the choice and obey the plan (stop at every
     /// pinned version and take every custom stage in the range, as ``cheapestChain(from:to:)`` does).
-    public func alternatives(to chosen: Chain) -> [Chain] {
+    package func alternatives(to chosen: Chain) -> [Chain] {
         guard let first = chosen.steps.first, let last = chosen.steps.last,
             let a = graph.plan.index(of: first.from), let b = graph.plan.index(of: last.to)
         else { return [] }

@@ -8,12 +8,12 @@ import InstarSQL
 ///
 /// A conversion never fails: a value that does not convert becomes NULL, and ``Conversion/lossy``
 /// says which values those are, so that the report can count them as a risk before anything runs.
-public enum Converters {
-    public struct Conversion: Sendable, Hashable {
+package enum Converters {
+    package struct Conversion: Sendable, Hashable {
         /// The SQL expression of the new value, over the old value.
-        public var expression: String
+        package var expression: String
         /// Which non-NULL old values become NULL; nil when every value converts.
-        public var lossy: String?
+        package var lossy: String?
     }
 
     /// Spaces, tabs, line feeds and carriage returns, as `trim`'s second argument.
@@ -21,7 +21,7 @@ public enum Converters {
 
     /// The conversion of `value` (an SQL expression, typically a quoted column) from `from` to `to`,
     /// or nil when there is no built-in one.
-    public static func conversion(
+    package static func conversion(
         from: AttributeType, to: AttributeType, value: String, encoding: ValueEncoding = .instar
     ) -> Conversion? {
         let trimmed = "trim(\(value), \(whitespace))"
@@ -84,7 +84,7 @@ public enum Converters {
     }
 
     /// A hint for the conversions Instar has no built-in for.
-    public static func hint(
+    package static func hint(
         from: AttributeType, to: AttributeType, value: String, encoding: ValueEncoding = .instar
     ) -> String? {
         switch (from, to, encoding.dates) {

@@ -21,22 +21,22 @@ import InstarModel
 ///
 /// Several changes in one gap share one `A′`/`A″` pair. Pure: it reads two models and returns values;
 /// the hooks' table and column names come from `naming`, which the store layer provides per layout.
-public struct Decomposer {
+package struct Decomposer {
     /// Storage names of a model version in the target layout (nil: the Instar layout's conventions).
-    public var naming: (Model) -> (any StorageNaming)?
+    package var naming: (Model) -> (any StorageNaming)?
     /// User conversions by `Entity.attribute` (target names): SQL in which `{value}` stands for the
     /// old value. They replace the built-in converters.
-    public var expressions: [String: String]
+    package var expressions: [String: String]
 
-    public init(naming: @escaping (Model) -> (any StorageNaming)? = { _ in nil }, expressions: [String: String] = [:]) {
+    package init(naming: @escaping (Model) -> (any StorageNaming)? = { _ in nil }, expressions: [String: String] = [:]) {
         self.naming = naming
         self.expressions = expressions
     }
 
     /// The version name of the intermediate model: `"<A> (prepare <B>)"`.
-    public static func intermediateName(from a: String, to b: String) -> String { "\(a) (prepare \(b))" }
+    package static func intermediateName(from a: String, to b: String) -> String { "\(a) (prepare \(b))" }
 
-    public func decompose(from a: Model, to b: Model, diff: ModelDiff? = nil) -> Decomposition {
+    package func decompose(from a: Model, to b: Model, diff: ModelDiff? = nil) -> Decomposition {
         var work = DecompositionWork(a: a, b: b, diff: diff ?? ModelDiff(from: a, to: b), naming: naming, expressions: expressions)
         work.run()
         return work.result

@@ -138,7 +138,7 @@ public struct Decomposition: Sendable {
 ///
 /// The planner does not know the layouts (they live in the store module, which the planner does not
 /// import); the runtime supplies this from a layout's storage map (`StorageMapNaming`).
-public protocol StorageNaming {
+package protocol StorageNaming {
     /// The table holding the entity's rows.
     func table(of entity: String) -> String?
     /// The primary-key column of the entity's table.
@@ -155,7 +155,7 @@ public protocol StorageNaming {
 }
 
 /// Where the links of a to-many relationship are, as seen from its owner.
-public enum LinkStorage: Sendable, Hashable {
+package enum LinkStorage: Sendable, Hashable {
     /// The destination rows hold the owner's key in `column` (the inverse to-one's foreign key),
     /// with a position column when the relationship is ordered.
     case inverseForeignKey(table: String, column: String, primaryKey: String, position: String?)
@@ -165,18 +165,18 @@ public enum LinkStorage: Sendable, Hashable {
 
 /// Names by the Instar layout's conventions (table = root entity, column = property name, key
 /// `_pk`), for when no layout is at hand. It does not know where to-many links are kept.
-public struct ConventionalNaming: StorageNaming {
-    public let model: Model
-    public init(model: Model) { self.model = model }
-    public func table(of entity: String) -> String? { model.entity(named: entity) == nil ? nil : model.root(of: entity) }
-    public func primaryKey(of entity: String) -> String? { InstarLayoutColumns.primaryKey }
-    public func column(of property: String, in entity: String) -> String? { property }
-    public func rowFilter(of entity: String) -> String? {
+package struct ConventionalNaming: StorageNaming {
+    package let model: Model
+    package init(model: Model) { self.model = model }
+    package func table(of entity: String) -> String? { model.entity(named: entity) == nil ? nil : model.root(of: entity) }
+    package func primaryKey(of entity: String) -> String? { InstarLayoutColumns.primaryKey }
+    package func column(of property: String, in entity: String) -> String? { property }
+    package func rowFilter(of entity: String) -> String? {
         let root = model.root(of: entity)
         guard model.hierarchy(below: root).count > 1 else { return nil }
         let kinds = model.hierarchy(below: entity).map(SQLLiteral.text).joined(separator: ", ")
         return "\(SQLIdentifier.quoted(InstarLayoutColumns.discriminator)) IN (\(kinds))"
     }
-    public func links(of relationship: String, in entity: String) -> LinkStorage? { nil }
-    public var valueEncoding: ValueEncoding { .instar }
+    package func links(of relationship: String, in entity: String) -> LinkStorage? { nil }
+    package var valueEncoding: ValueEncoding { .instar }
 }

@@ -34,7 +34,7 @@ private final class ResultBox<R>: @unchecked Sendable {
 extension Plan {
     /// Computes (and memoises) every version's hashes on all cores. Detecting a store's version
     /// compares its hashes with each version's; for a long history, one by one on one core is slow.
-    public func prepareVersionHashes() {
+    package func prepareVersionHashes() {
         _ = ParallelMap.map(versions) { $0.versionHashes }
     }
 }

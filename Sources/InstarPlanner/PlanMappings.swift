@@ -11,16 +11,16 @@ import InstarModel
 /// the versions it was made between; one that matches no pair of the plan's versions is reported with
 /// the closest pair, never silently dropped. Instar's own mapping files (`*.mapping.yaml`, `*.mapping.json`)
 /// name their two versions instead; a name that is not one of the plan's is an error where it is written.
-public enum PlanMappings {
+package enum PlanMappings {
     /// The outcome of matching: the mappings that now fix steps, and those that fit no pair.
-    public struct Matched: Sendable {
-        public var mappings: [PlannedMapping] = []
-        public var unmatched: [MappingMatchError] = []
-        public var unreadable: [MappingError] = []
+    package struct Matched: Sendable {
+        package var mappings: [PlannedMapping] = []
+        package var unmatched: [MappingMatchError] = []
+        package var unreadable: [MappingError] = []
     }
 
     /// Every `.xcmappingmodel` folder below `folder` (at most `depth` levels down), in path order.
-    public static func discover(near folder: URL, depth: Int = 4) -> [URL] {
+    package static func discover(near folder: URL, depth: Int = 4) -> [URL] {
         var found: [URL] = []
         func walk(_ url: URL, _ level: Int) {
             guard level <= depth,
@@ -42,7 +42,7 @@ public enum PlanMappings {
 
     /// Reads and matches `files` against `versions`. A mapping model whose pair runs backwards (a
     /// downgrade mapping) is kept out: migrations run forward.
-    public static func match(_ files: [URL], versions: [Model]) -> Matched {
+    package static func match(_ files: [URL], versions: [Model]) -> Matched {
         var result = Matched()
         for file in files {
             if MappingFileReader.isMappingFile(file) {

@@ -5,25 +5,25 @@ import InstarModelIO
 /// The files `instar plan … --scaffold <dir>` writes for proposed decompositions: each intermediate
 /// model and each target with renaming identifiers as an Instar YAML model file, and `hooks.yaml`, a
 /// snippet with the `versions:`, `stages:` and `hooks:` entries to paste into the plan.
-public enum Scaffold {
-    public struct File: Sendable, Hashable {
+package enum Scaffold {
+    package struct File: Sendable, Hashable {
         /// The file's path: `directory` joined with its name.
-        public var path: String
-        public var contents: String
+        package var path: String
+        package var contents: String
         /// What the file is, for the command's output.
-        public var role: String
+        package var role: String
 
-        public init(path: String, contents: String, role: String) {
+        package init(path: String, contents: String, role: String) {
             self.path = path
             self.contents = contents
             self.role = role
         }
     }
 
-    public static let snippetName = "hooks.yaml"
+    package static let snippetName = "hooks.yaml"
 
     /// The files for `proposals` of `plan`, to be written into `directory`.
-    public static func files(for proposals: [Decomposition], plan: Plan, directory: String) -> [File] {
+    package static func files(for proposals: [Decomposition], plan: Plan, directory: String) -> [File] {
         let folder = URL(fileURLWithPath: directory)
         var files: [File] = []
         var fileOf: [String: String] = [:]  // version name → path as written in the plan
@@ -154,7 +154,7 @@ public enum Scaffold {
     }
 
     /// `file` relative to `folder` (`../x/y.yaml`), or absolute when they share nothing but the root.
-    public static func relativePath(of file: URL, from folder: URL) -> String {
+    package static func relativePath(of file: URL, from folder: URL) -> String {
         let a = file.standardizedFileURL.resolvingSymlinksInPath().pathComponents
         let b = folder.standardizedFileURL.resolvingSymlinksInPath().pathComponents
         var common = 0
@@ -165,7 +165,7 @@ public enum Scaffold {
     }
 
     /// `Shop 1 (prepare Shop 2)` → `shop-1-prepare-shop-2`.
-    public static func slug(_ name: String) -> String {
+    package static func slug(_ name: String) -> String {
         var out = ""
         for c in name.lowercased() {
             if c.isLetter || c.isNumber {

@@ -24,7 +24,7 @@ public struct DryRunReport: Sendable {
         /// The mapping model a `.mapping` step runs (its pair is never skipped), nil otherwise.
         public var mappingModel: String? = nil
         /// A mapping step's hooks with an SQL template each, for `--scaffold` (empty for other steps).
-        public var mappingHookTemplates: [MappingHookTemplate] = []
+        package var mappingHookTemplates: [MappingHookTemplate] = []
     }
 
     public struct Alternative: Sendable {

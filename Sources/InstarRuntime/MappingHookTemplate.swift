@@ -11,11 +11,11 @@ import InstarSQL
 /// The template is named as the refusal names the hook, and says in comments at which point of the step
 /// it runs, what it must produce there, and which tables it sees; its statement skeleton holds
 /// ``Decomposition/expressionPlaceholder``, so it fails until edited.
-public struct MappingHookTemplate: Sendable, Hashable {
-    public var hook: String
-    public var point: MappingHookRequirement.Point
+package struct MappingHookTemplate: Sendable, Hashable {
+    package var hook: String
+    package var point: MappingHookRequirement.Point
     /// The whole template: comments and SQL.
-    public var sql: String
+    package var sql: String
 
     static func templates(for program: MappingProgram, mapping: MappingModel, layout: any StoreLayout)
         -> [MappingHookTemplate]

@@ -11,26 +11,26 @@ import InstarSQL
 /// Which tables a step rebuilds is decided exactly as the executor will decide it, against the layout's
 /// schema of the step's first version. Row counts come from the store (by entity, carried across
 /// renames through canonical names); without a store every table counts as `nominalRows`.
-public struct StepCostEstimator: StepCostModel {
-    public let layout: any StoreLayout
+package struct StepCostEstimator: StepCostModel {
+    package let layout: any StoreLayout
     /// Rows of an entity, by canonical entity name (renaming identifier, else name); nil when unknown.
-    public let rows: @Sendable (String) -> Int?
-    public let nominalRows: Int
+    package let rows: @Sendable (String) -> Int?
+    package let nominalRows: Int
     private let maps = StorageMapCache()
 
-    public init(layout: any StoreLayout, rowsByEntity: [String: Int] = [:], nominalRows: Int = 1000) {
+    package init(layout: any StoreLayout, rowsByEntity: [String: Int] = [:], nominalRows: Int = 1000) {
         self.init(layout: layout, rows: { rowsByEntity[$0] }, nominalRows: nominalRows)
     }
 
     /// With rows counted on demand (``StoreRowCounts``): only tables that a candidate step rewrites are
     /// ever counted, so planning a chain of adds and renames reads no table at all.
-    public init(layout: any StoreLayout, rows: @escaping @Sendable (String) -> Int?, nominalRows: Int = 0) {
+    package init(layout: any StoreLayout, rows: @escaping @Sendable (String) -> Int?, nominalRows: Int = 0) {
         self.layout = layout
         self.rows = rows
         self.nominalRows = nominalRows
     }
 
-    public func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost {
+    package func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost {
         guard diff.isInferable, let oldMap = maps.map(for: old, layout: layout), let newMap = maps.map(for: new, layout: layout),
             let program = try? StepCompiler(diff: diff, from: old, to: new, oldMap: oldMap, newMap: newMap, layout: layout)
                 .compile()
@@ -54,7 +54,7 @@ public struct StepCostEstimator: StepCostModel {
     }
 
     /// Rows of a table of `model`: its entities' counts, or the nominal weight when unknown.
-    public func rowCount(ofTable table: String, map: StorageMap, model: Model) -> Int {
+    package func rowCount(ofTable table: String, map: StorageMap, model: Model) -> Int {
         let entities = map.entities.filter { $0.value.table == table }.map(\.key)
         if entities.isEmpty { return nominalRows }  // a join table
         var total = 0
@@ -71,14 +71,14 @@ public struct StepCostEstimator: StepCostModel {
 
 /// Rows per entity of a store at a version, counted the first time the planner asks (`count(*)` reads
 /// the whole table, which on a large store costs more than planning a chain of adds and renames).
-public final class StoreRowCounts: @unchecked Sendable {
+package final class StoreRowCounts: @unchecked Sendable {
     private let store: SQLiteStore
     private let model: Model
     private let map: StorageMap?
     private var counted: [String: Int?] = [:]
     private let lock = NSLock()
 
-    public init(store: SQLiteStore, model: Model) {
+    package init(store: SQLiteStore, model: Model) {
         self.store = store
         self.model = model
         map = try? store.layout.storageMap(for: model)
@@ -86,7 +86,7 @@ public final class StoreRowCounts: @unchecked Sendable {
 
     /// Rows of the entity whose canonical name is `canonical` (renaming identifier, else name),
     /// summed over the store's entities that share it; nil when the store has none.
-    public func rows(ofCanonical canonical: String) -> Int? {
+    package func rows(ofCanonical canonical: String) -> Int? {
         lock.lock()
         defer { lock.unlock() }
         if let known = counted[canonical] { return known }
@@ -111,7 +111,7 @@ public final class StoreRowCounts: @unchecked Sendable {
 
 extension SQLiteStore {
     /// Rows per entity of a store at `model`, keyed by canonical entity name, for the cost model.
-    public func rowsByEntity(at model: Model) throws(StoreError) -> [String: Int] {
+    package func rowsByEntity(at model: Model) throws(StoreError) -> [String: Int] {
         let map: StorageMap
         do {
             map = try layout.storageMap(for: model)

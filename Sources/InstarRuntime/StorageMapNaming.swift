@@ -5,30 +5,30 @@ import InstarStore
 
 /// The names a layout gives one model version, as synthesized hooks need them (``StorageNaming``):
 /// read from the layout's ``StorageMap``, so hooks name exactly the tables and columns a step makes.
-public struct StorageMapNaming: StorageNaming {
-    public let model: Model
-    public let map: StorageMap
-    public let valueEncoding: ValueEncoding
+package struct StorageMapNaming: StorageNaming {
+    package let model: Model
+    package let map: StorageMap
+    package let valueEncoding: ValueEncoding
 
-    public init(model: Model, map: StorageMap, valueEncoding: ValueEncoding) {
+    package init(model: Model, map: StorageMap, valueEncoding: ValueEncoding) {
         self.model = model
         self.map = map
         self.valueEncoding = valueEncoding
     }
 
-    public init(model: Model, layout: any StoreLayout) throws(LayoutError) {
+    package init(model: Model, layout: any StoreLayout) throws(LayoutError) {
         self.init(model: model, map: try layout.storageMap(for: model), valueEncoding: layout.valueEncoding)
     }
 
-    public func table(of entity: String) -> String? { map.entities[entity]?.table }
+    package func table(of entity: String) -> String? { map.entities[entity]?.table }
 
-    public func primaryKey(of entity: String) -> String? {
+    package func primaryKey(of entity: String) -> String? {
         map.entities[entity].flatMap { map.entityTables[$0.table]?.primaryKey }
     }
 
-    public func column(of property: String, in entity: String) -> String? { map.entities[entity]?.columns[property] }
+    package func column(of property: String, in entity: String) -> String? { map.entities[entity]?.columns[property] }
 
-    public func rowFilter(of entity: String) -> String? {
+    package func rowFilter(of entity: String) -> String? {
         guard let storage = map.entities[entity], let discriminator = map.entityTables[storage.table]?.discriminator
         else { return nil }
         let values = storage.kinds.compactMap { map.entities[$0]?.discriminatorValue?.literal }
@@ -36,7 +36,7 @@ public struct StorageMapNaming: StorageNaming {
         return "\(SQLIdentifier.quoted(discriminator)) IN (\(values.joined(separator: ", ")))"
     }
 
-    public func links(of relationship: String, in entity: String) -> LinkStorage? {
+    package func links(of relationship: String, in entity: String) -> LinkStorage? {
         guard let declaring = model.property(relationship, of: entity)?.declaringEntity else { return nil }
         switch map.relationships[RelationshipKey(entity: declaring, name: relationship)] {
         case .inverseForeignKey(let inverse, let position)?:
@@ -54,7 +54,7 @@ public struct StorageMapNaming: StorageNaming {
 
 extension Decomposer {
     /// A decomposer whose hooks use the names of `layout`.
-    public init(layout: any StoreLayout, expressions: [String: String] = [:]) {
+    package init(layout: any StoreLayout, expressions: [String: String] = [:]) {
         self.init(naming: { try? StorageMapNaming(model: $0, layout: layout) }, expressions: expressions)
     }
 }

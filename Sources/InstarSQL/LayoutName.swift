@@ -39,9 +39,9 @@ public enum LayoutName: Sendable, Hashable, CustomStringConvertible {
 
 /// The Instar layout's fixed column names, shared by the layout (store module) and the planner's
 /// synthesized hooks when no layout is at hand.
-public enum InstarLayoutColumns {
+package enum InstarLayoutColumns {
     /// The integer primary key of every entity table.
-    public static let primaryKey = "_pk"
+    package static let primaryKey = "_pk"
     /// The column naming the concrete entity of each row in a table shared by a hierarchy.
-    public static let discriminator = "_entity"
+    package static let discriminator = "_entity"
 }

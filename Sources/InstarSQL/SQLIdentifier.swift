@@ -8,9 +8,9 @@
 ///
 /// This is the one place that spells quoting: every module that writes SQL (planner, mapping, store,
 /// runtime) uses it.
-public enum SQLIdentifier {
+package enum SQLIdentifier {
     /// `name` → `"name"`, with embedded double quotes doubled.
-    public static func quoted(_ name: String) -> String {
+    package static func quoted(_ name: String) -> String {
         enclosed(name, in: "\"")
     }
 
@@ -28,16 +28,16 @@ public enum SQLIdentifier {
     }
 
     /// A comma-separated list of quoted identifiers.
-    public static func list(_ names: [String]) -> String {
+    package static func list(_ names: [String]) -> String {
         names.map(quoted).joined(separator: ", ")
     }
 }
 
 /// SQL literals, for the few places SQLite takes no bound parameter (a `DEFAULT` clause, a `CHECK`,
 /// the text of a hook written for a person to read).
-public enum SQLLiteral {
+package enum SQLLiteral {
     /// `'text'`, with embedded single quotes doubled.
-    public static func text(_ text: String) -> String {
+    package static func text(_ text: String) -> String {
         SQLIdentifier.enclosed(text, in: "'")
     }
 }

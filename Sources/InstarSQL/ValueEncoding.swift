@@ -118,14 +118,14 @@ public enum StoredScalar: Sendable, Hashable {
 
 /// ISO-8601 text of a date in UTC with milliseconds, computed with integer calendar arithmetic (no
 /// formatter: the same text on every platform, and cheap enough for millions of rows).
-public enum ISODateText {
+package enum ISODateText {
     /// `2001-01-01T00:00:00.000Z` for 0.
-    public static func text(secondsSinceReferenceDate seconds: Double) -> String {
+    package static func text(secondsSinceReferenceDate seconds: Double) -> String {
         text(millisecondsSinceReferenceDate: Int64((seconds * 1000).rounded()))
     }
 
     /// The same for a whole number of milliseconds since 2001-01-01 UTC.
-    public static func text(millisecondsSinceReferenceDate ms: Int64) -> String {
+    package static func text(millisecondsSinceReferenceDate ms: Int64) -> String {
         // Days since 1970-01-01, then civil-from-days (Howard Hinnant's public-domain algorithm).
         let unixMilliseconds = ms + 978_307_200_000
         var days = unixMilliseconds / 86_400_000

@@ -1,14 +1,14 @@
 import InstarModel
 
 /// A model imported from an existing database, with everything it keeps verbatim or leaves out.
-public struct ImportedModel: Sendable {
-    public var model: Model
-    public var notes: [AdoptionNote]
+package struct ImportedModel: Sendable {
+    package var model: Model
+    package var notes: [AdoptionNote]
 }
 
 /// One schema object a model could not express as entities, or a detail it does not keep.
-public struct AdoptionNote: Sendable, Hashable, CustomStringConvertible {
-    public enum Effect: Sendable, Hashable {
+package struct AdoptionNote: Sendable, Hashable, CustomStringConvertible {
+    package enum Effect: Sendable, Hashable {
         /// Kept as raw SQL and recreated around each step; nothing is blocked.
         case carried
         /// Kept as raw SQL; the steps described cannot be inferred or fail verification.
@@ -17,17 +17,17 @@ public struct AdoptionNote: Sendable, Hashable, CustomStringConvertible {
         case notKept
     }
 
-    public var kind: String
-    public var name: String
-    public var reasons: [String]
-    public var effect: Effect
+    package var kind: String
+    package var name: String
+    package var reasons: [String]
+    package var effect: Effect
 
-    public var blocksMigrations: Bool {
+    package var blocksMigrations: Bool {
         if case .blocks = effect { return true }
         return false
     }
 
-    public var description: String {
+    package var description: String {
         let why = reasons.joined(separator: ", ")
         switch effect {
         case .carried: return "\(kind) \(name) (\(why)): kept as raw SQL and carried across steps; blocks nothing"

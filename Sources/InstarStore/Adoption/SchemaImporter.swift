@@ -7,7 +7,7 @@ import InstarModel
 /// many-to-many relationships, names kept with naming keys (``StoredNames``). Whatever a model cannot
 /// express is kept verbatim (``RawSQL``) and listed in the notes, with what it blocks: a database is
 /// never adopted with something silently left out.
-public enum SchemaImporter {
+package enum SchemaImporter {
     /// What the importer decided a table is.
     enum Role: Equatable {
         case entity
@@ -16,7 +16,7 @@ public enum SchemaImporter {
     }
 
     /// Imports the database at `path`, opened read-only.
-    public static func importModel(path: String, name: String) throws(StoreError) -> ImportedModel {
+    package static func importModel(path: String, name: String) throws(StoreError) -> ImportedModel {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError(.notFound, path: path, "no database here")
         }

@@ -4,19 +4,19 @@ import InstarModel
 import InstarSQL
 
 /// One statement of a mapping step: SQL text with `?` placeholders and the values bound to them.
-public struct MappingStatement: Sendable, CustomStringConvertible {
-    public var sql: String
-    public var arguments: [SQLValue]
+package struct MappingStatement: Sendable, CustomStringConvertible {
+    package var sql: String
+    package var arguments: [SQLValue]
     /// What it does, for the dry run and for error messages.
-    public var purpose: String
+    package var purpose: String
 
-    public init(_ sql: String, arguments: [SQLValue] = [], purpose: String) {
+    package init(_ sql: String, arguments: [SQLValue] = [], purpose: String) {
         self.sql = sql
         self.arguments = arguments
         self.purpose = purpose
     }
 
-    public var description: String {
+    package var description: String {
         var text = "-- \(purpose)\n\(sql)"
         if !arguments.isEmpty { text += "\n-- bound: " + arguments.map(\.literal).joined(separator: ", ") }
         return text
@@ -26,16 +26,16 @@ public struct MappingStatement: Sendable, CustomStringConvertible {
 }
 
 /// A statement, or the place where a hook runs.
-public enum MappingAction: Sendable {
+package enum MappingAction: Sendable {
     case statement(MappingStatement)
     case hook(MappingHookRequirement)
 }
 
 /// What one entity mapping does in one pass of the step.
-public struct MappingPass: Sendable {
+package struct MappingPass: Sendable {
     /// The entity mapping's name (`NoteToAttachment`).
-    public var entityMapping: String
-    public var actions: [MappingAction]
+    package var entityMapping: String
+    package var actions: [MappingAction]
 }
 
 /// A mapping step compiled against the source and destination storage of a layout: every statement
@@ -48,33 +48,33 @@ public struct MappingPass: Sendable {
 /// `temp._instar_keymap(mapping, source_pk, destination_pk)`, and the source tables are set aside as
 /// `_instar_source_<table>` while the destination version's tables are created, so that hooks can read
 /// both.
-public struct MappingProgram: Sendable {
-    public var mappingModel: String
-    public var from: Model
-    public var to: Model
+package struct MappingProgram: Sendable {
+    package var mappingModel: String
+    package var from: Model
+    package var to: Model
     /// The source version's tables (entity and join tables), set aside for the step.
-    public var sourceTables: [String]
+    package var sourceTables: [String]
     /// The destination version's tables and indexes.
-    public var destination: StorageMap
+    package var destination: StorageMap
     /// Instance creation, one pass per entity mapping with a source and a destination.
-    public var instancePasses: [MappingPass]
+    package var instancePasses: [MappingPass]
     /// Relationship setting, one pass per entity mapping that has relationship mappings.
-    public var relationshipPasses: [MappingPass]
+    package var relationshipPasses: [MappingPass]
     /// Final pass: the columns holding a linked row's entity number (Core Data's `Z<n>_<REL>`).
-    public var finishing: [MappingStatement]
+    package var finishing: [MappingStatement]
     /// Every hook the step needs, in the order they run.
-    public var hooks: [MappingHookRequirement]
+    package var hooks: [MappingHookRequirement]
     /// The SQL functions the statements call.
-    public var functions: Set<MappingSQLFunction>
+    package var functions: Set<MappingSQLFunction>
 
     /// The name a source table has while the step runs.
-    public static func asideName(_ table: String) -> String { "_instar_source_" + table }
+    package static func asideName(_ table: String) -> String { "_instar_source_" + table }
 
     /// The temporary table mapping source keys to destination keys, per entity mapping.
-    public static let keyMap = "_instar_keymap"
+    package static let keyMap = "_instar_keymap"
 
     /// Every statement in the order it runs, hooks shown as comments: for the dry run.
-    public var renderedSQL: [String] {
+    package var renderedSQL: [String] {
         var lines = sourceTables.map { "ALTER TABLE \($0.sqlQuoted) RENAME TO \(Self.asideName($0).sqlQuoted)" }
         lines += destination.schema.tables.map { $0.createSQL() }
         for pass in instancePasses + relationshipPasses {

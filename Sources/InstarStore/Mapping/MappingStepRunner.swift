@@ -5,11 +5,11 @@ import InstarModel
 import InstarSQL
 
 /// Runs a hook of a mapping step inside the step's transaction.
-public typealias MappingHookRunner = (MappingHookRequirement, Database) throws -> Void
+package typealias MappingHookRunner = (MappingHookRequirement, Database) throws -> Void
 
 extension SQLiteStore {
     /// Compiles a mapping model (resolved against `from` and `to`) for this store's layout.
-    public func compileMapping(_ mapping: MappingModel, from: Model, to: Model) throws(StoreError) -> MappingProgram {
+    package func compileMapping(_ mapping: MappingModel, from: Model, to: Model) throws(StoreError) -> MappingProgram {
         do {
             var compiler = try MappingCompiler(mapping: mapping, from: from, to: to, layout: layout)
             return try compiler.compile()
@@ -30,7 +30,7 @@ extension SQLiteStore {
     ///   - after: runs once the store is at `to` (inline `after` hooks).
     ///   - beforeCommit: runs last (the runtime's journal record).
     @discardableResult
-    public func runMapping(
+    package func runMapping(
         _ program: MappingProgram, hooks: MappingHookRunner, before: ((Database) throws -> Void)? = nil,
         after: ((Database) throws -> Void)? = nil, beforeCommit: ((Database) throws -> Void)? = nil,
         onStatement: ((Int) -> Void)? = nil

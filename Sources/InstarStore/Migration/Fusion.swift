@@ -12,7 +12,7 @@
 /// (and with them links from the numbered table), a per-entity choice over a renumbered discriminator,
 /// or a data condition of the second step (it must be checked on the data as the first step leaves it).
 extension StepProgram {
-    public func fused(with next: StepProgram, nextHasConditions: Bool = false) -> StepProgram? {
+    package func fused(with next: StepProgram, nextHasConditions: Bool = false) -> StepProgram? {
         guard !nextHasConditions, next.fromVersion == toVersion else { return nil }
         let byTarget = Dictionary(transformations.map { ($0.target.name, $0) }, uniquingKeysWith: { a, _ in a })
         var composed: [TableTransformation] = []

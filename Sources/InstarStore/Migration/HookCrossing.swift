@@ -28,13 +28,13 @@
 /// The transaction stays one transaction: nothing is committed between the parts, so no other reader
 /// ever sees the intermediate shape. A hook whose SQL cannot be analysed, or that is not SQL, moves
 /// nothing.
-public struct DeferredWork: Sendable, Hashable {
+package struct DeferredWork: Sendable, Hashable {
     /// Tables whose rewrite runs after the hook instead of before it.
-    public var tables: [String] = []
+    package var tables: [String] = []
     /// Indexes created after the hook instead of before it.
-    public var indexes: [String] = []
+    package var indexes: [String] = []
 
-    public var isEmpty: Bool { tables.isEmpty && indexes.isEmpty }
+    package var isEmpty: Bool { tables.isEmpty && indexes.isEmpty }
 }
 
 extension StepProgram {
@@ -43,7 +43,7 @@ extension StepProgram {
     /// there to this program's target (so that it can be fused with the step after the hook). Nil when
     /// nothing may move. `moveTables` is false when no step follows the hook (a moved rebuild would cost
     /// the same after it; only indexes gain).
-    public func deferring(past access: SQLAccess, sourceSchema: StoreSchema, moveTables: Bool) -> (
+    package func deferring(past access: SQLAccess, sourceSchema: StoreSchema, moveTables: Bool) -> (
         now: StepProgram, later: StepProgram, moved: DeferredWork
     )? {
         guard !access.isOpaque else { return nil }

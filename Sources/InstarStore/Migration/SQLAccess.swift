@@ -13,34 +13,34 @@ import GRDBSQLite
 /// Anything the analysis cannot see through makes the access ``isOpaque``: a statement that fails in
 /// the scratch database, a `PRAGMA`, `ATTACH`, a read of the schema table, a table the scratch schema
 /// does not have, a view or trigger it creates. An opaque hook is treated as reading and writing everything.
-public struct SQLAccess: Sendable, Hashable {
+package struct SQLAccess: Sendable, Hashable {
     /// Table → columns read; `""` stands for the table's rows as a whole (`count(*)`, `rowid`).
-    public var reads: [String: Set<String>] = [:]
+    package var reads: [String: Set<String>] = [:]
     /// Tables rows are inserted into.
-    public var inserts: Set<String> = []
+    package var inserts: Set<String> = []
     /// Tables whose rows are updated (→ columns) or deleted.
-    public var updates: [String: Set<String>] = [:]
-    public var deletes: Set<String> = []
+    package var updates: [String: Set<String>] = [:]
+    package var deletes: Set<String> = []
     /// Tables of the store created, dropped or altered (temporary tables are the hook's own business).
-    public var schemaChanges: Set<String> = []
+    package var schemaChanges: Set<String> = []
     /// Why the access could not be analysed; nil when it could.
-    public var opaqueReason: String?
+    package var opaqueReason: String?
 
-    public var isOpaque: Bool { opaqueReason != nil }
+    package var isOpaque: Bool { opaqueReason != nil }
 
-    public static func opaque(_ reason: String) -> SQLAccess {
+    package static func opaque(_ reason: String) -> SQLAccess {
         var access = SQLAccess()
         access.opaqueReason = reason
         return access
     }
 
     /// Whether the SQL may see anything of `table`: reads it, or changes it in any way.
-    public func touches(_ table: String) -> Bool {
+    package func touches(_ table: String) -> Bool {
         isOpaque || reads[table] != nil || writes(table)
     }
 
     /// Whether rows of `table` may be inserted, updated or deleted, or its schema changed.
-    public func writes(_ table: String) -> Bool {
+    package func writes(_ table: String) -> Bool {
         isOpaque || inserts.contains(table) || updates[table] != nil || deletes.contains(table)
             || schemaChanges.contains(table)
     }
@@ -48,12 +48,12 @@ public struct SQLAccess: Sendable, Hashable {
     /// Tables whose rows may disappear or change key (so that references to them may break). Inserts
     /// count too: `INSERT OR REPLACE` (or a `UNIQUE … ON CONFLICT REPLACE` column) deletes the rows it
     /// conflicts with, and the authorizer reports only the insert.
-    public var removesOrChangesRows: Set<String> { deletes.union(inserts).union(updates.keys).union(schemaChanges) }
+    package var removesOrChangesRows: Set<String> { deletes.union(inserts).union(updates.keys).union(schemaChanges) }
 
     /// Tables written in any way.
-    public var writtenTables: Set<String> { inserts.union(updates.keys).union(deletes).union(schemaChanges) }
+    package var writtenTables: Set<String> { inserts.union(updates.keys).union(deletes).union(schemaChanges) }
 
-    public mutating func formUnion(_ other: SQLAccess) {
+    package mutating func formUnion(_ other: SQLAccess) {
         reads.merge(other.reads) { $0.union($1) }
         inserts.formUnion(other.inserts)
         updates.merge(other.updates) { $0.union($1) }
@@ -64,7 +64,7 @@ public struct SQLAccess: Sendable, Hashable {
 
     /// Runs `statements` in a scratch in-memory database that holds `schema` (tables empty), and
     /// records what they read and write in that schema's tables.
-    public static func of(_ statements: [String], in schema: StoreSchema) -> SQLAccess {
+    package static func of(_ statements: [String], in schema: StoreSchema) -> SQLAccess {
         var handle: OpaquePointer?
         guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
             let connection = handle

@@ -2,15 +2,15 @@ import InstarInference
 import InstarModel
 
 /// A step that cannot be compiled to SQL (it is not inferable, or the layout cannot express it).
-public struct StepCompileError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct StepCompileError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// Compiles one inferred step (a ``ModelDiff``) into per-table transformations, using only the two
 /// versions' ``StorageMap``s: layout-independent.
-public struct StepCompiler {
+package struct StepCompiler {
     let diff: ModelDiff
     let old: Model
     let new: Model
@@ -25,14 +25,14 @@ public struct StepCompiler {
     /// Entities some change of the step names.
     private let changedEntities: Set<String>
 
-    public init(diff: ModelDiff, from old: Model, to new: Model, layout: any StoreLayout) throws {
+    package init(diff: ModelDiff, from old: Model, to new: Model, layout: any StoreLayout) throws {
         try self.init(
             diff: diff, from: old, to: new, oldMap: layout.storageMap(for: old), newMap: layout.storageMap(for: new),
             layout: layout)
     }
 
     /// With storage maps computed beforehand (the planner prices hundreds of steps over the same versions).
-    public init(diff: ModelDiff, from old: Model, to new: Model, oldMap: StorageMap, newMap: StorageMap, layout: any StoreLayout) {
+    package init(diff: ModelDiff, from old: Model, to new: Model, oldMap: StorageMap, newMap: StorageMap, layout: any StoreLayout) {
         self.diff = diff
         self.old = old
         self.new = new
@@ -54,7 +54,7 @@ public struct StepCompiler {
         changedEntities = Set(diff.changes.map(\.entity))
     }
 
-    public func compile() throws -> StepProgram {
+    package func compile() throws -> StepProgram {
         guard diff.isInferable else {
             let reasons = diff.blockingChanges.map { "\($0.subject): \($0.verdict.reason)" }
             throw StepCompileError(

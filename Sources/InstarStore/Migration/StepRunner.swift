@@ -5,19 +5,19 @@ import InstarModel
 import InstarSQL
 
 /// What one executed (or planned) step did.
-public struct StepOutcome: Sendable {
-    public var fromVersion: String
-    public var toVersion: String
-    public var plan: StepSQLPlan
-    public var seconds: Double
+package struct StepOutcome: Sendable {
+    package var fromVersion: String
+    package var toVersion: String
+    package var plan: StepSQLPlan
+    package var seconds: Double
     /// How many steps were merged into others by fusion (0 for a single step).
-    public var fusedSteps: Int = 0
+    package var fusedSteps: Int = 0
 }
 
 extension SQLiteStore {
     /// Compiles the step from `old` to `new` and plans its SQL against the store's actual schema,
     /// without writing anything: the dry run.
-    public func planStep(from old: Model, to new: Model) throws(StoreError) -> (StepProgram, StepSQLPlan) {
+    package func planStep(from old: Model, to new: Model) throws(StoreError) -> (StepProgram, StepSQLPlan) {
         do {
             return try queue.inDatabase { db in
                 let program = try StepCompiler(diff: ModelDiff(from: old, to: new), from: old, to: new, layout: layout)
@@ -35,7 +35,7 @@ extension SQLiteStore {
     /// Checks, reading only, that the data satisfies the conditions of the step from `old` to `new`
     /// (no NULLs where a required attribute has no default, …), so that a run whose first step would be
     /// refused is refused before anything — journal or lease included — is written to the store.
-    public func checkDataConditions(from old: Model, to new: Model) throws(StoreError) {
+    package func checkDataConditions(from old: Model, to new: Model) throws(StoreError) {
         do {
             try queue.inDatabase { db in
                 try checkConditions(ModelDiff(from: old, to: new).conditions, db: db, map: layout.storageMap(for: old))
@@ -60,7 +60,7 @@ extension SQLiteStore {
     /// verified, and the schema and foreign keys are checked again after it. `onStatement` is called
     /// before each statement (the runtime's failpoints use it).
     @discardableResult
-    public func migrate(
+    package func migrate(
         from old: Model, to new: Model, before: ((Database) throws -> Void)? = nil,
         after: ((Database) throws -> Void)? = nil, onStatement: ((Int) -> Void)? = nil
     ) throws(StoreError) -> StepOutcome {
@@ -71,7 +71,7 @@ extension SQLiteStore {
     /// `before` running on the old shape and `after` on the new one (see
     /// ``migrate(through:fuse:hooks:beforeCommit:onStatement:)``).
     @discardableResult
-    public func migrate(
+    package func migrate(
         through versions: [Model], fuse: Bool = true, before: ((Database) throws -> Void)?,
         after: ((Database) throws -> Void)?, onStatement: ((Int) -> Void)? = nil
     ) throws(StoreError) -> StepOutcome {
@@ -92,7 +92,7 @@ extension SQLiteStore {
     /// are followed by the same schema and foreign-key checks. Hooks at a later position see the
     /// store's metadata of the version they run at.
     @discardableResult
-    public func migrate(
+    package func migrate(
         through versions: [Model], fuse: Bool = true, hooks: [Int: [InlineHook]] = [:],
         beforeCommit: ((Database) throws -> Void)? = nil, onStatement: ((Int) -> Void)? = nil
     ) throws(StoreError) -> StepOutcome {

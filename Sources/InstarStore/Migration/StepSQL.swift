@@ -2,18 +2,18 @@ import GRDB
 import InstarSQL
 
 /// One SQL statement of a step, with its bound values and why it runs.
-public struct PlannedStatement: Sendable, CustomStringConvertible {
-    public var sql: String
-    public var arguments: [DatabaseValue]
-    public var purpose: String
+package struct PlannedStatement: Sendable, CustomStringConvertible {
+    package var sql: String
+    package var arguments: [DatabaseValue]
+    package var purpose: String
 
-    public var description: String {
+    package var description: String {
         arguments.isEmpty ? sql : "\(sql) -- with \(arguments.map(\.description).joined(separator: ", "))"
     }
 }
 
 /// How each table of a step is handled, for reports.
-public enum TableTreatment: Sendable, Hashable {
+package enum TableTreatment: Sendable, Hashable {
     /// Altered in place with these statements' kinds (`ADD COLUMN`, `RENAME COLUMN`, …); may be none.
     case altered([String])
     /// Rebuilt: a new table filled by one `INSERT … SELECT`, then swapped in.
@@ -24,12 +24,12 @@ public enum TableTreatment: Sendable, Hashable {
 }
 
 /// The SQL of one step, decided from its program and the store's actual schema.
-public struct StepSQLPlan: Sendable {
-    public var statements: [PlannedStatement]
+package struct StepSQLPlan: Sendable {
+    package var statements: [PlannedStatement]
     /// Target (or dropped source) table → treatment.
-    public var tables: [String: TableTreatment]
+    package var tables: [String: TableTreatment]
 
-    public var rebuiltTables: [String] {
+    package var rebuiltTables: [String] {
         tables.filter { if case .rebuilt = $0.value { return true } else { return false } }.map(\.key).sorted()
     }
 }
@@ -42,8 +42,8 @@ public struct StepSQLPlan: Sendable {
 /// still exist (a join table may be filled from another table's foreign keys); tables are altered in
 /// place; older tables are dropped; every table takes its final name; links to rows that left a table
 /// are removed; then indexes, and the store's own views and triggers, are recreated.
-public enum StepSQLPlanner {
-    public static func plan(_ program: StepProgram, actual: StoreSchema, viewsAndTriggers: [String]) -> StepSQLPlan {
+package enum StepSQLPlanner {
+    package static func plan(_ program: StepProgram, actual: StoreSchema, viewsAndTriggers: [String]) -> StepSQLPlan {
         // Raw tables the new version keeps (``RawSQL``) are never touched by a step.
         let raw = RawNames(program.targetSchema.raw)
         var actual = actual

@@ -3,15 +3,15 @@ import InstarInference
 import InstarModel
 
 /// A hook that runs inside a migration's transaction, once the store is at a given version.
-public struct InlineHook {
-    public var name: String
+package struct InlineHook {
+    package var name: String
     /// Its SQL when it is plain SQL, which the planner may analyse (``SQLAccess``); nil for code, which
     /// nothing can see into.
-    public var statements: [String]?
+    package var statements: [String]?
     /// Runs the hook; nil in a dry run.
-    public var run: ((Database) throws -> Void)?
+    package var run: ((Database) throws -> Void)?
 
-    public init(name: String, statements: [String]?, run: ((Database) throws -> Void)? = nil) {
+    package init(name: String, statements: [String]?, run: ((Database) throws -> Void)? = nil) {
         self.name = name
         self.statements = statements
         self.run = run
@@ -24,39 +24,39 @@ public struct InlineHook {
 /// Built once from the versions and hooks, and used both to run the transaction
 /// (``SQLiteStore/migrate(through:fuse:hooks:beforeCommit:onStatement:)``) and to report it in a dry run, so the
 /// report shows what will run.
-public struct TransactionPlan {
+package struct TransactionPlan {
     /// Consecutive steps run as one program.
-    public struct Unit {
-        public var program: StepProgram
-        public var from: Model
-        public var to: Model
+    package struct Unit {
+        package var program: StepProgram
+        package var from: Model
+        package var to: Model
         /// Data conditions of the unit's first step, checked on the data before it runs.
-        public var conditions: [DataCondition]
+        package var conditions: [DataCondition]
         /// How many steps the unit covers.
-        public var steps: Int
+        package var steps: Int
         /// Index of `from` in the transaction's versions.
-        public var position: Int
+        package var position: Int
     }
 
-    public enum Part {
+    package enum Part {
         case steps(Unit)
         /// Hooks that run once the store is at `versions[position]`.
         case hooks([InlineHook], position: Int, access: SQLAccess)
     }
 
     /// Work moved past the hooks at a position.
-    public struct Move: Sendable {
-        public var hooks: [String]
-        public var position: Int
-        public var work: DeferredWork
+    package struct Move: Sendable {
+        package var hooks: [String]
+        package var position: Int
+        package var work: DeferredWork
     }
 
-    public var versions: [Model]
-    public var parts: [Part]
-    public var moves: [Move]
+    package var versions: [Model]
+    package var parts: [Part]
+    package var moves: [Move]
 
     /// Steps that fusion merged into others.
-    public var fusedSteps: Int {
+    package var fusedSteps: Int {
         parts.reduce(0) { n, part in
             if case .steps(let unit) = part { n + max(0, unit.steps - 1) } else { n }
         }
@@ -66,7 +66,7 @@ public struct TransactionPlan {
     /// keyed by the position of the version at which they run. With `fuse`, consecutive steps fold
     /// into one program where that is exact and work moves across analysable hooks; without, every
     /// step runs on its own and nothing moves.
-    public static func make(
+    package static func make(
         versions: [Model], hooks: [Int: [InlineHook]], layout: any StoreLayout, fuse: Bool
     ) throws -> TransactionPlan {
         var parts: [Part] = []

@@ -5,9 +5,9 @@ import InstarModel
 /// Reads the schema a SQLite database actually has, in the same terms as a layout's expectation.
 ///
 /// Uses SQLite's table-valued pragma functions with bound table names, so no name is spliced into SQL.
-public enum SchemaReader {
+package enum SchemaReader {
     /// Every user table and index, except SQLite's own and those `isInternal` says to skip.
-    public static func read(_ db: Database, skipping isInternal: (String) -> Bool = { _ in false }) throws -> StoreSchema {
+    package static func read(_ db: Database, skipping isInternal: (String) -> Bool = { _ in false }) throws -> StoreSchema {
         let tableNames = try String.fetchAll(
             db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
             .filter { !isInternal($0) }

@@ -12,7 +12,7 @@ extension SQLiteStore {
     /// computed from their index and written a batch at a time, so memory does not grow with the count.
     /// Everything happens in one transaction: a request the model cannot satisfy is refused before the
     /// first row, and any failure rolls back, so the store is never left half-filled.
-    public func seed(model: Model, options: SeedOptions) throws(SeedError) -> SeedReport {
+    package func seed(model: Model, options: SeedOptions) throws(SeedError) -> SeedReport {
         if isReadOnly { throw SeedError(StoreError(.readOnly, path: path, "the store was opened read-only")) }
         let map: StorageMap
         do {

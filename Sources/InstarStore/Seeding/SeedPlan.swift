@@ -1,16 +1,16 @@
 import InstarModel
 
 /// What a seed request asks for.
-public struct SeedOptions: Sendable, Hashable {
+package struct SeedOptions: Sendable, Hashable {
     /// Rows written for every concrete (non-abstract) entity: an entity with sub-entities gets this many
     /// rows of its own, and each sub-entity as many of its own.
-    public var rows: Int
+    package var rows: Int
     /// Entity name → rows for that entity, overriding ``rows`` (0 leaves an entity empty).
-    public var rowsPerEntity: [String: Int]
+    package var rowsPerEntity: [String: Int]
     /// The seed of every random choice: the same seed on the same store gives the same bytes.
-    public var seed: UInt64
+    package var seed: UInt64
 
-    public init(rows: Int, rowsPerEntity: [String: Int] = [:], seed: UInt64 = 1) {
+    package init(rows: Int, rowsPerEntity: [String: Int] = [:], seed: UInt64 = 1) {
         self.rows = rows
         self.rowsPerEntity = rowsPerEntity
         self.seed = seed
@@ -18,12 +18,12 @@ public struct SeedOptions: Sendable, Hashable {
 }
 
 /// What a seed wrote.
-public struct SeedReport: Sendable, Hashable {
-    public var version: String
+package struct SeedReport: Sendable, Hashable {
+    package var version: String
     /// Entity name → rows written (concrete entities only).
-    public var rows: [String: Int]
+    package var rows: [String: Int]
     /// Join table → link rows written.
-    public var linkRows: [String: Int]
+    package var linkRows: [String: Int]
 }
 
 /// How one column of an entity's rows is filled.
