@@ -15,7 +15,7 @@ extension MigrationTester {
             (current, chain, _) = try migrator.chain(for: store)
             try store.backup(to: snapshot)
         } catch {
-            return failedRun(source: source, from: "?", "no chain to the target: \(error)")
+            return failedRun(source: source, from: "?", "no chain to the target: " + Self.message(error, path: path, source: source))
         }
         let target = plan.targetVersion ?? current.name
         var run = MigrationTestRun(
@@ -30,9 +30,10 @@ extension MigrationTester {
                 migration = MigrationCheck(.migration, .failed, "paused: \(reason)")
             }
         } catch let error as HookError {
-            migration = MigrationCheck(.migration, .failed, "failed: \(error)", step: error.step)
+            migration = MigrationCheck(.migration, .failed, "failed: " + Self.message(error, path: path, source: source), step: error.step)
         } catch {
-            migration = MigrationCheck(.migration, .failed, "failed: \(error)", step: failingStep(path))
+            migration = MigrationCheck(
+                .migration, .failed, "failed: " + Self.message(error, path: path, source: source), step: failingStep(path))
         }
         run.seconds = Date().timeIntervalSince(started)
         run.extraBytes = max(0, sampler.stop() - run.bytesBefore)
@@ -49,6 +50,11 @@ extension MigrationTester {
         }
         if !run.passed, let keep = options.keep { run.keptAt = Self.keep(path: path, snapshot: snapshot, in: keep, name: source, from: current.name) }
         return run
+    }
+
+    /// An error's text with the temporary copy's path replaced by the name the report gives the store.
+    static func message(_ error: any Error, path: String, source: String) -> String {
+        String(describing: error).replacingOccurrences(of: path, with: source == "seeded" ? "the seeded store" : source)
     }
 
     /// The step the journal was at when the run failed, if it says.

@@ -8,13 +8,20 @@ import InstarStore
 /// turned into a Boolean, an Integer 64 kept as is in an Integer 16 column it does not fit) changes what
 /// the app reads, so it counts as a difference, with the reason. Only representations that read back as
 /// the same value are equal: an integer and a real of the same value, and a blob with or without the
-/// inline tag a layout puts before external-storage bytes.
+/// inline tag a layout puts before external-storage bytes; and a NULL that became the default of an
+/// attribute made required (the step says it replaces NULLs so).
 enum ValueEquivalence {
     /// nil when `after` is `before`; else why not ("" when they simply differ).
     static func difference(
         _ before: SQLValue, _ after: SQLValue, from: Attribute?, to: Attribute?, layout: any StoreLayout
     ) -> String? {
         if let reason = fit(after, in: to, changed: from?.type != to?.type) { return reason }
+        // An optional attribute made required with a default: NULLs become the default (the step says so).
+        if before == .null, from?.isOptional == true, let to, !to.isOptional, let stored = layout.storedDefault(of: to),
+            difference(stored, after, from: to, to: to, layout: layout) == nil
+        {
+            return nil
+        }
         switch (before, after) {
         case (.null, .null): return nil
         case (.integer(let a), .integer(let b)): return a == b ? nil : ""
