@@ -28,7 +28,9 @@ enum TestRendering {
             for check in run.checks where check.status == .failed {
                 lines.append("  \(check.kind.rawValue): \(check.message)")
                 if let step = check.step { lines.append("    step: \(step)") }
-                if let difference = check.difference { lines.append("    first differing row: \(difference)") }
+                if let difference = check.difference, !check.message.contains(difference.description) {
+                    lines.append("    first differing row: \(difference)")
+                }
                 lines += check.notes.prefix(8).map { "    note: \($0)" }
             }
             if let kept = run.keptAt { lines.append("  kept: \(kept)") }

@@ -117,9 +117,15 @@ struct RowComparison {
                 let new = try Row.fetchCursor(targetDB, sql: targetSQL, arguments: targetArguments)
                 var next = try new.next()
                 while let row = try old.next() {
-                    let key: Int64 = row[0]
-                    while let candidate = next, (candidate[0] as Int64) < key { next = try new.next() }
-                    guard let match = next, (match[0] as Int64) == key else {
+                    // Layouts key rows by integers; a store adopted with another key is not matched.
+                    guard let key = Int64.fromDatabaseValue(row[0]) else {
+                        outcome.notes.append("\(source): its primary key is not an integer; rows and values not compared")
+                        return
+                    }
+                    while let candidate = next, let other = Int64.fromDatabaseValue(candidate[0]), other < key {
+                        next = try new.next()
+                    }
+                    guard let match = next, Int64.fromDatabaseValue(match[0]) == key else {
                         if rowsMayVanish == nil { note(&outcome.missing, source, RowDifference(entity: source, primaryKey: key)) }
                         continue
                     }
