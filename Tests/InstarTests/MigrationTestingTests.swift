@@ -124,6 +124,26 @@ import Instar
         #expect(rows.message.contains("Book row 7 is missing"))
         // The deleted books' links are gone too, but what the hook computes is not a value difference.
         #expect(!failed.contains { $0.kind == "values" })
+        // --keep leaves the failing run's stores; the Markdown table names the failure.
+        let kept = folder.appendingPathComponent("kept")
+        let markdown = try runInstar([
+            "test", folder.appendingPathComponent("plan.yaml").path, "--rows", "30", "--keep", kept.path, "--format", "markdown",
+        ])
+        #expect(markdown.status == 1 && markdown.stdout.contains("| Lib 1 | **FAIL** | 1 | 60 |"))
+        let stores = try FileManager.default.contentsOfDirectory(atPath: kept.appendingPathComponent("seeded-Lib_1").path)
+        #expect(Set(stores).isSuperset(of: ["before.sqlite", "after.sqlite"]))
+    }
+
+    /// A hook that rewrites a kept value computes it on purpose: noted, not a failure.
+    @Test func aValueAHookRewritesIsNotedNotCompared() throws {
+        let hook = "stages:\n  - from: Lib 1\n    to: Lib 2\n    after: [shout]\nhooks:\n  shout:\n    sql:\n      - UPDATE \"Book\" SET \"title\" = upper(\"title\")\n"
+        let folder = try Self.library(extra: hook)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try runInstar(["test", folder.appendingPathComponent("plan.yaml").path, "--rows", "30", "--format", "json"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let checks = try #require(((Self.json(result)["runs"] as? [[String: Any]])?.first?["checks"]) as? [[String: Any]])
+        let values = try #require(checks.first { $0["kind"] as? String == "values" })
+        #expect((values["notes"] as? [String]) == ["Book.title: changed by step Lib 1 → Lib 2 (hooks: shout), computed there, not compared"])
     }
 
     @Test func aNarrowingThatTruncatesFailsNamingTheStep() throws {
