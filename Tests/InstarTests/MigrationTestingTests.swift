@@ -101,6 +101,19 @@ import Instar
         #expect(text.status == 1 && text.stdout.contains("FAIL  Lib 1") && text.stdout.contains("step: Lib 1 → Lib 2"))
     }
 
+    /// Shelf renamed Rack without a renaming identifier: the rows of Shelf are dropped (as the diff
+    /// says), and so are Book's links to them, which is what names the mistake.
+    @Test func anEntityRenameWithoutItsIdentifierFailsNamingTheStep() throws {
+        let folder = try Self.library(version2: Self.version2().replacingOccurrences(of: "Shelf", with: "Rack"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try runInstar(["test", folder.appendingPathComponent("plan.yaml").path, "--rows", "20", "--format", "json"])
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        let failed = Self.failures(try Self.json(result))
+        #expect(failed.map(\.kind) == ["drops"])
+        #expect(failed.first?.step == "Lib 1 → Lib 2")
+        #expect(failed.first?.message.contains("set the renaming identifier of 'Rack' to 'Shelf'") == true)
+    }
+
     @Test func aHookThatForgetsRowsFailsNamingTheStepAndHook() throws {
         let hook = """
             stages:

@@ -82,7 +82,19 @@ struct RowCorrespondence {
         }
         for (sourceProperty, currentProperty) in path.properties {
             if let renamed = diff.destination(ofProperty: currentProperty, in: current) {
-                path.properties[sourceProperty] = renamed
+                guard let change = retargeting(diff, entity: next, property: renamed) else {
+                    path.properties[sourceProperty] = renamed
+                    continue
+                }
+                // The diff says the links are dropped (a destination that is not the old one's counterpart).
+                path.properties[sourceProperty] = nil
+                path.droppedProperties[sourceProperty] = label
+                if let message = suspectedEntityRename(change, in: step, entity: current, property: currentProperty) {
+                    suspectDrops.append(
+                        SuspectDrop(
+                            step: label, entity: source, property: sourceProperty, stepName: "\(current).\(currentProperty)",
+                            message: message))
+                }
                 continue
             }
             path.properties[sourceProperty] = nil
@@ -112,6 +124,37 @@ struct RowCorrespondence {
             $0.kind == kind && $0.message.contains(text)
         }) {
             return warning
+        }
+        return nil
+    }
+
+    /// The change that points a kept to-one at another entity, whose links the step drops.
+    private func retargeting(_ diff: ModelDiff, entity: String, property: String) -> Change? {
+        diff.changes.first { $0.kind == .relationshipDestinationChanged && $0.entity == entity && $0.property == property }
+    }
+
+    /// Why dropping a retargeted to-one's links looks like a mistake: its old destination is removed
+    /// and the new one added by the same versions, the way an entity renamed without its renaming
+    /// identifier shows (one with fewer than two attributes gives no probable-entity-rename warning).
+    private func suspectedEntityRename(_ change: Change, in step: Step, entity: String, property: String) -> String? {
+        func renamedLike(_ diff: ModelDiff, _ old: String?, _ new: String?) -> Bool {
+            guard let old, let new else { return false }
+            return diff.destination(ofEntity: old) == nil && diff.source(ofEntity: new) == nil
+        }
+        guard let old = change.before, let new = change.after, renamedLike(step.diff, old, new) else { return nil }
+        let message =
+            "links of '\(entity).\(property)' are dropped: its destination '\(old)' is removed and '\(new)' added. If '\(new)' is '\(old)' renamed, set the renaming identifier of '\(new)' to '\(old)'"
+        guard let start = versions.firstIndex(where: { $0.name == step.from }),
+            let end = versions.firstIndex(where: { $0.name == step.to }), end - start > 1
+        else { return message }
+        // A skip: only when one of the versions it crosses retargets the link that way itself.
+        for k in start..<end {
+            let diff = ModelDiff(from: versions[k], to: versions[k + 1])
+            if diff.changes.contains(where: {
+                $0.kind == .relationshipDestinationChanged && $0.property == property && renamedLike(diff, $0.before, $0.after)
+            }) {
+                return message
+            }
         }
         return nil
     }
