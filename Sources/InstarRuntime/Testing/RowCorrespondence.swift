@@ -168,7 +168,10 @@ struct RowCorrespondence {
             path.droppedAt = "\(label) (mapping model \(mapping.name))"
             return
         }
-        if first.filter != nil || first.customPolicyClass != nil || first.sourceExpression != nil || mappings.count > 1 {
+        // Xcode writes a fetch of every source row (TRUEPREDICATE) as each entity mapping's source
+        // expression; anything else, a filter or a custom policy may leave rows behind.
+        let fetchesAll = first.sourceExpression.map { $0.description.contains("TRUEPREDICATE") } ?? true
+        if first.filter != nil || first.customPolicyClass != nil || !fetchesAll || mappings.count > 1 {
             path.rowsMayVanish = "\(label): entity mapping \(first.name) of mapping model \(mapping.name) chooses its rows"
         }
         let written = Dictionary(
@@ -178,10 +181,10 @@ struct RowCorrespondence {
         var properties: [String: String] = [:]
         for (name, property) in written {
             guard let text = property.valueExpressionText else { continue }
-            if text.hasPrefix("$source."), let current = sourceByCurrent[String(text.dropFirst("$source.".count))] {
-                properties[current] = name
-            } else if let current = sourceByCurrent[name] {
-                path.computed[current] = "\(label): `\(text)` in mapping model \(mapping.name)"
+            if text.hasPrefix("$source."), let sourceProperty = sourceByCurrent[String(text.dropFirst("$source.".count))] {
+                properties[sourceProperty] = name
+            } else if let sourceProperty = sourceByCurrent[name] {
+                path.computed[sourceProperty] = "\(label): `\(text)` in mapping model \(mapping.name)"
             }
         }
         for (sourceProperty, _) in path.properties where properties[sourceProperty] == nil && path.computed[sourceProperty] == nil {
