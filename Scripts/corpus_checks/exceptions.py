@@ -100,3 +100,13 @@ MERGED_MODEL = {
                                                    "Sources/RemoteMessaging/CoreData/RemoteMessaging.xcdatamodeld"),
         }},
 }
+
+# `instar test` (check coredata-test): drops that a bundle's diff calls a probable rename but that the app
+# meant, passed as `--accept-drop`. Key: the bundle's path under the corpus; value: {name: verified reason}.
+ACCEPTED_DROPS = {
+    "duckduckgo__BrowserServicesKit/Sources/Bookmarks/BookmarksModel.xcdatamodeld": {
+        "BookmarkEntity.isFavorite":
+            "BookmarksModel 3 removes the flag and adds an unrelated isPendingDeletion Boolean; favourites are "
+            "the favoriteFolder relationship, which every version keeps (Z_FOK_FAVORITEFOLDER in the V1-V3 stores)",
+    },
+}

@@ -8,14 +8,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .common import (CHECK_CREATE, CHECK_DIFF, CHECK_INSPECT, CHECK_MIGRATE, CHECK_MODEL, CHECK_ORDER, REPO_ROOT,
-                     WORKERS, Results, natural_key)
+from .common import (CHECK_CREATE, CHECK_DIFF, CHECK_INSPECT, CHECK_MIGRATE, CHECK_MODEL, CHECK_ORDER, CHECK_TEST,
+                     REPO_ROOT, WORKERS, Results, natural_key)
 from .coredata import check_created, check_inspect, migrate_one, migration_tasks, pair_subject
 from .exceptions import KNOWN_BAD_STORES
 from .models import (check_diff, check_model, discover_mapping_models, discover_models, ordered_versions,
                      parse_manifest, print_verdict_details, verdict_summary)
 from .mappings import run_mapping_checks
 from .stores import match_stores
+from .testing import test_bundle, test_tasks
 
 
 def guarded(function, *args):
@@ -25,8 +26,8 @@ def guarded(function, *args):
         return False, "checker error: %r" % error
 
 
-def run_store_checks(instar, bundles, ordered_of, mappings, records, results, skipped, workroot):
-    """inspect, coredata-create and coredata-migrate, in the small pool."""
+def run_store_checks(instar, corpus, bundles, ordered_of, mappings, records, results, skipped, workroot):
+    """inspect, coredata-create, coredata-migrate and coredata-test, in the small pool."""
     counter = [0]
 
     def folder():
@@ -50,6 +51,8 @@ def run_store_checks(instar, bundles, ordered_of, mappings, records, results, sk
         for pair, chain, record, targets in migration_tasks(bundles, ordered_of, records, skipped):
             migrations.append((pair, record, targets, pool.submit(migrate_one, instar, chain, record, targets,
                                                                     mappings, folder())))
+        tests = [(rs, pool.submit(test_bundle, instar, corpus, bundle, rs, folder()))
+                 for bundle, rs in test_tasks(records, skipped).items()]
         for r, future in inspects:
             results.add(CHECK_INSPECT, r.subject, *future.result())
         for r, future in creates:
@@ -61,6 +64,13 @@ def run_store_checks(instar, bundles, ordered_of, mappings, records, results, sk
                 outcome = [(t, False, "checker error: %r" % error) for t in targets]
             for target, ok, detail in outcome:
                 results.add(CHECK_MIGRATE, pair_subject(pair, record, target), ok, detail)
+        for rs, future in tests:
+            try:
+                outcome = future.result()
+            except Exception as error:
+                outcome = [(r, False, "checker error: %r" % error) for r in rs]
+            for record, ok, detail in outcome:
+                results.add(CHECK_TEST, record.subject, ok, detail)
 
 
 def print_report(out, args, results, records, drift, skipped, verdicts, flagged, notes):
@@ -181,7 +191,7 @@ def main(argv=None, description=None):
     skipped = []
     with tempfile.TemporaryDirectory(prefix="check-corpus-") as tmp:
         records = match_stores(corpus, versions_by_repo, results, drift, Path(tmp), notes)
-        run_store_checks(instar, bundles, lambda b: orders[id(b)], mappings, records, results, skipped, Path(tmp))
+        run_store_checks(instar, corpus, bundles, lambda b: orders[id(b)], mappings, records, results, skipped, Path(tmp))
 
     verdict_index = {(v["repo"], v["bundle"], v["older"], v["newer"]): v for v in verdicts}
     flagged = [dict(st, verdict=verdict_index.get((st["repo"], st["bundle"], st["older"], st["newer"])))

@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import Instar
+
+/// `instar test <plan> | --model Bundle [--rows N] [--from V…] [--fixtures DIR]`: every version of the
+/// history migrated to the target through the real chain, and checked. The engine is the library's
+/// ``MigrationTester``; this type only reads options and renders the report.
+struct TestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Migrate a store of every version to the target and check the result.",
+        discussion: """
+            For every version of the history before the target (or each --from), creates a store, seeds \
+            it with --rows synthetic rows per entity (edge values first, as 'instar store seed' does), \
+            copies it, migrates it to the target through the real chain with its hooks (as 'instar \
+            migrate' would), and checks:
+
+              migration  the chain ran to the end
+              schema     the result equals a store created fresh at the target
+              rows       every row of every entity the chain keeps is still there (by primary key)
+              values     kept and renamed attributes and to-ones read the same; a conversion that
+                         changes what the app reads (a truncated fraction, a value that does not fit
+                         Integer 16, a number made a Boolean) is a difference
+              drops      data is dropped only where the steps' diffs say; a drop the diff itself calls
+                         a probable rename (no renaming identifier) fails, unless --accept-drop names it
+              integrity  PRAGMA integrity_check and foreign_key_check
+              journal    the journal records the run as finished
+
+            Values a hook or a mapping expression computes are not compared: the report names them. \
+            When rows or values differ, the chain is replayed one step at a time to name the step that \
+            lost or changed them; a row a hook deletes is a failure (purpose cannot be told from a \
+            forgotten WHERE). Each run's migration time and extra disk (the store's files at their \
+            largest during the run, -wal and -journal included, minus their size before) are \
+            reported, so slow starting versions show before a user's large store meets them.
+
+            --fixtures takes real stores instead (a folder of SQLite files, or files; each is copied \
+            first, never written): their version is found among the plan's, as migrate finds it. \
+            Without a plan, --model App.xcdatamodeld tests what 'instar migrate --model' runs. \
+            Command hooks run only with --allow-commands; Swift hooks cannot run here (register them on \
+            a Migrator and call MigrationTester from the app's tests).
+
+            Exit status 0 when every check passed, 1 when any failed (the report names the version, \
+            the step and the first differing row), 65 for an unknown --from version or an invalid plan \
+            or model, 66 when a file cannot be read.
+
+            Example:
+              instar test Plans/music/plan.yaml --rows 200
+              instar test Plans/garage/plan.yaml --from 'Garage 1' --format markdown
+              instar test --model App.xcdatamodeld --fixtures Tests/Stores --format json
+            """
+    )
+
+    @Argument(help: "The plan file (or give --model instead).")
+    var plan: String?
+
+    @Option(
+        name: .customLong("model"),
+        help: ArgumentHelp("Without a plan: the app's model bundle (.xcdatamodeld, every version).", valueName: "model"))
+    var models: [String] = []
+
+    @Option(help: "Rows per concrete entity of each seeded store.")
+    var rows: Int = 100
+
+    @Option(help: "Seed of the synthetic rows.")
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("A version to start from (repeatable; default: every version before the target).", valueName: "version"))
+    var from: [String] = []
+
+    @Option(help: ArgumentHelp("Real stores to test instead of seeded ones: a folder of SQLite files, or a file (repeatable).", valueName: "path"))
+    var fixtures: [String] = []
+
+    @Option(help: ArgumentHelp("Keep the stores of failing runs here (before.sqlite, after.sqlite).", valueName: "dir"))
+    var keep: String?
+
+    @Option(
+        name: .customLong("accept-drop"),
+        help: ArgumentHelp("A drop the diff calls a probable rename that is meant: Entity.attribute or Entity (repeatable).", valueName: "name"))
+    var acceptedDrops: [String] = []
+
+    @Option(help: "Output format: text, markdown or json.")
+    var format: ReportFormat = .text
+
+    @Flag(help: "Let command hooks run (they execute outside the transaction).")
+    var allowCommands = false
+
+    func validate() throws {
+        if plan == nil && models.isEmpty { throw ValidationError("give a plan file, or --model with the app's model bundle") }
+        if plan != nil && !models.isEmpty { throw ValidationError("give either a plan file or --model, not both") }
+        if rows < 0 { throw ValidationError("--rows must be 0 or more") }
+        if !fixtures.isEmpty && !from.isEmpty { throw ValidationError("give either --fixtures or --from: a fixture's version is its own") }
+    }
+
+    func run() throws {
+        let stores = try fixtures.flatMap(Self.storeFiles)
+        let plan = try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: stores.first, target: nil)
+        let migrator = Migrator(plan: plan, allowCommands: allowCommands)
+        let options = MigrationTestOptions(
+            rows: rows, seed: seed, versions: from.isEmpty ? nil : from, fixtures: stores, keep: keep,
+            acceptedDrops: Set(acceptedDrops))
+        let report: MigrationTestReport
+        do {
+            report = try MigrationTester(migrator: migrator).run(options)
+        } catch let error as MigrationTestError {
+            printError(error.description)
+            throw InstarExit.invalidInput
+        }
+        switch format {
+        case .text: printOut(TestRendering.text(report))
+        case .markdown: printOut(TestRendering.markdown(report))
+        case .json: printOut(TestRendering.json(report))
+        }
+        if !report.passed { throw InstarExit.failure }
+    }
+
+    /// The SQLite files a --fixtures argument names: the file itself, or every file in the folder (and
+    /// below) that starts with SQLite's header, in name order; `-wal`, `-shm` and `-journal` files
+    /// belong to their store.
+    static func storeFiles(_ path: String) throws -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            printError("\(path): no such file or folder")
+            throw InstarExit.unreadable
+        }
+        guard isDirectory.boolValue else { return [path] }
+        guard let enumerator = FileManager.default.enumerator(atPath: path) else {
+            printError("\(path): cannot read the folder")
+            throw InstarExit.unreadable
+        }
+        let sidecars = ["-wal", "-shm", "-journal"]
+        var found: [String] = []
+        for case let relative as String in enumerator where !sidecars.contains(where: relative.hasSuffix) {
+            let full = (path as NSString).appendingPathComponent(relative)
+            guard let handle = FileHandle(forReadingAtPath: full) else { continue }
+            let header = (try? handle.read(upToCount: 16)) ?? Data()
+            try? handle.close()
+            if header == Data("SQLite format 3\0".utf8) { found.append(full) }
+        }
+        return found.sorted()
+    }
+}
