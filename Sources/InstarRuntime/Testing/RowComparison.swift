@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarSQL
 import InstarStore
 
 /// Compares the rows of a store before a migration (a snapshot) with the rows after it, entity by
