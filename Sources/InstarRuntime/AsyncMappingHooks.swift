@@ -76,17 +76,6 @@ extension AsyncMappingHookContext {
     static func run(_ body: @escaping AsyncMappingSwiftHook, hook: MappingHookRequirement, step: String, db: Database) throws {
         let engine = EngineThreadJobs()
         let context = AsyncMappingHookContext(hook: hook, step: step, engine: engine, connection: ConnectionBox(db))
-        let outcome = Locked<Result<Void, any Error>?>(nil)
-        Task.detached {
-            do {
-                try await body(context)
-                outcome.withLock { $0 = .success(()) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            engine.finish()
-        }
-        engine.serveUntilFinished()
-        try outcome.current?.get()
+        try AsyncBridge.run({ try await body(context) }, serving: engine)
     }
 }

@@ -59,7 +59,12 @@ final class ProgressHub: Sendable {
 /// run; prefer the async API there.)
 enum AsyncBridge {
     static func run(_ body: @escaping @Sendable () async throws -> Void) throws {
-        let done = DispatchSemaphore(value: 0)
+        try run(body, serving: EngineThreadJobs())
+    }
+
+    /// The same, and while it waits the calling thread runs the work `jobs` receives (an async
+    /// mapping hook's database calls, which only this thread may make).
+    static func run(_ body: @escaping @Sendable () async throws -> Void, serving jobs: EngineThreadJobs) throws {
         let outcome = Locked<Result<Void, any Error>?>(nil)
         Task.detached {
             do {
@@ -68,9 +73,9 @@ enum AsyncBridge {
             } catch {
                 outcome.withLock { $0 = .failure(error) }
             }
-            done.signal()
+            jobs.finish()
         }
-        done.wait()
+        jobs.serveUntilFinished()
         try outcome.current?.get()
     }
 }
