@@ -54,9 +54,9 @@ final class ProgressHub: Sendable {
 /// async Swift hook is therefore started as a detached task on the cooperative pool, and the engine's
 /// thread waits (on a condition, serving any database calls the task sends it) until it ends. That is
 /// safe because the engine never runs on the cooperative pool: the async
-/// ``Migrator/migrate(store:to:timeBudget:progress:)`` gives it a thread of its own, so no pool thread is blocked waiting for work that needs a pool thread. (Calling the
-/// synchronous `migrate(storeAt:)` from async code with async hooks blocks one pool thread for the
-/// run; prefer the async API there.)
+/// ``Migrator/migrate(store:to:timeBudget:progress:)`` gives it a thread of its own, so no pool thread
+/// is blocked waiting for work that needs a pool thread. (Calling the synchronous `migrate(storeAt:)`
+/// from async code with async hooks blocks one pool thread for the run; prefer the async API there.)
 enum AsyncBridge {
     static func run(_ body: @escaping @Sendable () async throws -> Void) throws {
         try run(body, serving: EngineThreadJobs())
