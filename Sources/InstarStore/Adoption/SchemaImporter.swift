@@ -106,15 +106,16 @@ public enum SchemaImporter {
     }
 
     /// Two integer columns, both `NOT NULL`, without defaults, forming the primary key, each a foreign
-    /// key to a primary key without actions, and nothing else: what the layout writes for a
-    /// many-to-many.
+    /// key to a primary key (its `ON DELETE` action kept by the join table's `onDelete:`), and nothing
+    /// else: what the layout writes for a many-to-many.
     static func isLinkShape(_ table: TableFacts) -> Bool {
         let d = table.definition
         guard d.columns.count == 2, Set(d.primaryKey) == Set(d.columns.map(\.name)), d.uniqueConstraints.isEmpty,
+            d.verbatimConstraints.isEmpty, d.columns.allSatisfy({ $0.verbatimClauses == nil && $0.references?.constraintName == nil }),
             table.foreignKeys.count == 2, Set(table.foreignKeys.flatMap(\.from)) == Set(d.primaryKey)
         else { return false }
         return d.columns.allSatisfy { $0.declaredType.uppercased() == "INTEGER" && $0.notNull && ($0.defaultValue ?? .null) == .null }
-            && table.foreignKeys.allSatisfy { $0.from.count == 1 && $0.onDelete == "NO ACTION" }
+            && table.foreignKeys.allSatisfy { $0.from.count == 1 }
     }
 
     static func foreignKeyProblems(_ table: TableFacts, roles: [String: Role], tables: [TableFacts]) -> [String] {

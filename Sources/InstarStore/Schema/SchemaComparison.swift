@@ -4,6 +4,8 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
         case missingTable, extraTable
         case missingColumn, extraColumn, columnDiffers
         case primaryKeyDiffers, uniqueConstraintsDiffer
+        /// The table constraints kept as text (``TableDefinition/verbatimConstraints``) differ.
+        case tableConstraintsDiffer
         case missingIndex, extraIndex, indexDiffers
         /// A view, trigger or raw table or index (``RawSQL``): missing, extra, or with other SQL.
         case missingObject, extraObject, objectDiffers
@@ -27,6 +29,8 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
         case .primaryKeyDiffers: "primary key of \(table.sqlQuoted) is (\(actual ?? "")), expected (\(expected ?? ""))"
         case .uniqueConstraintsDiffer:
             "UNIQUE constraints of \(table.sqlQuoted) are \(actual ?? "none"), expected \(expected ?? "none")"
+        case .tableConstraintsDiffer:
+            "table constraints of \(table.sqlQuoted) are \(actual ?? "none"), expected \(expected ?? "none")"
         case .missingIndex: "missing index \(index!.sqlQuoted) on \(table.sqlQuoted)"
         case .extraIndex: "extra index \(index!.sqlQuoted) on \(table.sqlQuoted)"
         case .indexDiffers: "index \(index!.sqlQuoted) is \(actual ?? ""), expected \(expected ?? "")"
@@ -109,6 +113,21 @@ public enum SchemaComparison {
                     kind: .primaryKeyDiffers, table: expected.name, expected: expected.primaryKey.joined(separator: ", "),
                     actual: actual.primaryKey.joined(separator: ", ")))
         }
+        if expected.verbatimConstraints != actual.verbatimConstraints {
+            result.append(
+                SchemaDifference(
+                    kind: .tableConstraintsDiffer, table: expected.name,
+                    expected: expected.verbatimConstraints.isEmpty ? nil : expected.verbatimConstraints.joined(separator: ", "),
+                    actual: actual.verbatimConstraints.isEmpty ? nil : actual.verbatimConstraints.joined(separator: ", ")))
+        }
+        for (columns, name) in expected.uniqueConstraintNames.sorted(by: { $0.value < $1.value })
+        where actual.uniqueConstraintNames[columns] != name {
+            result.append(
+                SchemaDifference(
+                    kind: .uniqueConstraintsDiffer, table: expected.name,
+                    expected: "CONSTRAINT \(name) UNIQUE (\(columns.joined(separator: ", ")))",
+                    actual: actual.uniqueConstraintNames[columns].map { "CONSTRAINT \($0)" } ?? "no such name"))
+        }
         let expectedUnique = Set(expected.uniqueConstraints)
         let actualUnique = Set(actual.uniqueConstraints)
         if expectedUnique != actualUnique {
@@ -132,7 +151,7 @@ public enum SchemaComparison {
             && a.isPrimaryKey == b.isPrimaryKey && a.autoincrement == b.autoincrement
             && ColumnAffinity(declaredType: a.declaredType).apply(a.defaultValue ?? .null)
                 == ColumnAffinity(declaredType: b.declaredType).apply(b.defaultValue ?? .null)
-            && a.references == b.references
+            && a.references == b.references && a.verbatimClauses == b.verbatimClauses
     }
 
     static func render(_ column: ColumnDefinition) -> String {
@@ -140,7 +159,10 @@ public enum SchemaComparison {
         if column.isPrimaryKey { text += " PRIMARY KEY" + (column.autoincrement ? " AUTOINCREMENT" : "") }
         if column.notNull { text += " NOT NULL" }
         if let value = column.defaultValue, value != .null { text += " DEFAULT \(value.literal)" }
-        if let r = column.references { text += " REFERENCES \(r.table)(\(r.column))" }
+        if let clauses = column.verbatimClauses { text += " " + clauses }
+        if let r = column.references {
+            text += (r.constraintName.map { " CONSTRAINT \($0)" } ?? "") + " REFERENCES \(r.table)(\(r.column))"
+        }
         return text
     }
 

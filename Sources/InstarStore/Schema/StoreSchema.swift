@@ -44,11 +44,14 @@ public struct ForeignKeyReference: Sendable, Hashable {
     public var column: String
     /// `ON DELETE` action, e.g. `CASCADE` for join-table rows; nil for SQLite's default (NO ACTION).
     public var onDelete: String?
+    /// The constraint's name (`CONSTRAINT fk_x REFERENCES …`), kept for adopted databases; nil for none.
+    public var constraintName: String?
 
-    public init(table: String, column: String, onDelete: String? = nil) {
+    public init(table: String, column: String, onDelete: String? = nil, constraintName: String? = nil) {
         self.table = table
         self.column = column
         self.onDelete = onDelete
+        self.constraintName = constraintName
     }
 }
 
@@ -66,6 +69,10 @@ public struct ColumnDefinition: Sendable, Hashable {
     /// the constraint itself is listed in the table's ``TableDefinition/uniqueConstraints``, which is
     /// how ``SchemaReader`` reads both spellings back, so comparisons never look at this flag.
     public var isUnique: Bool
+    /// Column clauses kept exactly as an adopted database writes them (`CHECK (x > 0)`, `COLLATE
+    /// NOCASE`), joined by a space: SQLite's pragmas do not report them, so they are written and
+    /// compared as text (``CreateTableText``). Nil for none.
+    public var verbatimClauses: String?
 
     public init(
         name: String, declaredType: String, notNull: Bool = false, defaultValue: SQLValue? = nil,
@@ -87,7 +94,9 @@ public struct ColumnDefinition: Sendable, Hashable {
         if notNull && !isPrimaryKey { text += " NOT NULL" }
         if isUnique && !isPrimaryKey { text += " UNIQUE" }
         if let defaultValue, defaultValue != .null { text += " DEFAULT \(defaultValue.literal)" }
+        if let verbatimClauses { text += " " + verbatimClauses }
         if let references {
+            if let name = references.constraintName { text += " CONSTRAINT \(name.sqlQuoted)" }
             text += " REFERENCES \(references.table.sqlQuoted)(\(references.column.sqlQuoted))"
             if let action = references.onDelete { text += " ON DELETE \(action)" }
         }
@@ -103,6 +112,12 @@ public struct TableDefinition: Sendable, Hashable {
     /// `UNIQUE` table constraints, each a list of columns (Core Data's older stores declare uniqueness
     /// constraints this way; newer ones and the Instar layout use unique indexes).
     public var uniqueConstraints: [[String]]
+    /// Table constraints kept exactly as an adopted database writes them (`CHECK (start < end)`,
+    /// `CONSTRAINT positive CHECK (…)`), in order, written after the others and compared as text.
+    public var verbatimConstraints: [String] = []
+    /// Names of `UNIQUE` constraints (their columns → name) an adopted database gives them; a
+    /// constraint not listed is written under the layout's name. Compared only for the names listed.
+    public var uniqueConstraintNames: [[String]: String] = [:]
 
     public init(name: String, columns: [ColumnDefinition], primaryKey: [String] = [], uniqueConstraints: [[String]] = []) {
         self.name = name
@@ -123,9 +138,11 @@ public struct TableDefinition: Sendable, Hashable {
         }
         for columns in uniqueConstraints {
             // A single column marked `isUnique` already says `UNIQUE` in its own clause.
-            if columns.count == 1, column(named: columns[0])?.isUnique == true { continue }
-            parts.append("CONSTRAINT \(columns.joined(separator: "_").sqlQuoted) UNIQUE (\(SQLIdentifier.list(columns)))")
+            let name = uniqueConstraintNames[columns]
+            if name == nil, columns.count == 1, column(named: columns[0])?.isUnique == true { continue }
+            parts.append("CONSTRAINT \((name ?? columns.joined(separator: "_")).sqlQuoted) UNIQUE (\(SQLIdentifier.list(columns)))")
         }
+        parts += verbatimConstraints
         return "CREATE TABLE \((tableName ?? name).sqlQuoted) (\(parts.joined(separator: ", ")))"
     }
 }
