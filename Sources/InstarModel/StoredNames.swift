@@ -19,6 +19,9 @@ public enum StoredNames {
         public var primaryKey: String?
         /// The primary key is declared `AUTOINCREMENT` (row ids are never reused).
         public var autoincrement = false
+        /// The primary key constraint's name (`CONSTRAINT pk_album PRIMARY KEY (AlbumId)`), nil for none.
+        /// Model files: `primaryKeyConstraint:`.
+        public var primaryKeyConstraint: String?
         /// Uniqueness constraints kept as `CREATE UNIQUE INDEX <name>` rather than a `UNIQUE` table
         /// constraint: constraint (its property names) → index name.
         public var uniqueIndexNames: [[String]: String] = [:]
@@ -83,6 +86,8 @@ public enum StoredNames {
         /// The table's column order when it is not `columns` (a link table keyed `(b, a)` that declares
         /// `a` first); empty otherwise.
         public var columnOrder: [String] = []
+        /// The name of the link table's primary key constraint, nil for none.
+        public var primaryKeyConstraint: String?
 
         public init(name: String, columns: [String], index: String? = nil, onDelete: [String] = []) {
             self.name = name

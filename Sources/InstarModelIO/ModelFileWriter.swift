@@ -78,6 +78,7 @@ public enum ModelFileWriter {
                 if let index = join.index { j["index"] = index }
                 if !join.onDelete.isEmpty { j["onDelete"] = join.onDelete }
                 if !join.columnOrder.isEmpty { j["columnOrder"] = join.columnOrder }
+                if let key = join.primaryKeyConstraint { j["primaryKeyConstraint"] = key }
                 o["joinTable"] = j
             }
             relationships[r.name] = o

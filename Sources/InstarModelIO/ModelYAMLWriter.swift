@@ -109,6 +109,7 @@ extension ModelFileWriter {
             if let index = join.index { value += ", index: \(YAMLText.flowScalar(index))" }
             if !join.onDelete.isEmpty { value += ", onDelete: \(YAMLText.flowList(join.onDelete))" }
             if !join.columnOrder.isEmpty { value += ", columnOrder: \(YAMLText.flowList(join.columnOrder))" }
+            if let key = join.primaryKeyConstraint { value += ", primaryKeyConstraint: \(YAMLText.flowScalar(key))" }
             lines.append("  joinTable: \(value)}")
         }
         return lines

@@ -8,7 +8,7 @@ import Yams
 /// `Entity#unique:<n>`), so that the layout can report a name that collides at the key's
 /// `file:line:column`.
 enum StoredNamesReader {
-    static let entityKeys = ["table", "primaryKey", "autoincrement", "tableSQL", "columnOrder"]
+    static let entityKeys = ["table", "primaryKey", "autoincrement", "tableSQL", "columnOrder", "primaryKeyConstraint"]
     static let columnKeys = ["column", "columnType", "notNull", "onDelete", "columnSQL", "constraint"]
     static let linkKeys = ["joinTable"]
     static let rawKeys = ["kind", "name", "table", "sql", "reason"]
@@ -28,6 +28,9 @@ enum StoredNamesReader {
         case "autoincrement":
             entity.stored.autoincrement = walker.bool(pair.value, what: "autoincrement", entity: name) ?? false
             locations["\(name)#autoincrement"] = walker.source.location(of: pair.value)
+        case "primaryKeyConstraint":
+            entity.stored.primaryKeyConstraint = walker.string(pair.value, what: "primaryKeyConstraint", entity: name)
+            locations["\(name)#primaryKeyConstraint"] = walker.source.location(of: pair.value)
         case "tableSQL":
             entity.stored.tableSQL = walker.stringList(pair.value, what: "tableSQL", entity: name)
             locations["\(name)#tableSQL"] = walker.source.location(of: pair.value)
@@ -63,13 +66,14 @@ enum StoredNamesReader {
     ) -> StoredNames.JoinTable? {
         let pairs = walker.pairs(pair.value, what: "joinTable", entity: entity)
         walker.checkKeys(
-            pairs, allowed: ["name", "columns", "index", "onDelete", "columnOrder"], what: "a joinTable", entity: entity, property: property)
+            pairs, allowed: ["name", "columns", "index", "onDelete", "columnOrder", "primaryKeyConstraint"], what: "a joinTable", entity: entity, property: property)
         locations["\(entity).\(property)#joinTable"] = walker.source.location(of: pair.value)
         var name: String?
         var columns: [String] = []
         var index: String?
         var onDelete: [String] = []
         var columnOrder: [String] = []
+        var keyName: String?
         for item in pairs {
             switch item.key {
             case "name": name = walker.string(item.value, what: "joinTable name", entity: entity, property: property)
@@ -77,6 +81,8 @@ enum StoredNamesReader {
             case "index": index = walker.string(item.value, what: "joinTable index", entity: entity, property: property)
             case "onDelete": onDelete = walker.stringList(item.value, what: "joinTable onDelete", entity: entity)
             case "columnOrder": columnOrder = walker.stringList(item.value, what: "joinTable columnOrder", entity: entity)
+            case "primaryKeyConstraint":
+                keyName = walker.string(item.value, what: "joinTable primaryKeyConstraint", entity: entity, property: property)
             default: break
             }
         }
@@ -88,6 +94,7 @@ enum StoredNamesReader {
         }
         var joinTable = StoredNames.JoinTable(name: name, columns: columns, index: index, onDelete: onDelete)
         joinTable.columnOrder = columnOrder
+        joinTable.primaryKeyConstraint = keyName
         return joinTable
     }
 

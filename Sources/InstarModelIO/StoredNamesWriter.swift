@@ -8,6 +8,7 @@ extension ModelFileWriter {
         if let table = stored.table { lines.append("table: \(YAMLText.scalar(table))") }
         if let key = stored.primaryKey { lines.append("primaryKey: \(YAMLText.scalar(key))") }
         if stored.autoincrement { lines.append("autoincrement: true") }
+        if let name = stored.primaryKeyConstraint { lines.append("primaryKeyConstraint: \(YAMLText.scalar(name))") }
         if !stored.columnOrder.isEmpty { lines.append("columnOrder: \(YAMLText.flowList(stored.columnOrder))") }
         if !stored.tableSQL.isEmpty {
             lines.append("tableSQL:")
@@ -53,6 +54,7 @@ extension ModelFileWriter {
         if let table = stored.table { o["table"] = table }
         if let key = stored.primaryKey { o["primaryKey"] = key }
         if stored.autoincrement { o["autoincrement"] = true }
+        if let name = stored.primaryKeyConstraint { o["primaryKeyConstraint"] = name }
         if !stored.columnOrder.isEmpty { o["columnOrder"] = stored.columnOrder }
         if !stored.tableSQL.isEmpty { o["tableSQL"] = stored.tableSQL }
         return o

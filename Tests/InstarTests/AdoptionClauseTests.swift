@@ -53,6 +53,15 @@ import InstarStore
         #expect(tags.stored.joinTable?.onDelete == ["CASCADE", "CASCADE"])
         let follows = try #require(model.entity(named: "member")?.relationships.first { $0.stored.joinTable?.name == "member_follow" })
         #expect(follows.stored.joinTable?.onDelete == ["CASCADE", "NO ACTION"])
+        // Named constraints keep their names: UNIQUE (column or table constraint), foreign keys.
+        let branch = try #require(model.entity(named: "branch"))
+        #expect(branch.stored.uniqueConstraintNames == [["code"]: "branch_code_unique", ["city", "street"]: "branch_address"])
+        #expect(branch.relationship(named: "manager")?.stored.column.constraint == "fk_branch_manager")
+        #expect(model.entity(named: "copy")?.relationship(named: "volume")?.stored.column.constraint == "fk_copy_volume")
+        #expect(!notes.contains { $0.name == "branch" || $0.name == "copy" }, "\(notes)")
+        let branchSQL = try #require(try PlainSQLLayout().storageMap(for: model).schema.table(named: "branch")).createSQL()
+        #expect(branchSQL.contains(#"CONSTRAINT "branch_address" UNIQUE ("city", "street")"#), "\(branchSQL)")
+        #expect(branchSQL.contains(#"CONSTRAINT "fk_branch_manager" REFERENCES "member"("id")"#), "\(branchSQL)")
         let table = try #require(try PlainSQLLayout().storageMap(for: model).schema.table(named: "volume"))
         #expect(table.createSQL().contains(#""pages" INTEGER CHECK (pages IS NULL OR pages > 0)"#))
     }

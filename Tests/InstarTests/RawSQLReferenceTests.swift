@@ -3,6 +3,7 @@ import Testing
 import InstarInference
 import InstarModel
 import InstarPlanner
+import InstarStore
 
 /// Issue 15: raw SQL that names a table or column the step renames or drops is found by `instar lint`
 /// (from the models alone), naming the raw object and the step, with a hint.
@@ -63,5 +64,21 @@ import InstarPlanner
     @Test func theAdoptExampleIsClean() throws {
         let result = try runInstar(["lint", packageRoot.appendingPathComponent("Plans/adopt/plan.yaml").path])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+}
+
+extension RawSQLReferenceTests {
+    /// The dry run compiles each step: the same reference refuses the step before anything runs.
+    @Test func theStepCompilerRefusesItToo() throws {
+        let v1 = try model(Self.version("V1", shelf: "Shelf", label: "Label", view: Self.oldView), name: "V1")
+        let v2 = try model(Self.version("V2", shelf: "Collection", label: "Label", view: Self.oldView, renamed: true), name: "V2")
+        let fixture = try StoreFixture(v1, layout: PlainSQLLayout())
+        do {
+            try fixture.store.migrate(from: v1, to: v2)
+            Issue.record("a step whose view names a renamed table ran")
+        } catch {
+            #expect("\(error)".contains("the raw view 'ShelfList' refers to table 'Shelf', and this step renames it to 'Collection'"), "\(error)")
+        }
+        #expect(try fixture.schema().table(named: "Shelf") != nil)
     }
 }

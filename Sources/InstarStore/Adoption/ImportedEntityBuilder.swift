@@ -38,6 +38,7 @@ struct ImportedEntityBuilder {
         let key = table.integerPrimaryKey
         entity.stored.primaryKey = key.map { $0.name == PlainSQLLayout.primaryKey ? nil : $0.name } ?? "rowid"
         entity.stored.autoincrement = key?.autoincrement ?? false
+        entity.stored.primaryKeyConstraint = key?.primaryKeyName
         let fkColumns = Set(table.foreignKeys.map { $0.from[0] })
         for column in table.definition.columns where !column.isPrimaryKey && !fkColumns.contains(column.name) {
             let type = ImportedColumns.attributeType(forDeclared: column.declaredType)
@@ -114,6 +115,7 @@ struct ImportedEntityBuilder {
             name: table.name, columns: key, index: index?.name, onDelete: actions.allSatisfy { $0 == "NO ACTION" } ? [] : actions)
         let columnOrder = table.definition.columns.map(\.name)
         if columnOrder != key { relationship.stored.joinTable?.columnOrder = columnOrder }
+        relationship.stored.joinTable?.primaryKeyConstraint = table.definition.primaryKeyName
         entities[first.table]!.relationships.append(relationship)
         entities[second.table]!.relationships.append(
             Relationship(name: backward, destination: first.table, inverse: forward, isToMany: true))

@@ -94,7 +94,8 @@ struct TableFacts {
 
     /// Constraint names the model keeps outside the verbatim clauses: foreign keys' and `UNIQUE`s'.
     static func keptNames(_ definition: TableDefinition) -> Int {
-        definition.columns.filter { $0.references?.constraintName != nil }.count + definition.uniqueConstraintNames.count
+        definition.columns.filter { $0.references?.constraintName != nil || $0.primaryKeyName != nil }.count
+            + definition.uniqueConstraintNames.count + (definition.primaryKeyName == nil ? 0 : 1)
     }
 
     /// `NULL`, a number, a quoted string or a blob: what a model's default can say.

@@ -29,6 +29,12 @@ enum NamingKeyRefusal {
             if s.table != nil { return (Key(name: "table", location: "\(e)#table", fallback: e), e, nil) }
             if s.primaryKey != nil { return (Key(name: "primaryKey", location: "\(e)#primaryKey", fallback: e), e, nil) }
             if s.autoincrement { return (Key(name: "autoincrement", location: "\(e)#autoincrement", fallback: e), e, nil) }
+            if s.primaryKeyConstraint != nil {
+                return (Key(name: "primaryKeyConstraint", location: "\(e)#primaryKeyConstraint", fallback: e), e, nil)
+            }
+            if let name = s.uniqueConstraintNames.values.sorted().first {
+                return (Key(name: "constraint", location: "\(e)#constraint:\(name)", fallback: e), e, nil)
+            }
             if !s.tableSQL.isEmpty { return (Key(name: "tableSQL", location: "\(e)#tableSQL", fallback: e), e, nil) }
             if !s.columnOrder.isEmpty { return (Key(name: "columnOrder", location: "\(e)#columnOrder", fallback: e), e, nil) }
             if let name = s.uniqueIndexNames.values.sorted().first {
@@ -59,6 +65,7 @@ enum NamingKeyRefusal {
         if c.type != nil { return "columnType" }
         if c.sql != nil { return "columnSQL" }
         if c.onDelete != nil { return "onDelete" }
+        if c.constraint != nil { return "constraint" }
         return "notNull"
     }
 }

@@ -67,6 +67,7 @@ extension PlainSQLStorageBuilder {
             name, columns: columns, first: first, second: second, ownerColumn: ownerColumn,
             destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
         if let explicit {
+            draft.tables[name]?.primaryKeyName = explicit.primaryKeyConstraint
             if !explicit.columnOrder.isEmpty, let table = draft.tables[name] {
                 draft.tables[name]!.columns = PlainSQLStorageBuilder.ordered(table.columns, by: explicit.columnOrder)
             }

@@ -57,6 +57,7 @@ struct PlainSQLStorageBuilder {
         if !PlainSQLNames.isRowID(primaryKey) {
             var key = ColumnDefinition(name: primaryKey, declaredType: "INTEGER", isPrimaryKey: true)
             key.autoincrement = entity.stored.autoincrement
+            key.primaryKeyName = entity.stored.primaryKeyConstraint
             columns.append(key)
         }
         var map: [String: String] = [:]

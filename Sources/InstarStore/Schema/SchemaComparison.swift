@@ -107,7 +107,9 @@ public enum SchemaComparison {
         for column in actual.columns where !expectedColumns.contains(column.name) {
             result.append(SchemaDifference(kind: .extraColumn, table: expected.name, column: column.name, actual: render(column)))
         }
-        if expected.primaryKey != actual.primaryKey {
+        if expected.primaryKey != actual.primaryKey
+            || (expected.primaryKeyName != nil && expected.primaryKeyName != actual.primaryKeyName)
+        {
             result.append(
                 SchemaDifference(
                     kind: .primaryKeyDiffers, table: expected.name, expected: expected.primaryKey.joined(separator: ", "),
@@ -142,7 +144,7 @@ public enum SchemaComparison {
         return result
     }
 
-    /// Columns compare as SQLite treats them: a default is compared after the column's affinity is
+    /// `a` is the expected column, `b` the actual one. Columns compare as SQLite treats them: a default is compared after the column's affinity is
     /// applied to it (`DEFAULT 0` and `DEFAULT 0.0` store the same value in a REAL column), and `NOT
     /// NULL` on an `INTEGER PRIMARY KEY` is ignored (a row id is never NULL either way).
     static func same(_ a: ColumnDefinition, _ b: ColumnDefinition) -> Bool {
@@ -151,7 +153,16 @@ public enum SchemaComparison {
             && a.isPrimaryKey == b.isPrimaryKey && a.autoincrement == b.autoincrement
             && ColumnAffinity(declaredType: a.declaredType).apply(a.defaultValue ?? .null)
                 == ColumnAffinity(declaredType: b.declaredType).apply(b.defaultValue ?? .null)
-            && a.references == b.references && a.verbatimClauses == b.verbatimClauses
+            && a.references == namesAsExpected(b.references, a.references) && a.verbatimClauses == b.verbatimClauses
+            && (a.primaryKeyName == nil || a.primaryKeyName == b.primaryKeyName)
+    }
+
+    /// Constraint names count only where the expected schema gives one: a model imported before
+    /// names were kept still matches its store.
+    static func namesAsExpected(_ actual: ForeignKeyReference?, _ expected: ForeignKeyReference?) -> ForeignKeyReference? {
+        guard var actual, expected?.constraintName == nil else { return actual }
+        actual.constraintName = nil
+        return actual
     }
 
     static func render(_ column: ColumnDefinition) -> String {

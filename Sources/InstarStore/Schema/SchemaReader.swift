@@ -105,12 +105,22 @@ public enum SchemaReader {
                 guard let name = clause.name else { continue }
                 if clause.kind == "REFERENCES" { nameForeignKey(column.name, name) }
                 if clause.kind == "UNIQUE" { nameUnique([column.name], name) }
+                if clause.kind == "PRIMARY", let i = definition.columns.firstIndex(where: { $0.name.sqliteFolded == column.name.sqliteFolded }) {
+                    definition.columns[i].primaryKeyName = name
+                }
             }
         }
         for constraint in text.constraints {
             guard let name = constraint.name else { continue }
             if constraint.kind == "FOREIGN", constraint.columns.count == 1 { nameForeignKey(constraint.columns[0], name) }
             if constraint.kind == "UNIQUE" { nameUnique(constraint.columns, name) }
+            if constraint.kind == "PRIMARY" {
+                if !definition.primaryKey.isEmpty {
+                    definition.primaryKeyName = name
+                } else if let i = definition.columns.firstIndex(where: \.isPrimaryKey) {
+                    definition.columns[i].primaryKeyName = name
+                }
+            }
         }
     }
 

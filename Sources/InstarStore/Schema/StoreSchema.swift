@@ -73,6 +73,8 @@ public struct ColumnDefinition: Sendable, Hashable {
     /// NOCASE`), joined by a space: SQLite's pragmas do not report them, so they are written and
     /// compared as text (``CreateTableText``). Nil for none.
     public var verbatimClauses: String?
+    /// The name of this column's `PRIMARY KEY` constraint, kept for adopted databases; nil for none.
+    public var primaryKeyName: String?
 
     public init(
         name: String, declaredType: String, notNull: Bool = false, defaultValue: SQLValue? = nil,
@@ -90,7 +92,10 @@ public struct ColumnDefinition: Sendable, Hashable {
     /// The column clause of `CREATE TABLE` / `ADD COLUMN`.
     public var sql: String {
         var text = "\(name.sqlQuoted) \(declaredType)"
-        if isPrimaryKey { text += " PRIMARY KEY" + (autoincrement ? " AUTOINCREMENT" : "") }
+        if isPrimaryKey {
+            if let primaryKeyName { text += " CONSTRAINT \(primaryKeyName.sqlQuoted)" }
+            text += " PRIMARY KEY" + (autoincrement ? " AUTOINCREMENT" : "")
+        }
         if notNull && !isPrimaryKey { text += " NOT NULL" }
         if isUnique && !isPrimaryKey { text += " UNIQUE" }
         if let defaultValue, defaultValue != .null { text += " DEFAULT \(defaultValue.literal)" }
@@ -118,6 +123,8 @@ public struct TableDefinition: Sendable, Hashable {
     /// Names of `UNIQUE` constraints (their columns → name) an adopted database gives them; a
     /// constraint not listed is written under the layout's name. Compared only for the names listed.
     public var uniqueConstraintNames: [[String]: String] = [:]
+    /// The name of a composite primary key's constraint (a link table's), nil for none.
+    public var primaryKeyName: String?
 
     public init(name: String, columns: [ColumnDefinition], primaryKey: [String] = [], uniqueConstraints: [[String]] = []) {
         self.name = name
@@ -134,7 +141,7 @@ public struct TableDefinition: Sendable, Hashable {
     public func createSQL(named tableName: String? = nil) -> String {
         var parts = columns.map(\.sql)
         if !primaryKey.isEmpty {
-            parts.append("PRIMARY KEY (\(SQLIdentifier.list(primaryKey)))")
+            parts.append((primaryKeyName.map { "CONSTRAINT \($0.sqlQuoted) " } ?? "") + "PRIMARY KEY (\(SQLIdentifier.list(primaryKey)))")
         }
         for columns in uniqueConstraints {
             // A single column marked `isUnique` already says `UNIQUE` in its own clause.
