@@ -121,3 +121,31 @@ import InstarStore
         #expect(SchemaComparison.differences(expected: same, actual: try AdoptionTests.schema(path)).isEmpty)
     }
 }
+
+extension AdoptionClauseTests {
+    /// A version that writes a clause differently rebuilds the table with the new text (SQLite cannot
+    /// change a CHECK in place), and the new clause holds afterwards.
+    @Test func aChangedClauseRebuildsTheTable() throws {
+        let v1 = try model(
+            """
+            entities:
+              item:
+                attributes: {qty: {type: int64, optional: true, columnSQL: "CHECK (qty > 0)"}}
+                tableSQL: ["CHECK (qty < 100)"]
+            """, name: "V1")
+        let v2 = try model(
+            """
+            entities:
+              item:
+                attributes: {qty: {type: int64, optional: true, columnSQL: "CHECK (qty >= 0)"}}
+                tableSQL: ["CHECK (qty < 1000)"]
+            """, name: "V2")
+        let fixture = try StoreFixture(v1, layout: PlainSQLLayout())
+        try fixture.execute(#"INSERT INTO "item" ("qty") VALUES (5)"#)
+        let outcome = try fixture.store.migrate(from: v1, to: v2)
+        #expect(outcome.plan.tables["item"].map { if case .rebuilt = $0 { true } else { false } } == true)
+        try fixture.execute(#"INSERT INTO "item" ("qty") VALUES (0), (500)"#)
+        #expect(throws: (any Error).self) { try fixture.execute(#"INSERT INTO "item" ("qty") VALUES (-1)"#) }
+        #expect(try fixture.store.detectVersion(among: [v1, v2]).version?.name == "V2")
+    }
+}
