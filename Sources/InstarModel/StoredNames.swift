@@ -22,6 +22,10 @@ public enum StoredNames {
         /// The primary key constraint's name (`CONSTRAINT pk_album PRIMARY KEY (AlbumId)`), nil for none.
         /// Model files: `primaryKeyConstraint:`.
         public var primaryKeyConstraint: String?
+        /// A composite primary key's columns (`PRIMARY KEY (order_id, product_id)` of a link table with
+        /// extra columns): the entity's rows are still identified by SQLite's rowid (`primaryKey:
+        /// rowid`), and the key is written as the table constraint. Model files: `compositeKey:`.
+        public var compositeKey: [String] = []
         /// Uniqueness constraints kept as `CREATE UNIQUE INDEX <name>` rather than a `UNIQUE` table
         /// constraint: constraint (its property names) → index name.
         public var uniqueIndexNames: [[String]: String] = [:]

@@ -8,7 +8,7 @@ import Yams
 /// `Entity#unique:<n>`), so that the layout can report a name that collides at the key's
 /// `file:line:column`.
 enum StoredNamesReader {
-    static let entityKeys = ["table", "primaryKey", "autoincrement", "tableSQL", "columnOrder", "primaryKeyConstraint"]
+    static let entityKeys = ["table", "primaryKey", "autoincrement", "tableSQL", "columnOrder", "primaryKeyConstraint", "compositeKey"]
     static let columnKeys = ["column", "columnType", "notNull", "onDelete", "columnSQL", "constraint"]
     static let linkKeys = ["joinTable"]
     static let rawKeys = ["kind", "name", "table", "sql", "reason"]
@@ -31,6 +31,9 @@ enum StoredNamesReader {
         case "primaryKeyConstraint":
             entity.stored.primaryKeyConstraint = walker.string(pair.value, what: "primaryKeyConstraint", entity: name)
             locations["\(name)#primaryKeyConstraint"] = walker.source.location(of: pair.value)
+        case "compositeKey":
+            entity.stored.compositeKey = walker.stringList(pair.value, what: "compositeKey", entity: name)
+            locations["\(name)#compositeKey"] = walker.source.location(of: pair.value)
         case "tableSQL":
             entity.stored.tableSQL = walker.stringList(pair.value, what: "tableSQL", entity: name)
             locations["\(name)#tableSQL"] = walker.source.location(of: pair.value)

@@ -9,6 +9,7 @@ extension ModelFileWriter {
         if let key = stored.primaryKey { lines.append("primaryKey: \(YAMLText.scalar(key))") }
         if stored.autoincrement { lines.append("autoincrement: true") }
         if let name = stored.primaryKeyConstraint { lines.append("primaryKeyConstraint: \(YAMLText.scalar(name))") }
+        if !stored.compositeKey.isEmpty { lines.append("compositeKey: \(YAMLText.flowList(stored.compositeKey))") }
         if !stored.columnOrder.isEmpty { lines.append("columnOrder: \(YAMLText.flowList(stored.columnOrder))") }
         if !stored.tableSQL.isEmpty {
             lines.append("tableSQL:")
@@ -55,6 +56,7 @@ extension ModelFileWriter {
         if let key = stored.primaryKey { o["primaryKey"] = key }
         if stored.autoincrement { o["autoincrement"] = true }
         if let name = stored.primaryKeyConstraint { o["primaryKeyConstraint"] = name }
+        if !stored.compositeKey.isEmpty { o["compositeKey"] = stored.compositeKey }
         if !stored.columnOrder.isEmpty { o["columnOrder"] = stored.columnOrder }
         if !stored.tableSQL.isEmpty { o["tableSQL"] = stored.tableSQL }
         return o

@@ -149,3 +149,52 @@ extension AdoptionClauseTests {
         #expect(try fixture.store.detectVersion(among: [v1, v2]).version?.name == "V2")
     }
 }
+
+extension AdoptionClauseTests {
+    /// A link table with a column of its own is an entity with two to-ones and `compositeKey:` (rows
+    /// identified by the rowid); a rebuild keeps the composite primary key and every row.
+    @Test func aLinkTableWithItsOwnColumnIsAnEntity() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try AdoptionTests.database(
+            sql: """
+                CREATE TABLE purchase (id INTEGER PRIMARY KEY, placed REAL NOT NULL);
+                CREATE TABLE product (id INTEGER PRIMARY KEY, sku TEXT NOT NULL);
+                CREATE TABLE purchase_product (purchase_id INTEGER NOT NULL REFERENCES purchase(id) ON DELETE CASCADE,
+                  product_id INTEGER NOT NULL REFERENCES product(id), quantity INTEGER CHECK (quantity > 0),
+                  CONSTRAINT pk_purchase_product PRIMARY KEY (purchase_id, product_id));
+                INSERT INTO purchase VALUES (1, 0), (2, 1);
+                INSERT INTO product VALUES (1, 'a'), (2, 'b');
+                INSERT INTO purchase_product VALUES (1, 1, 3), (1, 2, NULL), (2, 2, 1);
+                """, in: directory)
+        let imported = try SchemaImporter.importModel(path: path, name: "V1")
+        let v1 = try ModelFileReader.parse(ModelFileWriter.yaml(imported.model), file: "v1.yaml")
+        #expect(v1.rawSQL.isEmpty)
+        let line = try #require(v1.entity(named: "purchase_product"))
+        #expect(line.stored.primaryKey == "rowid" && line.stored.compositeKey == ["purchase_id", "product_id"])
+        #expect(line.stored.primaryKeyConstraint == "pk_purchase_product")
+        #expect(line.relationships.map(\.name) == ["purchase", "product"])
+        // quantity becomes required with a default: SQLite cannot add NOT NULL in place, so a rebuild.
+        let text = ModelFileWriter.yaml(v1).replacingOccurrences(of: "quantity:\n        type: int64\n        optional: true", with: "quantity:\n        type: int64\n        optional: false\n        default: 1")
+        try #require(text != ModelFileWriter.yaml(v1), "\(ModelFileWriter.yaml(v1))")
+        let v2 = try ModelFileReader.parse(text.replacingOccurrences(of: "name: V1", with: "name: V2"), file: "v2.yaml")
+        let store = try SQLiteStore.open(at: path, layout: PlainSQLLayout())
+        defer { try? store.close() }
+        try store.withDatabase { db in try db.execute(sql: "UPDATE purchase_product SET quantity = 1 WHERE quantity IS NULL") }
+        let outcome = try store.migrate(from: v1, to: v2)
+        #expect(outcome.plan.tables["purchase_product"].map { if case .rebuilt = $0 { true } else { false } } == true)
+        let (rows, sql) = try store.withDatabase { db in
+            (
+                try Row.fetchAll(db, sql: "SELECT purchase_id, product_id, quantity FROM purchase_product ORDER BY 1, 2")
+                    .map { "\($0[0] as Int64)-\($0[1] as Int64)-\($0[2] as Int64)" },
+                try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'purchase_product'") ?? ""
+            )
+        }
+        #expect(rows == ["1-1-3", "1-2-1", "2-2-1"])
+        #expect(sql.contains(#"CONSTRAINT "pk_purchase_product" PRIMARY KEY ("purchase_id", "product_id")"#), "\(sql)")
+        #expect(sql.contains("CHECK (quantity > 0)"))
+        #expect(throws: (any Error).self) {
+            try store.withDatabase { db in try db.execute(sql: "INSERT INTO purchase_product VALUES (1, 1, 2)") }
+        }
+    }
+}

@@ -38,7 +38,8 @@ struct ImportedEntityBuilder {
         let key = table.integerPrimaryKey
         entity.stored.primaryKey = key.map { $0.name == PlainSQLLayout.primaryKey ? nil : $0.name } ?? "rowid"
         entity.stored.autoincrement = key?.autoincrement ?? false
-        entity.stored.primaryKeyConstraint = key?.primaryKeyName
+        entity.stored.primaryKeyConstraint = key?.primaryKeyName ?? table.definition.primaryKeyName
+        entity.stored.compositeKey = table.definition.primaryKey
         let fkColumns = Set(table.foreignKeys.map { $0.from[0] })
         for column in table.definition.columns where !column.isPrimaryKey && !fkColumns.contains(column.name) {
             let type = ImportedColumns.attributeType(forDeclared: column.declaredType)

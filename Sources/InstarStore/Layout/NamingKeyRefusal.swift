@@ -35,6 +35,9 @@ enum NamingKeyRefusal {
             if let name = s.uniqueConstraintNames.values.sorted().first {
                 return (Key(name: "constraint", location: "\(e)#constraint:\(name)", fallback: e), e, nil)
             }
+            if !s.compositeKey.isEmpty {
+                return (Key(name: "compositeKey", location: "\(e)#compositeKey", fallback: e), e, nil)
+            }
             if !s.tableSQL.isEmpty { return (Key(name: "tableSQL", location: "\(e)#tableSQL", fallback: e), e, nil) }
             if !s.columnOrder.isEmpty { return (Key(name: "columnOrder", location: "\(e)#columnOrder", fallback: e), e, nil) }
             if let name = s.uniqueIndexNames.values.sorted().first {

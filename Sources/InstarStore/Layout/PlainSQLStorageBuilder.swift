@@ -116,6 +116,10 @@ struct PlainSQLStorageBuilder {
         var table = TableDefinition(name: tableName, columns: columns, uniqueConstraints: unique)
         table.verbatimConstraints = entity.stored.tableSQL
         table.uniqueConstraintNames = uniqueNames
+        if !entity.stored.compositeKey.isEmpty {
+            table.primaryKey = entity.stored.compositeKey
+            table.primaryKeyName = entity.stored.primaryKeyConstraint
+        }
         draft.tables[tableName] = table
         draft.tableOrder.append(tableName)
         draft.entityTables[tableName] = EntityTable(
