@@ -1,5 +1,5 @@
-/// A schema object that a model cannot express (a view, a trigger, a table with a CHECK constraint,
-/// WITHOUT ROWID or a composite key, an index with an expression or a WHERE clause), kept verbatim
+/// A schema object that a model cannot express (a view, a trigger, a table WITHOUT ROWID or with a generated column,
+/// a composite key, an index with an expression or a WHERE clause), kept verbatim
 /// so that a model imported from an existing database still describes all of it.
 ///
 /// The `sql` layout creates these objects with the store and expects them in its schema, exactly as

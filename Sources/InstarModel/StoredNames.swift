@@ -19,9 +19,27 @@ public enum StoredNames {
         public var primaryKey: String?
         /// The primary key is declared `AUTOINCREMENT` (row ids are never reused).
         public var autoincrement = false
+        /// The primary key constraint's name (`CONSTRAINT pk_album PRIMARY KEY (AlbumId)`), nil for none.
+        /// Model files: `primaryKeyConstraint:`.
+        public var primaryKeyConstraint: String?
+        /// A composite primary key's columns (`PRIMARY KEY (order_id, product_id)` of a link table with
+        /// extra columns): the entity's rows are still identified by SQLite's rowid (`primaryKey:
+        /// rowid`), and the key is written as the table constraint. Model files: `compositeKey:`.
+        public var compositeKey: [String] = []
         /// Uniqueness constraints kept as `CREATE UNIQUE INDEX <name>` rather than a `UNIQUE` table
         /// constraint: constraint (its property names) → index name.
         public var uniqueIndexNames: [[String]: String] = [:]
+        /// Names of uniqueness constraints kept as `CONSTRAINT <name> UNIQUE (…)` in the table:
+        /// constraint (its property names) → constraint name. Model files: `{on: [a, b], constraint: n}`.
+        public var uniqueConstraintNames: [[String]: String] = [:]
+        /// Table constraints kept verbatim (`CHECK (starts < ends)`, `CONSTRAINT c CHECK (…)`): what a
+        /// model cannot say but a table of an adopted database has, written back exactly on create and
+        /// rebuild so that the table stays an entity instead of raw SQL. Model files: `tableSQL:`.
+        public var tableSQL: [String] = []
+        /// The table's column order when it is not the layout's (attributes, then foreign keys): column
+        /// names, as an adopted database declares them. Columns not listed follow, in the layout's order.
+        /// Model files: `columnOrder:`.
+        public var columnOrder: [String] = []
 
         public init() {}
 
@@ -37,6 +55,12 @@ public enum StoredNames {
         public var notNull = false
         /// A to-one's `ON DELETE` action (`CASCADE`, `SET NULL`, …), nil for none.
         public var onDelete: String?
+        /// Column clauses kept verbatim (`CHECK (price >= 0)`, `COLLATE NOCASE`), written after the
+        /// column's type, `NOT NULL` and default. Model files: `columnSQL:`.
+        public var sql: String?
+        /// A to-one's foreign-key constraint name (`CONSTRAINT fk_book_author REFERENCES …`), nil for
+        /// an unnamed one. Model files: `constraint:`.
+        public var constraint: String?
 
         public init() {}
 
@@ -60,11 +84,20 @@ public enum StoredNames {
         public var name: String
         public var columns: [String]
         public var index: String?
+        /// The `ON DELETE` action of each column's foreign key (`CASCADE`: deleting an object deletes its
+        /// links), in the order of `columns`; empty for none.
+        public var onDelete: [String] = []
+        /// The table's column order when it is not `columns` (a link table keyed `(b, a)` that declares
+        /// `a` first); empty otherwise.
+        public var columnOrder: [String] = []
+        /// The name of the link table's primary key constraint, nil for none.
+        public var primaryKeyConstraint: String?
 
-        public init(name: String, columns: [String], index: String? = nil) {
+        public init(name: String, columns: [String], index: String? = nil, onDelete: [String] = []) {
             self.name = name
             self.columns = columns
             self.index = index
+            self.onDelete = onDelete
         }
     }
 }

@@ -68,7 +68,9 @@ package enum ModelFileReader {
             switch pair.key {
             case "name": name = walker.string(pair.value, what: "name") ?? name
             case "identifier": identifier = walker.string(pair.value, what: "identifier")
-            case "raw": rawSQL = StoredNamesReader.rawSQL(pair.value, walker: &walker)
+            case "raw":
+                rawSQL = StoredNamesReader.rawSQL(pair.value, walker: &walker)
+                reader.locations["raw"] = source.location(of: pair.keyNode)
             case "entities":
                 sawEntities = true
                 for entry in walker.pairs(pair.value, what: "entities") {

@@ -31,7 +31,10 @@ package enum ModelFileWriter {
         object.merge(entityNaming(entity.stored)) { a, _ in a }
         if !entity.uniquenessConstraints.isEmpty {
             object["unique"] = entity.uniquenessConstraints.map { properties -> Any in
-                entity.stored.uniqueIndexNames[properties].map { ["on": properties, "name": $0] as [String: Any] } ?? properties
+                if let constraint = entity.stored.uniqueConstraintNames[properties] {
+                    return ["on": properties, "constraint": constraint] as [String: Any]
+                }
+                return entity.stored.uniqueIndexNames[properties].map { ["on": properties, "name": $0] as [String: Any] } ?? properties
             }
         }
         if !entity.indexes.isEmpty {
@@ -73,6 +76,9 @@ package enum ModelFileWriter {
             if let join = r.stored.joinTable {
                 var j: [String: Any] = ["name": join.name, "columns": join.columns]
                 if let index = join.index { j["index"] = index }
+                if !join.onDelete.isEmpty { j["onDelete"] = join.onDelete }
+                if !join.columnOrder.isEmpty { j["columnOrder"] = join.columnOrder }
+                if let key = join.primaryKeyConstraint { j["primaryKeyConstraint"] = key }
                 o["joinTable"] = j
             }
             relationships[r.name] = o

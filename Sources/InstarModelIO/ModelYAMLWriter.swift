@@ -107,6 +107,9 @@ extension ModelFileWriter {
         if let join = r.stored.joinTable {
             var value = "{name: \(YAMLText.flowScalar(join.name)), columns: \(YAMLText.flowList(join.columns))"
             if let index = join.index { value += ", index: \(YAMLText.flowScalar(index))" }
+            if !join.onDelete.isEmpty { value += ", onDelete: \(YAMLText.flowList(join.onDelete))" }
+            if !join.columnOrder.isEmpty { value += ", columnOrder: \(YAMLText.flowList(join.columnOrder))" }
+            if let key = join.primaryKeyConstraint { value += ", primaryKeyConstraint: \(YAMLText.flowScalar(key))" }
             lines.append("  joinTable: \(value)}")
         }
         return lines

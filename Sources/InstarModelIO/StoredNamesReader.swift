@@ -8,8 +8,8 @@ import Yams
 /// `Entity#unique:<n>`), so that the layout can report a name that collides at the key's
 /// `file:line:column`.
 enum StoredNamesReader {
-    static let entityKeys = ["table", "primaryKey", "autoincrement"]
-    static let columnKeys = ["column", "columnType", "notNull", "onDelete"]
+    static let entityKeys = ["table", "primaryKey", "autoincrement", "tableSQL", "columnOrder", "primaryKeyConstraint", "compositeKey"]
+    static let columnKeys = ["column", "columnType", "notNull", "onDelete", "columnSQL", "constraint"]
     static let linkKeys = ["joinTable"]
     static let rawKeys = ["kind", "name", "table", "sql", "reason"]
 
@@ -27,6 +27,19 @@ enum StoredNamesReader {
             locations["\(name)#primaryKey"] = walker.source.location(of: pair.value)
         case "autoincrement":
             entity.stored.autoincrement = walker.bool(pair.value, what: "autoincrement", entity: name) ?? false
+            locations["\(name)#autoincrement"] = walker.source.location(of: pair.value)
+        case "primaryKeyConstraint":
+            entity.stored.primaryKeyConstraint = walker.string(pair.value, what: "primaryKeyConstraint", entity: name)
+            locations["\(name)#primaryKeyConstraint"] = walker.source.location(of: pair.value)
+        case "compositeKey":
+            entity.stored.compositeKey = walker.stringList(pair.value, what: "compositeKey", entity: name)
+            locations["\(name)#compositeKey"] = walker.source.location(of: pair.value)
+        case "tableSQL":
+            entity.stored.tableSQL = walker.stringList(pair.value, what: "tableSQL", entity: name)
+            locations["\(name)#tableSQL"] = walker.source.location(of: pair.value)
+        case "columnOrder":
+            entity.stored.columnOrder = walker.stringList(pair.value, what: "columnOrder", entity: name)
+            locations["\(name)#columnOrder"] = walker.source.location(of: pair.value)
         default: break
         }
     }
@@ -35,6 +48,7 @@ enum StoredNamesReader {
         _ pair: (key: String, keyNode: Node, value: Node), into column: inout StoredNames.Column, entity: String,
         property: String, locations: inout [String: SourceLocation], walker: inout YAMLWalker
     ) {
+        if pair.key != "column" { locations["\(entity).\(property)#\(pair.key)"] = walker.source.location(of: pair.value) }
         switch pair.key {
         case "column":
             column.name = walker.string(pair.value, what: "column", entity: entity, property: property)
@@ -42,6 +56,8 @@ enum StoredNamesReader {
         case "columnType": column.type = walker.string(pair.value, what: "columnType", entity: entity, property: property)
         case "notNull": column.notNull = walker.bool(pair.value, what: "notNull", entity: entity, property: property) ?? false
         case "onDelete": column.onDelete = walker.string(pair.value, what: "onDelete", entity: entity, property: property)
+        case "columnSQL": column.sql = walker.string(pair.value, what: "columnSQL", entity: entity, property: property)
+        case "constraint": column.constraint = walker.string(pair.value, what: "constraint", entity: entity, property: property)
         default: break
         }
     }
@@ -52,26 +68,37 @@ enum StoredNamesReader {
         locations: inout [String: SourceLocation], walker: inout YAMLWalker
     ) -> StoredNames.JoinTable? {
         let pairs = walker.pairs(pair.value, what: "joinTable", entity: entity)
-        walker.checkKeys(pairs, allowed: ["name", "columns", "index"], what: "a joinTable", entity: entity, property: property)
+        walker.checkKeys(
+            pairs, allowed: ["name", "columns", "index", "onDelete", "columnOrder", "primaryKeyConstraint"], what: "a joinTable", entity: entity, property: property)
         locations["\(entity).\(property)#joinTable"] = walker.source.location(of: pair.value)
         var name: String?
         var columns: [String] = []
         var index: String?
+        var onDelete: [String] = []
+        var columnOrder: [String] = []
+        var keyName: String?
         for item in pairs {
             switch item.key {
             case "name": name = walker.string(item.value, what: "joinTable name", entity: entity, property: property)
             case "columns": columns = walker.stringList(item.value, what: "joinTable columns", entity: entity)
             case "index": index = walker.string(item.value, what: "joinTable index", entity: entity, property: property)
+            case "onDelete": onDelete = walker.stringList(item.value, what: "joinTable onDelete", entity: entity)
+            case "columnOrder": columnOrder = walker.stringList(item.value, what: "joinTable columnOrder", entity: entity)
+            case "primaryKeyConstraint":
+                keyName = walker.string(item.value, what: "joinTable primaryKeyConstraint", entity: entity, property: property)
             default: break
             }
         }
-        guard let name, columns.count == 2 else {
+        guard let name, columns.count == 2, onDelete.isEmpty || onDelete.count == 2 else {
             walker.report(
                 .invalidValue, "joinTable needs a name and two columns", at: pair.value, entity: entity, property: property,
-                hint: "joinTable: {name: track_artist, columns: [track_id, artist_id]} (this side's column first)")
+                hint: "joinTable: {name: track_artist, columns: [track_id, artist_id], onDelete: [CASCADE, CASCADE]} (this side's column first; onDelete is optional)")
             return nil
         }
-        return StoredNames.JoinTable(name: name, columns: columns, index: index)
+        var joinTable = StoredNames.JoinTable(name: name, columns: columns, index: index, onDelete: onDelete)
+        joinTable.columnOrder = columnOrder
+        joinTable.primaryKeyConstraint = keyName
+        return joinTable
     }
 
     /// Names of unique indexes from the long form of `unique:` items (`{on: [a, b], name: ix}`).
@@ -82,11 +109,15 @@ enum StoredNamesReader {
         for item in sequence {
             guard let mapping = item.mapping else { continue }
             let pairs = walker.pairs(item, what: "a uniqueness constraint", entity: entity.name)
-            walker.checkKeys(pairs, allowed: ["on", "name"], what: "a uniqueness constraint", entity: entity.name)
-            guard let on = mapping["on"], let nameNode = mapping["name"],
-                let name = walker.string(nameNode, what: "name", entity: entity.name)
-            else { continue }
+            walker.checkKeys(pairs, allowed: ["on", "name", "constraint"], what: "a uniqueness constraint", entity: entity.name)
+            guard let on = mapping["on"] else { continue }
             let properties = walker.stringList(on, what: "a uniqueness constraint", entity: entity.name)
+            if let node = mapping["constraint"], let constraint = walker.string(node, what: "constraint", entity: entity.name) {
+                entity.stored.uniqueConstraintNames[properties] = constraint
+                locations["\(entity.name)#constraint:\(constraint)"] = walker.source.location(of: node)
+            }
+            guard let nameNode = mapping["name"], let name = walker.string(nameNode, what: "name", entity: entity.name)
+            else { continue }
             entity.stored.uniqueIndexNames[properties] = name
             locations["\(entity.name)#unique:\(name)"] = walker.source.location(of: nameNode)
         }

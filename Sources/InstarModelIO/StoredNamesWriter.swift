@@ -8,10 +8,20 @@ extension ModelFileWriter {
         if let table = stored.table { lines.append("table: \(YAMLText.scalar(table))") }
         if let key = stored.primaryKey { lines.append("primaryKey: \(YAMLText.scalar(key))") }
         if stored.autoincrement { lines.append("autoincrement: true") }
+        if let name = stored.primaryKeyConstraint { lines.append("primaryKeyConstraint: \(YAMLText.scalar(name))") }
+        if !stored.compositeKey.isEmpty { lines.append("compositeKey: \(YAMLText.flowList(stored.compositeKey))") }
+        if !stored.columnOrder.isEmpty { lines.append("columnOrder: \(YAMLText.flowList(stored.columnOrder))") }
+        if !stored.tableSQL.isEmpty {
+            lines.append("tableSQL:")
+            lines += stored.tableSQL.map { "  - \(YAMLText.quoted($0))" }
+        }
         return lines
     }
 
     static func uniqueItem(_ properties: [String], _ stored: StoredNames.Entity) -> String {
+        if let constraint = stored.uniqueConstraintNames[properties] {
+            return "{on: \(YAMLText.flowList(properties)), constraint: \(YAMLText.flowScalar(constraint))}"
+        }
         guard let name = stored.uniqueIndexNames[properties] else { return YAMLText.flowList(properties) }
         return "{on: \(YAMLText.flowList(properties)), name: \(YAMLText.flowScalar(name))}"
     }
@@ -22,6 +32,8 @@ extension ModelFileWriter {
         if let type = stored.type { lines.append("  columnType: \(type.isEmpty ? "\"\"" : YAMLText.scalar(type))") }
         if stored.notNull { lines.append("  notNull: true") }
         if let action = stored.onDelete { lines.append("  onDelete: \(YAMLText.scalar(action))") }
+        if let sql = stored.sql { lines.append("  columnSQL: \(YAMLText.quoted(sql))") }
+        if let constraint = stored.constraint { lines.append("  constraint: \(YAMLText.scalar(constraint))") }
         return lines
     }
 
@@ -43,6 +55,10 @@ extension ModelFileWriter {
         if let table = stored.table { o["table"] = table }
         if let key = stored.primaryKey { o["primaryKey"] = key }
         if stored.autoincrement { o["autoincrement"] = true }
+        if let name = stored.primaryKeyConstraint { o["primaryKeyConstraint"] = name }
+        if !stored.compositeKey.isEmpty { o["compositeKey"] = stored.compositeKey }
+        if !stored.columnOrder.isEmpty { o["columnOrder"] = stored.columnOrder }
+        if !stored.tableSQL.isEmpty { o["tableSQL"] = stored.tableSQL }
         return o
     }
 
@@ -52,6 +68,8 @@ extension ModelFileWriter {
         if let type = stored.type { o["columnType"] = type }
         if stored.notNull { o["notNull"] = true }
         if let action = stored.onDelete { o["onDelete"] = action }
+        if let sql = stored.sql { o["columnSQL"] = sql }
+        if let constraint = stored.constraint { o["constraint"] = constraint }
         return o
     }
 

@@ -31,6 +31,9 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
         case unusedHook
         /// A hook that runs an external program.
         case commandHook
+        /// Raw SQL of an adopted database (a view, trigger, raw table) that names a table or column
+        /// the step renames or drops.
+        case rawSQLReference
         // `--cloudkit` (``CloudKitLint``): what Core Data with CloudKit refuses or cannot sync.
         /// An entity with a uniqueness constraint.
         case cloudKitUniqueConstraint
@@ -103,6 +106,7 @@ public enum PlanLint {
         findings += duplicateChecksums(plan, graph)
         findings += probableRenames(plan, graph)
         findings += hookFindings(plan)
+        findings += rawSQLReferences(plan, graph)
         return sorted(findings)
     }
 
@@ -298,6 +302,25 @@ public enum PlanLint {
                         hint:
                             "without a renaming identifier ('renamedFrom:' in Instar model files, the Renaming ID in Xcode) Core Data and Instar treat it as a removal plus an addition, and the old values are dropped"
                     ))
+            }
+        }
+        return findings
+    }
+
+    // MARK: - Raw SQL
+
+    /// Raw SQL naming what a step between consecutive versions renames or drops (``RawSQLReference``),
+    /// at the newer version's `raw:` list, naming the object and the step.
+    static func rawSQLReferences(_ plan: Plan, _ graph: VersionGraph) -> [LintFinding] {
+        guard plan.versions.count > 1 else { return [] }
+        var findings: [LintFinding] = []
+        for k in 0..<(plan.versions.count - 1) {
+            let (older, newer) = (plan.versions[k], plan.versions[k + 1])
+            for reference in RawSQLReference.find(from: older, to: newer, diff: graph.diff(k, k + 1)) {
+                findings.append(
+                    LintFinding(
+                        .error, .rawSQLReference, "\(older.name) → \(newer.name): \(reference.message)",
+                        location: newer.locations["raw"] ?? versionLocation(plan, k + 1), hint: reference.hint))
             }
         }
         return findings

@@ -450,7 +450,7 @@ extension PlanScenarioTests {
         #expect(imported.status == 0, "\(imported.stderr)")
         let committed = try String(contentsOf: folder.appendingPathComponent("models/v1.yaml"), encoding: .utf8)
         #expect(imported.stdout == committed)
-        #expect(imported.stderr.contains("table AuditLog (CHECK constraint): kept as raw SQL; BLOCKS"))
+        #expect(imported.stderr.contains("table AuditLog (WITHOUT ROWID): kept as raw SQL; BLOCKS"))
         #expect(imported.stderr.contains("view BookList (a model has no views): kept as raw SQL"))
         let v1 = folder.appendingPathComponent("models/v1.yaml").path
         let recognised = try runInstar(["inspect", "--store", store, "--model", v1, "--layout", "sql"])

@@ -23,7 +23,11 @@ struct ImportedEntityBuilder {
     mutating func build(order: [String]) -> [Entity] {
         let entityTables = order.filter { roles[$0] == .entity }
         for table in entityTables { buildColumns(facts[table]!) }
-        for table in entityTables { buildRelationships(facts[table]!) }
+        // Every to-one first, then the inverses: a table's own foreign keys keep the plain names, and an
+        // inverse that meets one of them is the one that is moved aside.
+        var toOnes: [String: [String]] = [:]
+        for table in entityTables { toOnes[table] = claimToOneNames(facts[table]!) }
+        for table in entityTables { buildRelationships(facts[table]!, names: toOnes[table]!) }
         for table in order where roles[table] == .link { buildLink(facts[table]!) }
         for table in entityTables { buildIndexes(table) }
         return entityTables.map { entities[$0]! }
@@ -34,6 +38,8 @@ struct ImportedEntityBuilder {
         let key = table.integerPrimaryKey
         entity.stored.primaryKey = key.map { $0.name == PlainSQLLayout.primaryKey ? nil : $0.name } ?? "rowid"
         entity.stored.autoincrement = key?.autoincrement ?? false
+        entity.stored.primaryKeyConstraint = key?.primaryKeyName ?? table.definition.primaryKeyName
+        entity.stored.compositeKey = table.definition.primaryKey
         let fkColumns = Set(table.foreignKeys.map { $0.from[0] })
         for column in table.definition.columns where !column.isPrimaryKey && !fkColumns.contains(column.name) {
             let type = ImportedColumns.attributeType(forDeclared: column.declaredType)
@@ -44,8 +50,11 @@ struct ImportedEntityBuilder {
             if column.declaredType.uppercased() != ImportedColumns.layoutType(of: type) {
                 attribute.stored.type = column.declaredType
             }
+            attribute.stored.sql = column.verbatimClauses
             entity.attributes.append(attribute)
         }
+        entity.stored.tableSQL = table.definition.verbatimConstraints
+        entity.stored.columnOrder = Self.columnOrder(of: table)
         taken[table.name] = Set(table.definition.columns.map(\.name))
         entities[table.name] = entity
         if table.namedConstraints {
@@ -56,19 +65,27 @@ struct ImportedEntityBuilder {
         }
     }
 
-    private mutating func buildRelationships(_ table: TableFacts) {
-        for fk in table.foreignKeys {
+    private mutating func claimToOneNames(_ table: TableFacts) -> [String] {
+        table.foreignKeys.map { claim(InverseNames.stem(of: $0.from[0]), in: table.name) }
+    }
+
+    private mutating func buildRelationships(_ table: TableFacts, names: [String]) {
+        for (fk, name) in zip(table.foreignKeys, names) {
             let column = table.definition.column(named: fk.from[0])!
-            let name = claim(stem(of: column.name), in: table.name)
             var relationship = Relationship(name: name, destination: fk.table, isOptional: !column.notNull)
             if column.name != "\(name)_id" { relationship.stored.column.name = column.name }
             if column.declaredType.uppercased() != "INTEGER" { relationship.stored.column.type = column.declaredType }
             relationship.stored.column.notNull = column.notNull
+            relationship.stored.column.sql = column.verbatimClauses
+            relationship.stored.column.constraint = column.references?.constraintName
             if fk.onDelete != "NO ACTION" {
                 relationship.stored.column.onDelete = fk.onDelete
                 relationship.deleteRule = fk.onDelete == "CASCADE" ? .cascade : fk.onDelete == "RESTRICT" ? .deny : .nullify
             }
-            let inverseName = claim(table.name + "s", in: fk.table, alternative: "\(table.name)s_by_\(name)")
+            let shared = table.foreignKeys.filter { $0.table == fk.table }.count > 1
+            let inverseName = claim(
+                shared ? InverseNames.qualified(table.name, by: column.name) : InverseNames.plural(table.name), in: fk.table,
+                alternative: InverseNames.qualified(table.name, by: column.name))
             relationship.inverse = inverseName
             entities[table.name]!.relationships.append(relationship)
             entities[fk.table]!.relationships.append(
@@ -76,6 +93,9 @@ struct ImportedEntityBuilder {
         }
         let properties = propertyNames(of: table)
         entities[table.name]!.uniquenessConstraints = table.definition.uniqueConstraints.map { $0.map { properties[$0] ?? $0 } }
+        for (columns, name) in table.definition.uniqueConstraintNames {
+            entities[table.name]!.stored.uniqueConstraintNames[columns.map { properties[$0] ?? $0 }] = name
+        }
     }
 
     private mutating func buildLink(_ table: TableFacts) {
@@ -84,13 +104,33 @@ struct ImportedEntityBuilder {
         let second = table.foreignKeys.first { $0.from[0] == key[1] }!
         let index = indexes.first { $0.table == table.name && $0.rawReasons.isEmpty && !$0.isUnique && $0.elements == [.init(column: key[1])] }
         if let index { expressedIndexes.insert(index.name) }
-        let forward = claim(stem(of: key[1]) + "s", in: first.table, alternative: "\(stem(of: key[1]))s_in_\(table.name)")
-        let backward = claim(stem(of: key[0]) + "s", in: second.table, alternative: "\(stem(of: key[0]))s_in_\(table.name)")
+        let forward = claim(
+            InverseNames.plural(InverseNames.stem(of: key[1])), in: first.table,
+            alternative: InverseNames.qualified(InverseNames.stem(of: key[1]), in: table.name))
+        let backward = claim(
+            InverseNames.plural(InverseNames.stem(of: key[0])), in: second.table,
+            alternative: InverseNames.qualified(InverseNames.stem(of: key[0]), in: table.name))
         var relationship = Relationship(name: forward, destination: second.table, inverse: backward, isToMany: true)
-        relationship.stored.joinTable = StoredNames.JoinTable(name: table.name, columns: key, index: index?.name)
+        let actions = [first.onDelete, second.onDelete]
+        relationship.stored.joinTable = StoredNames.JoinTable(
+            name: table.name, columns: key, index: index?.name, onDelete: actions.allSatisfy { $0 == "NO ACTION" } ? [] : actions)
+        let columnOrder = table.definition.columns.map(\.name)
+        if columnOrder != key { relationship.stored.joinTable?.columnOrder = columnOrder }
+        relationship.stored.joinTable?.primaryKeyConstraint = table.definition.primaryKeyName
         entities[first.table]!.relationships.append(relationship)
         entities[second.table]!.relationships.append(
             Relationship(name: backward, destination: first.table, inverse: forward, isToMany: true))
+    }
+
+    /// The table's column order when the layout's (key, attributes, foreign keys in column order)
+    /// would differ from it; empty when they agree.
+    static func columnOrder(of table: TableFacts) -> [String] {
+        let columns = table.definition.columns
+        let foreign = Set(table.foreignKeys.map { $0.from[0] })
+        let layoutOrder =
+            columns.filter(\.isPrimaryKey) + columns.filter { !$0.isPrimaryKey && !foreign.contains($0.name) }
+            + columns.filter { !$0.isPrimaryKey && foreign.contains($0.name) }
+        return layoutOrder.map(\.name) == columns.map(\.name) ? [] : columns.map(\.name)
     }
 
     private mutating func buildIndexes(_ table: String) {
@@ -145,14 +185,6 @@ struct ImportedEntityBuilder {
             names[relationship.stored.column.name ?? "\(relationship.name)_id"] = relationship.name
         }
         return names
-    }
-
-    /// `artist_id`, `ArtistId`, `artistID` → `artist`, `Artist`, `artist`.
-    private func stem(of column: String) -> String {
-        for suffix in ["_id", "_ID", "_Id", "Id", "ID"] where column.count > suffix.count && column.hasSuffix(suffix) {
-            return String(column.dropLast(suffix.count))
-        }
-        return column
     }
 
     private mutating func claim(_ base: String, in entity: String, alternative: String? = nil) -> String {

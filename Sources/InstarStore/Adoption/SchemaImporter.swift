@@ -89,7 +89,8 @@ package enum SchemaImporter {
         if !table.rawReasons.isEmpty { return .raw(table.rawReasons) }
         let definition = table.definition
         if !definition.primaryKey.isEmpty {
-            return isLinkShape(table) ? .link : .raw(["composite primary key that is not a link table"])
+            if isLinkShape(table) { return .link }
+            return isAssociationShape(table) ? .entity : .raw(["composite primary key that is not a link table"])
         }
         if let key = table.integerPrimaryKey, key.declaredType.uppercased() != "INTEGER" {
             return .raw(["primary key of type '\(key.declaredType)' (not a row id)"])
@@ -106,15 +107,25 @@ package enum SchemaImporter {
     }
 
     /// Two integer columns, both `NOT NULL`, without defaults, forming the primary key, each a foreign
-    /// key to a primary key without actions, and nothing else: what the layout writes for a
-    /// many-to-many.
+    /// key to a primary key (its `ON DELETE` action kept by the join table's `onDelete:`), and nothing
+    /// else: what the layout writes for a many-to-many.
     static func isLinkShape(_ table: TableFacts) -> Bool {
         let d = table.definition
         guard d.columns.count == 2, Set(d.primaryKey) == Set(d.columns.map(\.name)), d.uniqueConstraints.isEmpty,
+            d.verbatimConstraints.isEmpty, d.columns.allSatisfy({ $0.verbatimClauses == nil && $0.references?.constraintName == nil }),
             table.foreignKeys.count == 2, Set(table.foreignKeys.flatMap(\.from)) == Set(d.primaryKey)
         else { return false }
         return d.columns.allSatisfy { $0.declaredType.uppercased() == "INTEGER" && $0.notNull && ($0.defaultValue ?? .null) == .null }
-            && table.foreignKeys.allSatisfy { $0.from.count == 1 && $0.onDelete == "NO ACTION" }
+            && table.foreignKeys.allSatisfy { $0.from.count == 1 }
+    }
+
+    /// A composite key of plain columns, each a single-column foreign key, in a table with a rowid:
+    /// a link table with columns of its own (`order_line (order_id, product_id, quantity)`), modelled
+    /// as an entity with two to-ones and `compositeKey:`.
+    static func isAssociationShape(_ table: TableFacts) -> Bool {
+        let key = Set(table.definition.primaryKey)
+        let single = Set(table.foreignKeys.filter { $0.from.count == 1 }.map { $0.from[0] })
+        return key.count >= 2 && key.isSubset(of: single)
     }
 
     static func foreignKeyProblems(_ table: TableFacts, roles: [String: Role], tables: [TableFacts]) -> [String] {
@@ -134,7 +145,9 @@ package enum SchemaImporter {
                 continue
             }
             if fk.onUpdate != "NO ACTION" || fk.match != "NONE" { problems.append("\(label) with ON UPDATE or MATCH") }
-            if roles[table.name] == .entity, keys.contains(fk.from[0]) { problems.append("\(label) on the primary key") }
+            if roles[table.name] == .entity, table.integerPrimaryKey?.name == fk.from[0] {
+                problems.append("\(label) on the primary key")
+            }
             if roles[table.name] == .entity, let column = table.definition.column(named: fk.from[0]),
                 (column.defaultValue ?? .null) != .null
             {

@@ -32,7 +32,7 @@ struct TableFacts {
 
     static func read(_ db: Database, table: String, sql: String) throws -> TableFacts {
         var definition = try SchemaReader.readTable(db, table)
-        let words = SQLKeywords.words(of: sql)
+        let words = SQLKeywords.words(of: residual(of: sql, keeping: &definition))
         if words.contains("AUTOINCREMENT"), let i = definition.columns.firstIndex(where: \.isPrimaryKey) {
             definition.columns[i].autoincrement = true
         }
@@ -59,7 +59,43 @@ struct TableFacts {
         }
         return TableFacts(
             definition: definition, sql: sql, foreignKeys: foreignKeys,
-            rawReasons: reasons, namedConstraints: words.contains("CONSTRAINT"), expressionDefaults: expressionDefaults)
+            rawReasons: reasons, namedConstraints: words.filter { $0 == "CONSTRAINT" }.count > keptNames(definition),
+            expressionDefaults: expressionDefaults)
+    }
+
+    /// The `CREATE TABLE` text without the clauses a model keeps verbatim (`CHECK`, `COLLATE` on a
+    /// column; `CHECK` table constraints), so that only what remains decides whether the table must
+    /// be raw. A key column's clauses are not kept (the layout writes key columns itself): they stay
+    /// in the residue and make the table raw.
+    static func residual(of sql: String, keeping definition: inout TableDefinition) -> String {
+        guard let text = CreateTableText.parse(sql) else {
+            for i in definition.columns.indices { definition.columns[i].verbatimClauses = nil }
+            definition.verbatimConstraints = []
+            return sql
+        }
+        var rest = sql
+        func remove(_ fragment: String) {
+            if let range = rest.range(of: fragment) { rest.replaceSubrange(range, with: " ") }
+        }
+        for i in definition.columns.indices {
+            let column = definition.columns[i]
+            guard column.verbatimClauses != nil else { continue }
+            if column.isPrimaryKey || definition.primaryKey.contains(column.name) {
+                definition.columns[i].verbatimClauses = nil
+                continue
+            }
+            for clause in text.column(named: column.name)?.clauses ?? [] where clause.kind == "CHECK" || clause.kind == "COLLATE" {
+                remove(clause.text)
+            }
+        }
+        definition.verbatimConstraints.forEach(remove)
+        return rest
+    }
+
+    /// Constraint names the model keeps outside the verbatim clauses: foreign keys' and `UNIQUE`s'.
+    static func keptNames(_ definition: TableDefinition) -> Int {
+        definition.columns.filter { $0.references?.constraintName != nil || $0.primaryKeyName != nil }.count
+            + definition.uniqueConstraintNames.count + (definition.primaryKeyName == nil ? 0 : 1)
     }
 
     /// `NULL`, a number, a quoted string or a blob: what a model's default can say.

@@ -86,6 +86,7 @@ public struct CoreDataLayout: StoreLayout {
     public var keepsMigrationJournal: Bool { false }
 
     public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
+        try NamingKeyRefusal.check(model, layout: name)
         var builder = CoreDataStorageBuilder(model: model, layout: self)
         return try builder.build()
     }

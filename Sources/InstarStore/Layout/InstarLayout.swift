@@ -35,6 +35,7 @@ public struct InstarLayout: StoreLayout {
     public var toleratesExtraIndexes: Bool { false }
 
     public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
+        try NamingKeyRefusal.check(model, layout: name)
         var builder = InstarStorageBuilder(model: model, layout: self)
         return try builder.build()
     }

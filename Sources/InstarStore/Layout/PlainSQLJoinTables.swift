@@ -48,13 +48,14 @@ extension PlainSQLStorageBuilder {
         }
         let ownerKey = PlainSQLNames.primaryKey(of: model.entity(named: first.entity))
         let destinationKey = PlainSQLNames.primaryKey(of: model.entity(named: firstRelationship.destination))
+        let actions = explicit?.onDelete.map { $0.uppercased() == "NO ACTION" ? nil : $0 } ?? []
         let columns = [
             ColumnDefinition(
                 name: ownerColumn, declaredType: "INTEGER", notNull: true,
-                references: ForeignKeyReference(table: ownerTable, column: ownerKey)),
+                references: ForeignKeyReference(table: ownerTable, column: ownerKey, onDelete: actions.first ?? nil)),
             ColumnDefinition(
                 name: destinationColumn, declaredType: "INTEGER", notNull: true,
-                references: ForeignKeyReference(table: destinationTable, column: destinationKey)),
+                references: ForeignKeyReference(table: destinationTable, column: destinationKey, onDelete: actions.last ?? nil)),
         ]
         var positionNames = ColumnRegistry(reserved: [ownerColumn, destinationColumn])
         let destinationPosition =
@@ -66,6 +67,10 @@ extension PlainSQLStorageBuilder {
             name, columns: columns, first: first, second: second, ownerColumn: ownerColumn,
             destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
         if let explicit {
+            draft.tables[name]?.primaryKeyName = explicit.primaryKeyConstraint
+            if !explicit.columnOrder.isEmpty, let table = draft.tables[name] {
+                draft.tables[name]!.columns = PlainSQLStorageBuilder.ordered(table.columns, by: explicit.columnOrder)
+            }
             if let index = explicit.index {
                 let indexName = try naming.claimIndex(index, explicitKey: explicitKey, entity: first.entity, in: &draft.names)
                 draft.indexes.append(IndexDefinition(name: indexName, table: name, columns: [destinationColumn]))

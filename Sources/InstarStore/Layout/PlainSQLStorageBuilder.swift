@@ -57,6 +57,7 @@ struct PlainSQLStorageBuilder {
         if !PlainSQLNames.isRowID(primaryKey) {
             var key = ColumnDefinition(name: primaryKey, declaredType: "INTEGER", isPrimaryKey: true)
             key.autoincrement = entity.stored.autoincrement
+            key.primaryKeyName = entity.stored.primaryKeyConstraint
             columns.append(key)
         }
         var map: [String: String] = [:]
@@ -68,9 +69,10 @@ struct PlainSQLStorageBuilder {
                 explicitKey: attribute.stored.name.map { _ in "\(entity.name).\(attribute.name)#column" },
                 entity: entity.name, property: attribute.name, in: &registry)
             map[attribute.name] = column
-            let definition = ColumnDefinition(
+            var definition = ColumnDefinition(
                 name: column, declaredType: attribute.stored.type ?? type.rawValue, notNull: !attribute.isOptional,
                 defaultValue: layout.storedDefault(of: attribute))
+            definition.verbatimClauses = attribute.stored.sql
             if attribute.userInfo[PlainSQLLayout.columnPositionKey] == PlainSQLLayout.appendedValue {
                 appended.append(definition)
             } else {
@@ -85,30 +87,56 @@ struct PlainSQLStorageBuilder {
                 entity: entity.name, property: relationship.name, in: &registry)
             map[relationship.name] = column
             let destinationKey = PlainSQLNames.primaryKey(of: model.entity(named: relationship.destination))
-            columns.append(
-                ColumnDefinition(
-                    name: column, declaredType: stored.type ?? "INTEGER", notNull: stored.notNull,
-                    references: ForeignKeyReference(
-                        table: relationship.destination, column: destinationKey, onDelete: stored.onDelete)))
+            var definition = ColumnDefinition(
+                name: column, declaredType: stored.type ?? "INTEGER", notNull: stored.notNull,
+                references: ForeignKeyReference(
+                    table: relationship.destination, column: destinationKey, onDelete: stored.onDelete,
+                    constraintName: stored.constraint))
+            definition.verbatimClauses = stored.sql
+            columns.append(definition)
             draft.relationships[RelationshipKey(entity: entity.name, name: relationship.name)] = .foreignKey(
                 table: tableName, column: column)
         }
         columns += appended
+        columns = Self.ordered(columns, by: entity.stored.columnOrder)
         var unique: [[String]] = []
+        var uniqueNames: [[String]: String] = [:]
         for constraint in entity.uniquenessConstraints where entity.stored.uniqueIndexNames[constraint] == nil {
             let names = constraint.compactMap { map[$0] }
             guard names.count == constraint.count, !unique.contains(names) else { continue }
             unique.append(names)
-            if names.count == 1, let i = columns.firstIndex(where: { $0.name == names[0] }) {
+            if let name = entity.stored.uniqueConstraintNames[constraint] {
+                uniqueNames[names] = name  // written as the table constraint `CONSTRAINT name UNIQUE (…)`
+            } else if names.count == 1, let i = columns.firstIndex(where: { $0.name == names[0] }) {
                 columns[i].isUnique = true  // written `name TEXT NOT NULL UNIQUE`, read back as the constraint
             }
         }
         draft.entities[entity.name] = EntityStorage(table: tableName, discriminatorValue: nil, columns: map, kinds: [entity.name])
         draft.registries[tableName] = registry
-        draft.tables[tableName] = TableDefinition(name: tableName, columns: columns, uniqueConstraints: unique)
+        var table = TableDefinition(name: tableName, columns: columns, uniqueConstraints: unique)
+        table.verbatimConstraints = entity.stored.tableSQL
+        table.uniqueConstraintNames = uniqueNames
+        if !entity.stored.compositeKey.isEmpty {
+            table.primaryKey = entity.stored.compositeKey
+            table.primaryKeyName = entity.stored.primaryKeyConstraint
+        }
+        draft.tables[tableName] = table
         draft.tableOrder.append(tableName)
         draft.entityTables[tableName] = EntityTable(
             root: entity.name, primaryKey: primaryKey, discriminator: nil, bookkeeping: [:])
+    }
+
+    /// Columns in the order `columnOrder:` gives (an adopted table's own order, kept on create and on
+    /// every rebuild); unlisted columns follow in the layout's order. The primary key is always listed
+    /// where the model puts it, or first.
+    static func ordered(_ columns: [ColumnDefinition], by order: [String]) -> [ColumnDefinition] {
+        guard !order.isEmpty else { return columns }
+        let position = Dictionary(order.enumerated().map { ($1.sqliteFolded, $0) }, uniquingKeysWith: { a, _ in a })
+        return columns.enumerated().sorted { a, b in
+            let pa = position[a.element.name.sqliteFolded] ?? (a.element.isPrimaryKey ? -1 : order.count + a.offset)
+            let pb = position[b.element.name.sqliteFolded] ?? (b.element.isPrimaryKey ? -1 : order.count + b.offset)
+            return pa < pb
+        }.map(\.element)
     }
 
     private mutating func buildToManyStorage(of entity: Entity) throws(LayoutError) {

@@ -41,6 +41,11 @@ enum InPlaceAlteration {
                 guard sameShape(sourceColumn, column, tableRenames: tableRenames) else {
                     return .failure(NotInPlace("column \(column.name) changes type, NOT NULL, default or reference"))
                 }
+                // Verbatim clauses (`CHECK`, `COLLATE`) cannot change in place; a renamed column's are
+                // rewritten by SQLite itself, and the step's schema check compares the result.
+                if sourceColumn.verbatimClauses != column.verbatimClauses, from == column.name {
+                    return .failure(NotInPlace("the clauses of column \(column.name) change"))
+                }
                 copies[from] = column.name
             } else if let constant = expression.constant {
                 guard constant == (column.defaultValue ?? .null) else {
@@ -65,6 +70,7 @@ enum InPlaceAlteration {
         if sourceUnique != Set(t.target.uniqueConstraints) {
             return .failure(NotInPlace("the UNIQUE constraints change"))
         }
+        if let reason = constraintChange(source, t.target, copies: copies) { return .failure(NotInPlace(reason)) }
         let drops = source.columns.filter { copies[$0.name] == nil }
         for column in drops {
             if column.isPrimaryKey || source.primaryKey.contains(column.name) {
@@ -112,8 +118,28 @@ enum InPlaceAlteration {
         return .success(statements)
     }
 
+    /// What an adopted table keeps as text or by name and `ALTER TABLE` cannot change: its `CHECK`
+    /// constraints (unless columns are renamed: SQLite rewrites them), and the names the target gives
+    /// its `UNIQUE` and primary key constraints.
+    static func constraintChange(_ source: TableDefinition, _ target: TableDefinition, copies: [String: String]) -> String? {
+        let renamed = copies.contains { $0.key != $0.value }
+        if source.verbatimConstraints != target.verbatimConstraints, !renamed { return "the table's CHECK constraints change" }
+        let sourceNames = Dictionary(
+            source.uniqueConstraintNames.map { ($0.key.map { copies[$0] ?? "" }, $0.value) }, uniquingKeysWith: { a, _ in a })
+        for (columns, name) in target.uniqueConstraintNames where sourceNames[columns] != name {
+            return "the UNIQUE constraint \(name) is new or renamed"
+        }
+        if let name = target.primaryKeyName, name != source.primaryKeyName { return "the primary key constraint is renamed" }
+        let key = target.columns.first(where: \.isPrimaryKey)
+        if let name = key?.primaryKeyName, name != source.columns.first(where: \.isPrimaryKey)?.primaryKeyName {
+            return "the primary key constraint is renamed"
+        }
+        return nil
+    }
+
+    /// Constraint names count only where the target gives them (``SchemaComparison``'s rule).
     static func sameShape(_ a: ColumnDefinition, _ b: ColumnDefinition, tableRenames: [String: String]) -> Bool {
-        var reference = a.references
+        var reference = SchemaComparison.namesAsExpected(a.references, b.references)
         if let r = reference { reference?.table = tableRenames[r.table] ?? r.table }
         return a.declaredType.uppercased() == b.declaredType.uppercased() && a.notNull == b.notNull
             && a.isPrimaryKey == b.isPrimaryKey && (a.defaultValue ?? .null) == (b.defaultValue ?? .null)

@@ -4,7 +4,9 @@ import InstarModel
 /// triggers are recreated as the new version writes them, a raw index is recreated with a rebuilt
 /// table, a raw table or index the new version drops is dropped. What a step cannot do is write raw SQL
 /// that the older version did not have for a table or index: a raw table or index added or written
-/// differently is a blocker, reported when the step is compiled (at `instar plan`), not after it ran.
+/// differently is a blocker, reported when the step is compiled (at `instar plan`), not after it ran;
+/// so is raw SQL that names a table or column the step renames or drops (``RawSQLReference``, which
+/// `instar lint` reports too).
 enum RawSQLSteps {
     static func blockers(from old: Model, to new: Model) -> [String] {
         let before = Dictionary(

@@ -60,7 +60,9 @@ package struct StepCompiler {
             throw StepCompileError(
                 "the step \(old.name) → \(new.name) cannot be inferred:\n  " + reasons.joined(separator: "\n  "))
         }
-        let rawBlockers = RawSQLSteps.blockers(from: old, to: new)
+        let rawBlockers =
+            RawSQLSteps.blockers(from: old, to: new)
+            + RawSQLReference.find(from: old, to: new, diff: diff).map { "\($0.message) (\($0.hint))" }
         guard rawBlockers.isEmpty else {
             throw StepCompileError(
                 "the step \(old.name) → \(new.name) cannot be inferred:\n  " + rawBlockers.joined(separator: "\n  ")

@@ -6,6 +6,8 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
         case missingTable, extraTable
         case missingColumn, extraColumn, columnDiffers
         case primaryKeyDiffers, uniqueConstraintsDiffer
+        /// The table constraints kept as text (``TableDefinition/verbatimConstraints``) differ.
+        case tableConstraintsDiffer
         case missingIndex, extraIndex, indexDiffers
         /// A view, trigger or raw table or index (``RawSQL``): missing, extra, or with other SQL.
         case missingObject, extraObject, objectDiffers
@@ -29,6 +31,8 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
         case .primaryKeyDiffers: "primary key of \(table.sqlQuoted) is (\(actual ?? "")), expected (\(expected ?? ""))"
         case .uniqueConstraintsDiffer:
             "UNIQUE constraints of \(table.sqlQuoted) are \(actual ?? "none"), expected \(expected ?? "none")"
+        case .tableConstraintsDiffer:
+            "table constraints of \(table.sqlQuoted) are \(actual ?? "none"), expected \(expected ?? "none")"
         case .missingIndex: "missing index \(index!.sqlQuoted) on \(table.sqlQuoted)"
         case .extraIndex: "extra index \(index!.sqlQuoted) on \(table.sqlQuoted)"
         case .indexDiffers: "index \(index!.sqlQuoted) is \(actual ?? ""), expected \(expected ?? "")"
@@ -105,11 +109,28 @@ public enum SchemaComparison {
         for column in actual.columns where !expectedColumns.contains(column.name) {
             result.append(SchemaDifference(kind: .extraColumn, table: expected.name, column: column.name, actual: render(column)))
         }
-        if expected.primaryKey != actual.primaryKey {
+        if expected.primaryKey != actual.primaryKey
+            || (expected.primaryKeyName != nil && expected.primaryKeyName != actual.primaryKeyName)
+        {
             result.append(
                 SchemaDifference(
                     kind: .primaryKeyDiffers, table: expected.name, expected: expected.primaryKey.joined(separator: ", "),
                     actual: actual.primaryKey.joined(separator: ", ")))
+        }
+        if expected.verbatimConstraints != actual.verbatimConstraints {
+            result.append(
+                SchemaDifference(
+                    kind: .tableConstraintsDiffer, table: expected.name,
+                    expected: expected.verbatimConstraints.isEmpty ? nil : expected.verbatimConstraints.joined(separator: ", "),
+                    actual: actual.verbatimConstraints.isEmpty ? nil : actual.verbatimConstraints.joined(separator: ", ")))
+        }
+        for (columns, name) in expected.uniqueConstraintNames.sorted(by: { $0.value < $1.value })
+        where actual.uniqueConstraintNames[columns] != name {
+            result.append(
+                SchemaDifference(
+                    kind: .uniqueConstraintsDiffer, table: expected.name,
+                    expected: "CONSTRAINT \(name) UNIQUE (\(columns.joined(separator: ", ")))",
+                    actual: actual.uniqueConstraintNames[columns].map { "CONSTRAINT \($0)" } ?? "no such name"))
         }
         let expectedUnique = Set(expected.uniqueConstraints)
         let actualUnique = Set(actual.uniqueConstraints)
@@ -125,7 +146,7 @@ public enum SchemaComparison {
         return result
     }
 
-    /// Columns compare as SQLite treats them: a default is compared after the column's affinity is
+    /// `a` is the expected column, `b` the actual one. Columns compare as SQLite treats them: a default is compared after the column's affinity is
     /// applied to it (`DEFAULT 0` and `DEFAULT 0.0` store the same value in a REAL column), and `NOT
     /// NULL` on an `INTEGER PRIMARY KEY` is ignored (a row id is never NULL either way).
     static func same(_ a: ColumnDefinition, _ b: ColumnDefinition) -> Bool {
@@ -134,7 +155,16 @@ public enum SchemaComparison {
             && a.isPrimaryKey == b.isPrimaryKey && a.autoincrement == b.autoincrement
             && ColumnAffinity(declaredType: a.declaredType).apply(a.defaultValue ?? .null)
                 == ColumnAffinity(declaredType: b.declaredType).apply(b.defaultValue ?? .null)
-            && a.references == b.references
+            && a.references == namesAsExpected(b.references, a.references) && a.verbatimClauses == b.verbatimClauses
+            && (a.primaryKeyName == nil || a.primaryKeyName == b.primaryKeyName)
+    }
+
+    /// Constraint names count only where the expected schema gives one: a model imported before
+    /// names were kept still matches its store.
+    static func namesAsExpected(_ actual: ForeignKeyReference?, _ expected: ForeignKeyReference?) -> ForeignKeyReference? {
+        guard var actual, expected?.constraintName == nil else { return actual }
+        actual.constraintName = nil
+        return actual
     }
 
     static func render(_ column: ColumnDefinition) -> String {
@@ -142,7 +172,10 @@ public enum SchemaComparison {
         if column.isPrimaryKey { text += " PRIMARY KEY" + (column.autoincrement ? " AUTOINCREMENT" : "") }
         if column.notNull { text += " NOT NULL" }
         if let value = column.defaultValue, value != .null { text += " DEFAULT \(value.literal)" }
-        if let r = column.references { text += " REFERENCES \(r.table)(\(r.column))" }
+        if let clauses = column.verbatimClauses { text += " " + clauses }
+        if let r = column.references {
+            text += (r.constraintName.map { " CONSTRAINT \($0)" } ?? "") + " REFERENCES \(r.table)(\(r.column))"
+        }
         return text
     }
 

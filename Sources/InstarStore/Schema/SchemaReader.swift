@@ -64,9 +64,64 @@ package enum SchemaReader {
                     defaultValue: (row["dflt_value"] as String?).flatMap(parseLiteral),
                     isPrimaryKey: pk > 0 && primaryKeyCount == 1, references: references[name]))
         }
-        return TableDefinition(
+        var definition = TableDefinition(
             name: table, columns: columns, primaryKey: compositeKey.sorted { $0.0 < $1.0 }.map(\.1),
             uniqueConstraints: try readUniqueConstraints(db, table))
+        try readVerbatimParts(db, into: &definition)
+        return definition
+    }
+
+    /// The `CHECK` and `COLLATE` clauses and `CHECK` table constraints only the `CREATE TABLE` text
+    /// has (``CreateTableText``); none when the text cannot be read that way.
+    static func readVerbatimParts(_ db: Database, into definition: inout TableDefinition) throws {
+        guard
+            let sql = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [definition.name]),
+            let text = CreateTableText.parse(sql)
+        else { return }
+        for i in definition.columns.indices {
+            definition.columns[i].verbatimClauses = text.column(named: definition.columns[i].name).flatMap(CreateTableText.keptClauses)
+        }
+        definition.verbatimConstraints = text.checkConstraints
+        readConstraintNames(text, into: &definition)
+    }
+
+    /// Names of foreign keys and `UNIQUE` constraints (column or table constraints), which SQLite
+    /// keeps only in the `CREATE TABLE` text.
+    static func readConstraintNames(_ text: CreateTableText, into definition: inout TableDefinition) {
+        func nameForeignKey(_ column: String, _ name: String) {
+            guard let i = definition.columns.firstIndex(where: { $0.name.sqliteFolded == column.sqliteFolded }),
+                definition.columns[i].references != nil
+            else { return }
+            definition.columns[i].references?.constraintName = name
+        }
+        func nameUnique(_ columns: [String], _ name: String) {
+            let folded = columns.map(\.sqliteFolded)
+            guard let match = definition.uniqueConstraints.first(where: { $0.map(\.sqliteFolded) == folded }) else { return }
+            definition.uniqueConstraintNames[match] = name
+        }
+        for column in text.columns {
+            for clause in column.clauses {
+                guard let name = clause.name else { continue }
+                if clause.kind == "REFERENCES" { nameForeignKey(column.name, name) }
+                if clause.kind == "UNIQUE" { nameUnique([column.name], name) }
+                if clause.kind == "PRIMARY", let i = definition.columns.firstIndex(where: { $0.name.sqliteFolded == column.name.sqliteFolded }) {
+                    definition.columns[i].primaryKeyName = name
+                }
+            }
+        }
+        for constraint in text.constraints {
+            guard let name = constraint.name else { continue }
+            if constraint.kind == "FOREIGN", constraint.columns.count == 1 { nameForeignKey(constraint.columns[0], name) }
+            if constraint.kind == "UNIQUE" { nameUnique(constraint.columns, name) }
+            if constraint.kind == "PRIMARY" {
+                if !definition.primaryKey.isEmpty {
+                    definition.primaryKeyName = name
+                } else if let i = definition.columns.firstIndex(where: \.isPrimaryKey) {
+                    definition.columns[i].primaryKeyName = name
+                }
+            }
+        }
     }
 
     /// The column a `REFERENCES parent` without columns points to: the parent's primary key, as SQLite

@@ -45,11 +45,14 @@ public struct ForeignKeyReference: Sendable, Hashable {
     public var column: String
     /// `ON DELETE` action, e.g. `CASCADE` for join-table rows; nil for SQLite's default (NO ACTION).
     public var onDelete: String?
+    /// The constraint's name (`CONSTRAINT fk_x REFERENCES …`), kept for adopted databases; nil for none.
+    public var constraintName: String?
 
-    public init(table: String, column: String, onDelete: String? = nil) {
+    public init(table: String, column: String, onDelete: String? = nil, constraintName: String? = nil) {
         self.table = table
         self.column = column
         self.onDelete = onDelete
+        self.constraintName = constraintName
     }
 }
 
@@ -67,6 +70,12 @@ public struct ColumnDefinition: Sendable, Hashable {
     /// the constraint itself is listed in the table's ``TableDefinition/uniqueConstraints``, which is
     /// how ``SchemaReader`` reads both spellings back, so comparisons never look at this flag.
     public var isUnique: Bool
+    /// Column clauses kept exactly as an adopted database writes them (`CHECK (x > 0)`, `COLLATE
+    /// NOCASE`), joined by a space: SQLite's pragmas do not report them, so they are written and
+    /// compared as text (``CreateTableText``). Nil for none.
+    public var verbatimClauses: String?
+    /// The name of this column's `PRIMARY KEY` constraint, kept for adopted databases; nil for none.
+    public var primaryKeyName: String?
 
     public init(
         name: String, declaredType: String, notNull: Bool = false, defaultValue: SQLValue? = nil,
@@ -84,11 +93,16 @@ public struct ColumnDefinition: Sendable, Hashable {
     /// The column clause of `CREATE TABLE` / `ADD COLUMN`.
     public var sql: String {
         var text = "\(name.sqlQuoted) \(declaredType)"
-        if isPrimaryKey { text += " PRIMARY KEY" + (autoincrement ? " AUTOINCREMENT" : "") }
+        if isPrimaryKey {
+            if let primaryKeyName { text += " CONSTRAINT \(primaryKeyName.sqlQuoted)" }
+            text += " PRIMARY KEY" + (autoincrement ? " AUTOINCREMENT" : "")
+        }
         if notNull && !isPrimaryKey { text += " NOT NULL" }
         if isUnique && !isPrimaryKey { text += " UNIQUE" }
         if let defaultValue, defaultValue != .null { text += " DEFAULT \(defaultValue.literal)" }
+        if let verbatimClauses { text += " " + verbatimClauses }
         if let references {
+            if let name = references.constraintName { text += " CONSTRAINT \(name.sqlQuoted)" }
             text += " REFERENCES \(references.table.sqlQuoted)(\(references.column.sqlQuoted))"
             if let action = references.onDelete { text += " ON DELETE \(action)" }
         }
@@ -104,6 +118,14 @@ public struct TableDefinition: Sendable, Hashable {
     /// `UNIQUE` table constraints, each a list of columns (Core Data's older stores declare uniqueness
     /// constraints this way; newer ones and the Instar layout use unique indexes).
     public var uniqueConstraints: [[String]]
+    /// Table constraints kept exactly as an adopted database writes them (`CHECK (start < end)`,
+    /// `CONSTRAINT positive CHECK (…)`), in order, written after the others and compared as text.
+    public var verbatimConstraints: [String] = []
+    /// Names of `UNIQUE` constraints (their columns → name) an adopted database gives them; a
+    /// constraint not listed is written under the layout's name. Compared only for the names listed.
+    public var uniqueConstraintNames: [[String]: String] = [:]
+    /// The name of a composite primary key's constraint (a link table's), nil for none.
+    public var primaryKeyName: String?
 
     public init(name: String, columns: [ColumnDefinition], primaryKey: [String] = [], uniqueConstraints: [[String]] = []) {
         self.name = name
@@ -120,13 +142,15 @@ public struct TableDefinition: Sendable, Hashable {
     public func createSQL(named tableName: String? = nil) -> String {
         var parts = columns.map(\.sql)
         if !primaryKey.isEmpty {
-            parts.append("PRIMARY KEY (\(SQLIdentifier.list(primaryKey)))")
+            parts.append((primaryKeyName.map { "CONSTRAINT \($0.sqlQuoted) " } ?? "") + "PRIMARY KEY (\(SQLIdentifier.list(primaryKey)))")
         }
         for columns in uniqueConstraints {
             // A single column marked `isUnique` already says `UNIQUE` in its own clause.
-            if columns.count == 1, column(named: columns[0])?.isUnique == true { continue }
-            parts.append("CONSTRAINT \(columns.joined(separator: "_").sqlQuoted) UNIQUE (\(SQLIdentifier.list(columns)))")
+            let name = uniqueConstraintNames[columns]
+            if name == nil, columns.count == 1, column(named: columns[0])?.isUnique == true { continue }
+            parts.append("CONSTRAINT \((name ?? columns.joined(separator: "_")).sqlQuoted) UNIQUE (\(SQLIdentifier.list(columns)))")
         }
+        parts += verbatimConstraints
         return "CREATE TABLE \((tableName ?? name).sqlQuoted) (\(parts.joined(separator: ", ")))"
     }
 }

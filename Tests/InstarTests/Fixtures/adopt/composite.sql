@@ -1,5 +1,5 @@
--- Composite keys: a line table keyed by (order, line) is raw; a link table with an extra column is
--- raw; a pure link table is a many-to-many; a self link between people too.
+-- Composite keys: a line table keyed by (order, line) is raw; a link table with an extra column is an
+-- entity with two to-ones and compositeKey; a pure link table is a many-to-many; a self link too.
 CREATE TABLE purchase (id INTEGER PRIMARY KEY, placed REAL NOT NULL);
 CREATE TABLE purchase_line (purchase_id INTEGER NOT NULL REFERENCES purchase(id), line_no INTEGER NOT NULL, sku TEXT NOT NULL, PRIMARY KEY (purchase_id, line_no));
 CREATE TABLE product (id INTEGER PRIMARY KEY, sku TEXT NOT NULL UNIQUE);
