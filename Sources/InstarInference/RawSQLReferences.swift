@@ -9,21 +9,21 @@ import InstarModel
 /// name; a column is its `column:` key, an attribute's name, or `<relationship>_id`. References are
 /// found by the identifiers of the SQL text (quoted or bare, outside string literals and comments),
 /// compared without ASCII case as SQLite does; a column counts only in raw SQL that also names its table.
-public struct RawSQLReference: Sendable, Hashable {
-    public enum Change: Sendable, Hashable {
+package struct RawSQLReference: Sendable, Hashable {
+    package enum Change: Sendable, Hashable {
         case renamed(to: String)
         case dropped
     }
 
     /// The raw object, as the newer version lists it.
-    public var object: RawSQL
+    package var object: RawSQL
     /// `table "Shelf"` or `column "Book"."Pages"`.
-    public var subject: String
-    public var change: Change
+    package var subject: String
+    package var change: Change
     /// The old name the SQL still uses.
-    public var oldName: String
+    package var oldName: String
 
-    public var message: String {
+    package var message: String {
         let what: String
         switch change {
         case .renamed(let name): what = "renames it to '\(name)'"
@@ -32,7 +32,7 @@ public struct RawSQLReference: Sendable, Hashable {
         return "the raw \(object.kind.rawValue) '\(object.name)' refers to \(subject), and this step \(what)"
     }
 
-    public var hint: String {
+    package var hint: String {
         switch (object.kind, change) {
         case (.view, .renamed(let name)), (.trigger, .renamed(let name)):
             return "edit the raw SQL of '\(object.name)' in the newer version's model (its raw: list) to say '\(name)': views and triggers are recreated from that text after the step"
@@ -44,7 +44,7 @@ public struct RawSQLReference: Sendable, Hashable {
     }
 
     /// Every reference in `new`'s raw SQL to a table or column of `old` that the step drops or renames.
-    public static func find(from old: Model, to new: Model, diff: ModelDiff) -> [RawSQLReference] {
+    package static func find(from old: Model, to new: Model, diff: ModelDiff) -> [RawSQLReference] {
         guard !new.rawSQL.isEmpty else { return [] }
         let newTables = Set(new.entities.map { tableName(of: $0).lowercased() })
         var result: [RawSQLReference] = []
