@@ -2,22 +2,77 @@ import InstarModel
 
 /// One difference between two model versions, with Core Data's verdict on it.
 public struct Change: Sendable, Hashable {
+    /// What changed; the ``Change/entity``, ``Change/property`` and before/after values say where and how.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case entityAdded, entityRemoved, entityRenamed
-        case entityParentChanged, entityAbstractChanged, entityHashModifierChanged
+        /// An entity exists only in the newer version.
+        case entityAdded
+        /// An entity exists only in the older version; its rows are dropped.
+        case entityRemoved
+        /// An entity is matched under another name (through its renaming identifier).
+        case entityRenamed
+        /// An entity moves into, out of or within a hierarchy.
+        case entityParentChanged
+        /// An entity becomes abstract or concrete.
+        case entityAbstractChanged
+        /// An entity's version hash modifier changes: a new version with the same schema.
+        case entityHashModifierChanged
+        /// Entities of separate hierarchies end up in one hierarchy, which would share one table.
         case hierarchyMerged
-        case uniquenessChanged, indexesChanged
-        case attributeAdded, attributeRemoved, attributeRenamed
-        case attributeTypeChanged, attributeOptionalityChanged, attributeDefaultChanged
-        case attributeExternalStorageChanged, attributeTransientChanged, attributeFlagsChanged
-        case relationshipAdded, relationshipRemoved, relationshipRenamed
-        case relationshipCardinalityChanged, relationshipOrderingChanged, relationshipDestinationChanged
-        case relationshipInverseChanged, relationshipCountChanged, relationshipOptionalityChanged
-        case relationshipDeleteRuleChanged, relationshipTransientChanged
-        case propertyMoved, propertyKindChanged, propertyHashModifierChanged
+        /// An entity's uniqueness constraints change.
+        case uniquenessChanged
+        /// An entity's fetch indexes change.
+        case indexesChanged
+        /// An attribute exists only in the newer version.
+        case attributeAdded
+        /// An attribute exists only in the older version; its values are dropped.
+        case attributeRemoved
+        /// An attribute is matched under another name (through its renaming identifier).
+        case attributeRenamed
+        /// An attribute's type changes.
+        case attributeTypeChanged
+        /// An attribute becomes optional or required.
+        case attributeOptionalityChanged
+        /// An attribute's default value changes.
+        case attributeDefaultChanged
+        /// An attribute's "Allows External Storage" is turned on or off.
+        case attributeExternalStorageChanged
+        /// An attribute becomes transient (values dropped) or stored.
+        case attributeTransientChanged
+        /// Flags that leave the values alone change: read-only, preserve after deletion, indexed.
+        case attributeFlagsChanged
+        /// A relationship exists only in the newer version.
+        case relationshipAdded
+        /// A relationship exists only in the older version; its links are dropped.
+        case relationshipRemoved
+        /// A relationship is matched under another name (through its renaming identifier).
+        case relationshipRenamed
+        /// A relationship changes between to-one and to-many.
+        case relationshipCardinalityChanged
+        /// A to-many becomes ordered or unordered.
+        case relationshipOrderingChanged
+        /// A relationship points at another entity.
+        case relationshipDestinationChanged
+        /// A relationship's inverse changes.
+        case relationshipInverseChanged
+        /// A relationship's minimum or maximum count changes.
+        case relationshipCountChanged
+        /// A relationship becomes optional or required.
+        case relationshipOptionalityChanged
+        /// A relationship's delete rule changes.
+        case relationshipDeleteRuleChanged
+        /// A relationship becomes transient (links dropped) or stored.
+        case relationshipTransientChanged
+        /// A property moves to another entity of the same hierarchy; values are kept.
+        case propertyMoved
+        /// A property changes between attribute and relationship: removed and added, values dropped.
+        case propertyKindChanged
+        /// A property's version hash modifier changes: a new version with the same schema.
+        case propertyHashModifierChanged
+        /// Two elements of the newer version claim the same renaming identifier.
         case renamingConflict
     }
 
+    /// What changed.
     public var kind: Kind
     /// The entity, by its name in the newer version (the older name for removals).
     public var entity: String
@@ -27,12 +82,15 @@ public struct Change: Sendable, Hashable {
     public var oldName: String?
     /// A short rendering of the value before and after (`"String"` → `"Integer 64"`).
     public var before: String?
+    /// A short rendering of the value after, when the change has one.
     public var after: String?
+    /// Whether Core Data's inferred migration can perform this change, and why.
     public var verdict: Verdict
     /// True when the change discards stored data (removed entities, attributes or links), even though
     /// it may be inferable: the report flags these as risks.
     public var dropsData: Bool
 
+    /// Records a change; `dropsData` marks changes that discard stored values even when inferable.
     public init(
         _ kind: Kind, entity: String, property: String? = nil, oldName: String? = nil, before: String? = nil,
         after: String? = nil, verdict: Verdict, dropsData: Bool = false
@@ -47,6 +105,7 @@ public struct Change: Sendable, Hashable {
         self.dropsData = dropsData
     }
 
+    /// True unless the verdict is ``Verdict/notInferable(_:)``: conditional changes count as inferable.
     public var isInferable: Bool { verdict.isInferable }
 
     /// `Track.title` or `Track`.
@@ -62,17 +121,21 @@ public enum Verdict: Sendable, Hashable {
     /// Not performed by inference; the reason says why and what to do instead.
     case notInferable(String)
 
+    /// True for inferable and conditional verdicts: inference can perform the change (a conditional one may
+    /// still fail on the data).
     public var isInferable: Bool {
         if case .notInferable = self { return false }
         return true
     }
 
+    /// The verdict's explanation, for the report.
     public var reason: String {
         switch self {
         case .inferable(let r), .conditional(let r, _), .notInferable(let r): r
         }
     }
 
+    /// What the data must satisfy, for a conditional verdict; nil otherwise.
     public var condition: DataCondition? {
         if case .conditional(_, let c) = self { return c }
         return nil
@@ -99,18 +162,28 @@ public enum DataCondition: Sendable, Hashable, CustomStringConvertible {
 
 /// Something probably unintended that Core Data would not mention.
 public struct Warning: Sendable, Hashable, CustomStringConvertible {
+    /// What the warning is about.
     public enum Kind: String, Sendable, Hashable {
+        /// A property removed and one added with the same type look like a rename without a renaming identifier.
         case probableRename
+        /// An entity removed and one added look like a rename without a renaming identifier.
         case probableEntityRename
+        /// Stored data would be dropped.
         case dataDropped
+        /// The versions differ but hash alike, so Core Data would take them for the same version and migrate nothing.
         case identicalVersionHashes
     }
 
+    /// What the warning is about.
     public var kind: Kind
+    /// The entity concerned (by its newer name), when there is one.
     public var entity: String?
+    /// The property concerned, when there is one.
     public var property: String?
+    /// The warning, in a sentence for the user.
     public var message: String
 
+    /// Records a warning.
     public init(_ kind: Kind, entity: String? = nil, property: String? = nil, message: String) {
         self.kind = kind
         self.entity = entity

@@ -15,7 +15,9 @@ public struct EntityMapping: Sendable, Hashable {
 
 /// How one property of the older version corresponds to one of the newer version.
 public struct PropertyMapping: Sendable, Hashable {
+    /// The property in the older version; nil when the property is new.
     public var source: ResolvedProperty?
+    /// The property in the newer version; nil when the property is removed.
     public var destination: ResolvedProperty?
 }
 

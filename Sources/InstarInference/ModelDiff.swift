@@ -6,10 +6,16 @@ import InstarModel
 /// change, each with a verdict and the reason for it, so that a user (and Instar's planner) knows
 /// exactly which change blocks inference and what to do about it.
 public struct ModelDiff: Sendable {
+    /// The older version's name.
     public let fromVersion: String
+    /// The newer version's name.
     public let toVersion: String
+    /// How each entity of the older version corresponds to one of the newer, as the layouts compile it to SQL.
     public let mappings: [EntityMapping]
+    /// Every difference, each with its verdict.
     public let changes: [Change]
+    /// Things that are probably unintended (a likely rename without a renaming identifier), which Core Data
+    /// would not mention.
     public let warnings: [Warning]
     private let destinationBySource: [String: String]
     private let sourceByDestination: [String: String]
@@ -22,8 +28,10 @@ public struct ModelDiff: Sendable {
     /// Changes that need the data to satisfy something before they can run.
     public var conditions: [DataCondition] { changes.compactMap(\.verdict.condition) }
 
+    /// The changes that inference cannot perform: the ones a hook, a mapping model or a stage must handle.
     public var blockingChanges: [Change] { changes.filter { !$0.isInferable } }
 
+    /// Compares two versions; the diff never fails, it reports what it cannot infer as blocking changes.
     public init(from old: Model, to new: Model) {
         self.fromVersion = old.name
         self.toVersion = new.name

@@ -39,28 +39,48 @@ public indirect enum MappingExpression: Sendable, Hashable {
     case opaque(className: String)
 }
 
+/// The operator of an arithmetic expression; the raw value is its spelling in format text.
 public enum ArithmeticOperator: String, Sendable, Hashable, Codable {
-    case add = "+", subtract = "-", multiply = "*", divide = "/", power = "**"
+    /// `a + b` (`add:to:`).
+    case add = "+"
+    /// `a - b` (`from:subtract:`).
+    case subtract = "-"
+    /// `a * b` (`multiply:by:`).
+    case multiply = "*"
+    /// `a / b` (`divide:by:`).
+    case divide = "/"
+    /// `a ** b` (`raise:toPower:`).
+    case power = "**"
 }
 
 /// An `NSPredicate`: the filter of an entity mapping, or the predicate of a SUBQUERY / TERNARY.
 public indirect enum MappingPredicate: Sendable, Hashable {
     /// `TRUEPREDICATE` / `FALSEPREDICATE`.
     case constant(Bool)
+    /// One comparison.
     case comparison(Comparison)
+    /// `a AND b AND …`: true when every member is.
     case and([MappingPredicate])
+    /// `a OR b OR …`: true when any member is.
     case or([MappingPredicate])
+    /// `NOT p`.
     case not(MappingPredicate)
 }
 
 /// One comparison: `lhs op[options] rhs`, possibly quantified (`ANY tags.name == "x"`).
 public struct Comparison: Sendable, Hashable {
+    /// The left operand (for a quantified comparison, the collection the quantifier ranges over).
     public var lhs: MappingExpression
+    /// The comparison operator.
     public var op: ComparisonOperator
+    /// The right operand.
     public var rhs: MappingExpression
+    /// `ANY`, `ALL` or `NONE` over a collection on the left; ``Quantifier/direct`` when not quantified.
     public var quantifier: Quantifier
+    /// The `[cdnl]` options, for string comparisons; empty otherwise.
     public var options: ComparisonOptions
 
+    /// A comparison; unquantified and without options unless told otherwise.
     public init(
         _ lhs: MappingExpression, _ op: ComparisonOperator, _ rhs: MappingExpression,
         quantifier: Quantifier = .direct, options: ComparisonOptions = []
@@ -73,20 +93,53 @@ public struct Comparison: Sendable, Hashable {
     }
 }
 
+/// The operator of a comparison; the raw value is its spelling in predicate format text.
 public enum ComparisonOperator: String, Sendable, Hashable, Codable {
-    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
-    case matches = "MATCHES", like = "LIKE", beginsWith = "BEGINSWITH", endsWith = "ENDSWITH"
-    case contains = "CONTAINS", `in` = "IN", between = "BETWEEN"
+    /// `==`: equal.
+    case equal = "=="
+    /// `!=`: not equal.
+    case notEqual = "!="
+    /// `<`: less than.
+    case less = "<"
+    /// `<=`: less than or equal.
+    case lessOrEqual = "<="
+    /// `>`: greater than.
+    case greater = ">"
+    /// `>=`: greater than or equal.
+    case greaterOrEqual = ">="
+    /// `MATCHES`: the whole string matches an ICU regular expression.
+    case matches = "MATCHES"
+    /// `LIKE`: matches a pattern with `*` and `?` wildcards.
+    case like = "LIKE"
+    /// `BEGINSWITH`: string prefix.
+    case beginsWith = "BEGINSWITH"
+    /// `ENDSWITH`: string suffix.
+    case endsWith = "ENDSWITH"
+    /// `CONTAINS`: substring, or membership when the left side is a collection.
+    case contains = "CONTAINS"
+    /// `IN`: the left side is in the right-hand collection (or a substring of the right-hand string).
+    case `in` = "IN"
+    /// `BETWEEN`: within the right side's `{low, high}`, bounds included.
+    case between = "BETWEEN"
 }
 
 /// `ANY`/`SOME` (the same), `ALL`, `NONE`; `.direct` when the comparison is not quantified.
 public enum Quantifier: String, Sendable, Hashable, Codable {
-    case direct = "", any = "ANY", all = "ALL", none = "NONE"
+    /// Not quantified: the comparison applies to the value itself.
+    case direct = ""
+    /// `ANY` (or `SOME`): true when some member of the collection matches.
+    case any = "ANY"
+    /// `ALL`: true when every member matches.
+    case all = "ALL"
+    /// `NONE`: true when no member matches.
+    case none = "NONE"
 }
 
 /// The `[cdn]` options of a string comparison.
 public struct ComparisonOptions: OptionSet, Sendable, Hashable {
+    /// The options as bits, in `NSComparisonPredicate.Options` order (`[c]` 1, `[d]` 2, `[n]` 4, `[l]` 8).
     public let rawValue: Int
+    /// The options these bits stand for.
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// `[c]`: case-insensitive.
     public static let caseInsensitive = ComparisonOptions(rawValue: 1)

@@ -1,10 +1,13 @@
 /// A syntax error in expression or predicate text, at a 1-based character column of that text.
 public struct ExpressionSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, in a sentence.
     public var message: String
+    /// The 1-based character column in ``text`` where reading failed.
     public var column: Int
     /// The text that was being read, so that the message can show where.
     public var text: String
 
+    /// A syntax error at `column` of `text`.
     public init(message: String, column: Int, text: String) {
         self.message = message
         self.column = column

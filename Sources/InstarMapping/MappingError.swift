@@ -23,6 +23,8 @@ public enum MappingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// with `file:line:column` and a hint (unknown keys, missing entities, a version name misspelt).
     case invalidFile(problems: [ModelProblem])
 
+    /// Where the error is: the file for an unreadable one, else the position in it (the first problem's for
+    /// ``invalidFile(problems:)``).
     public var location: SourceLocation {
         switch self {
         case .unreadable(let file, _): SourceLocation(file: file)

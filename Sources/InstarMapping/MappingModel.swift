@@ -7,17 +7,20 @@ import InstarModel
 /// their property mappings and expressions; it records no entity version hashes (only the compiled
 /// `.cdm` does, which `mapc` takes from the models at those paths). Expressions Xcode generates itself
 /// (`$source.name` for an attribute of the same name, the relationship expressions) are not in the file
-/// either: ``MappingModel/resolved(source:destination:)`` adds them once the two versions are known.
+/// either: Instar adds them (`resolved(source:destination:)`) once the two versions are known.
 public struct MappingModel: Sendable, Hashable {
     /// The path of the `xcmapping.xml` file read.
     public var file: String
     /// The mapping model's name: its `.xcmappingmodel` folder name without the extension.
     public var name: String
+    /// The model version the mapping migrates from.
     public var source: ModelReference
+    /// The model version the mapping migrates to.
     public var destination: ModelReference
     /// In Core Data's order: ascending `mappingnumber`, the order Xcode's editor shows and `mapc` keeps.
     public var entityMappings: [EntityMapping]
 
+    /// A mapping model as read; Instar completes it against the two versions once they are known.
     public init(
         file: String, name: String, source: ModelReference, destination: ModelReference, entityMappings: [EntityMapping]
     ) {
@@ -28,6 +31,7 @@ public struct MappingModel: Sendable, Hashable {
         self.entityMappings = entityMappings
     }
 
+    /// The entity mapping of that name (`"NoteToNote"`), or nil.
     public func entityMapping(named name: String) -> EntityMapping? {
         entityMappings.first { $0.name == name }
     }
@@ -43,6 +47,7 @@ public struct ModelReference: Sendable, Hashable, Codable {
     /// does not, so this is empty after reading one).
     public var entityVersionHashes: [String: Data]
 
+    /// A reference by path; ``versionName`` is derived from the path's last component.
     public init(path: String?, entityVersionHashes: [String: Data] = [:]) {
         self.path = path
         self.entityVersionHashes = entityVersionHashes
@@ -55,7 +60,18 @@ public struct ModelReference: Sendable, Hashable, Codable {
 
 /// `NSEntityMappingType`, with Core Data's raw values.
 public enum EntityMappingKind: Int, Sendable, Hashable, Codable, CaseIterable {
-    case undefined = 0, custom = 1, add = 2, remove = 3, copy = 4, transform = 5
+    /// Not said; Instar derives the kind from the entities and their hashes.
+    case undefined = 0
+    /// App code (a custom policy) creates the destination instances.
+    case custom = 1
+    /// The destination entity is new: no source instances.
+    case add = 2
+    /// The source entity is gone: its instances are not migrated.
+    case remove = 3
+    /// Source and destination entity are the same version: instances are copied as they are.
+    case copy = 4
+    /// The entity changed: instances are created from source instances through the property mappings.
+    case transform = 5
 
     /// The name Xcode writes in `mappingtypename` (`Undefined`, `Custom`, `Add`, …).
     public var name: String {
@@ -85,9 +101,13 @@ public struct EntityMapping: Sendable, Hashable {
     /// As recorded when the file says more than `Undefined`; otherwise derived: `.add` without a source,
     /// `.remove` without a destination, and `.copy`/`.transform` once version hashes are known.
     public var kind: EntityMappingKind
+    /// The source entity's name; nil for an ``EntityMappingKind/add`` mapping.
     public var sourceEntity: String?
+    /// The source entity's version hash when recorded (a compiled `.cdm`) or resolved; nil otherwise.
     public var sourceEntityVersionHash: Data?
+    /// The destination entity's name; nil for an ``EntityMappingKind/remove`` mapping.
     public var destinationEntity: String?
+    /// The destination entity's version hash when recorded (a compiled `.cdm`) or resolved; nil otherwise.
     public var destinationEntityVersionHash: Data?
     /// Which source instances are migrated: `FETCH(…)` of all instances of the source entity, with the
     /// filter, as `mapc` builds it. Nil for a mapping without a source.
@@ -98,13 +118,18 @@ public struct EntityMapping: Sendable, Hashable {
     public var filterText: String?
     /// `NSEntityMigrationPolicy` subclass that runs app code for this mapping.
     public var customPolicyClass: String?
+    /// The entity mapping's user info, which Core Data hands to the custom policy.
     public var userInfo: [String: MappingValue]
+    /// How each destination attribute gets its value.
     public var attributeMappings: [PropertyMapping]
+    /// How each destination relationship gets its objects.
     public var relationshipMappings: [PropertyMapping]
     /// The position Xcode gave the mapping (`mappingnumber`).
     public var mappingNumber: Int
+    /// Where the entity mapping is in the file, for messages.
     public var location: SourceLocation
 
+    /// An entity mapping; only the names, kind and location are required.
     public init(
         name: String, kind: EntityMappingKind, sourceEntity: String?, destinationEntity: String?,
         sourceEntityVersionHash: Data? = nil, destinationEntityVersionHash: Data? = nil,
@@ -138,13 +163,18 @@ public struct PropertyMapping: Sendable, Hashable {
     /// The value expression; nil when the property is left at its default (nothing written and nothing
     /// for Xcode to generate).
     public var valueExpression: MappingExpression?
+    /// Where the value expression comes from: the author, Xcode's generation, or nowhere.
     public var origin: Origin
     /// For a relationship Xcode fills itself: the source key path and entity mapping it names, if set.
     public var sourceKeyPath: String?
+    /// The entity mapping whose destination instances the relationship links to, when set.
     public var sourceMappingName: String?
+    /// The property mapping's user info.
     public var userInfo: [String: MappingValue]
+    /// Where the property mapping is in the file, for messages.
     public var location: SourceLocation
 
+    /// Where a property mapping's value expression comes from.
     public enum Origin: String, Sendable, Hashable, Codable {
         /// The author wrote the expression (it is archived in the file).
         case written
@@ -159,6 +189,7 @@ public struct PropertyMapping: Sendable, Hashable {
     /// The value expression as format text, for reports; nil when absent.
     public var valueExpressionText: String? { valueExpression?.description }
 
+    /// A property mapping.
     public init(
         name: String, valueExpression: MappingExpression?, origin: Origin, sourceKeyPath: String? = nil,
         sourceMappingName: String? = nil, userInfo: [String: MappingValue] = [:], location: SourceLocation

@@ -1,7 +1,10 @@
 /// One attribute of an entity, with every detail that affects storage, version identity or migration.
 public struct Attribute: Sendable, Hashable, Codable {
+    /// The attribute's name in this version (its column name too, unless ``stored`` says otherwise).
     public var name: String
+    /// The value type; changing it between versions needs a type transformation or a hook.
     public var type: AttributeType
+    /// Whether the value may be nil. Making an attribute required needs a default for existing rows.
     public var isOptional: Bool
     /// Transient attributes are never stored and are left out of the entity's version hash.
     public var isTransient: Bool
@@ -13,7 +16,9 @@ public struct Attribute: Sendable, Hashable, Codable {
     public var renamingIdentifier: String?
     /// Free text that changes the version hash without changing the schema.
     public var versionHashModifier: String?
+    /// Core Data's "Allows External Storage": large binary values may live in files beside the store.
     public var allowsExternalBinaryDataStorage: Bool
+    /// Core Data's "Preserve After Deletion": the value stays in persistent history as a tombstone.
     public var preservesValueInHistoryOnDeletion: Bool
     /// Legacy per-attribute index flag (`indexed="YES"`); compiled into a fetch index by the layouts.
     public var isIndexed: Bool
@@ -22,6 +27,7 @@ public struct Attribute: Sendable, Hashable, Codable {
     /// Naming keys of the `sql` layout: the column's name and declared type. Not hashed.
     public var stored = StoredNames.Column()
 
+    /// Creates an attribute; the defaults are those of a new attribute in Xcode (optional, stored, not indexed).
     public init(
         name: String,
         type: AttributeType,

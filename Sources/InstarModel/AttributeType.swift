@@ -4,21 +4,37 @@
 /// from an Instar YAML file must hash identically when they describe the same schema, so the type
 /// set, and each type's `NSAttributeType` raw value, is exactly Core Data's.
 public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
+    /// No type (Xcode's "Undefined"); only valid for transient attributes.
     case undefined
+    /// 16-bit signed integer (`Integer 16`).
     case integer16
+    /// 32-bit signed integer (`Integer 32`).
     case integer32
+    /// 64-bit signed integer (`Integer 64`).
     case integer64
+    /// Arbitrary-precision decimal (`NSDecimalNumber`).
     case decimal
+    /// 64-bit floating point.
     case double
+    /// 32-bit floating point.
     case float
+    /// Text.
     case string
+    /// Boolean, stored as 0 or 1.
     case boolean
+    /// A point in time; see the value encodings for how a store keeps it.
     case date
+    /// Raw bytes (`Data`).
     case binary
+    /// A UUID.
     case uuid
+    /// A URL.
     case uri
+    /// A value archived by a value transformer; stored as bytes.
     case transformable
+    /// A managed object ID; derived, never stored in a column.
     case objectID
+    /// A composite attribute (Core Data 2023): named sub-values stored as separate columns.
     case composite
 
     /// `NSAttributeType` raw value, hashed as a little-endian Int32.
@@ -87,6 +103,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// Reads Xcode's spelling (`"Integer 16"`); nil for a name Xcode does not write.
     public init?(xcodeName: String) {
         guard let match = Self.allCases.first(where: { $0.xcodeName == xcodeName }) else { return nil }
         self = match
@@ -118,6 +135,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// The three integer types: the ones whose values must fit a range (see ``DefaultValue/problem(with:for:)``).
     public var isInteger: Bool {
         switch self {
         case .integer16, .integer32, .integer64: true

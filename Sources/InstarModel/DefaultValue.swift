@@ -5,9 +5,13 @@
 public enum DefaultValue {
     /// A typed reading of a default value.
     public enum Typed: Sendable, Hashable {
+        /// An integer type's value; `YES`/`NO` read as 1/0.
         case integer(Int64)
+        /// A floating-point, decimal or date value (a date's default is written as a number of seconds).
         case real(Double)
+        /// A string or URI value, verbatim.
         case text(String)
+        /// A Boolean value.
         case boolean(Bool)
     }
 
@@ -51,6 +55,8 @@ public enum DefaultValue {
         }
     }
 
+    /// Reads the Boolean spellings models use (`YES`/`NO`, `true`/`false`, `1`/`0`, any case, spaces
+    /// ignored); nil for anything else. Also reads `userInfo` flags such as `NSMigrationAllowTypeTransformation`.
     public static func parseBoolean(_ value: String) -> Bool? {
         switch value.trimmingSpaces.lowercased() {
         case "yes", "true", "1": true

@@ -80,6 +80,7 @@ public struct Model: Sendable {
         hashCache.value { VersionHashes(computing: self) }
     }
 
+    /// The entity of that name, or nil when this version has none.
     public func entity(named name: String) -> Entity? {
         entityIndex[name].map { entities[$0] }
     }
@@ -89,14 +90,17 @@ public struct Model: Sendable {
         resolvedProperties[entity] ?? []
     }
 
+    /// The property of that name, declared on the entity or inherited, or nil when it has none.
     public func property(_ name: String, of entity: String) -> ResolvedProperty? {
         properties(of: entity).first { $0.name == name }
     }
 
+    /// The entity's attributes, inherited ones included, in the order of ``properties(of:)``.
     public func attributes(of entity: String) -> [Attribute] {
         properties(of: entity).compactMap(\.property.attribute)
     }
 
+    /// The entity's relationships, inherited ones included, in the order of ``properties(of:)``.
     public func relationships(of entity: String) -> [Relationship] {
         properties(of: entity).compactMap(\.property.relationship)
     }
@@ -112,6 +116,7 @@ public struct Model: Sendable {
         return chain
     }
 
+    /// The top of the entity's hierarchy: the entity whose table a SQLite store keeps its rows in.
     public func root(of entity: String) -> String {
         ancestry(of: entity).last ?? entity
     }
@@ -126,6 +131,7 @@ public struct Model: Sendable {
         [entity] + subentities(of: entity).flatMap { hierarchy(below: $0) }
     }
 
+    /// Entities without a parent, in declaration order.
     public var rootEntities: [Entity] { entities.filter { $0.parent == nil } }
 
     /// True when `entity` is `ancestor` or descends from it.
@@ -133,6 +139,8 @@ public struct Model: Sendable {
         ancestry(of: entity).contains(ancestor)
     }
 
+    /// Where the property (or, without one, the entity) was declared, falling back to the entity and then to
+    /// the model's file; nil when the model was built in code.
     public func location(ofEntity entity: String, property: String? = nil) -> SourceLocation? {
         if let property, let loc = locations["\(entity).\(property)"] { return loc }
         return locations[entity] ?? source.map { SourceLocation(file: $0) }

@@ -3,43 +3,72 @@
 /// Readers and validation collect problems rather than stopping at the first, so that a user fixing
 /// a model sees every mistake in one run.
 public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
+    /// What sort of problem it is, so that tools can react to some kinds (the CLI exits differently when a
+    /// file cannot be read) and validation can turn some into warnings (``ModelValidation``).
     public enum Kind: String, Sendable, Hashable {
+        /// The file is not well-formed (YAML, XML, a mapping expression).
         case syntax
+        /// The file does not exist or cannot be read.
         case unreadable
+        /// A required key is missing.
         case missingKey
+        /// A key Instar does not know, usually a misspelling.
         case unknownKey
+        /// A key has a value it cannot take.
         case invalidValue
+        /// An attribute type Instar does not know.
         case unknownType
+        /// An entity or property name is empty or not usable.
         case invalidName
+        /// Two entities have the same name.
         case duplicateEntity
+        /// A property is declared twice on an entity or its ancestors.
         case duplicateProperty
+        /// An entity's parent does not exist.
         case unknownParent
+        /// An entity is its own ancestor.
         case inheritanceCycle
+        /// A relationship's destination entity does not exist.
         case danglingDestination
+        /// A relationship's inverse does not exist on the destination.
         case unknownInverse
+        /// Two relationships that should be inverses do not name each other.
         case inverseMismatch
+        /// A relationship's minimum or maximum count is out of range for it.
         case invalidCount
+        /// A uniqueness constraint names a property the entity does not have.
         case unknownConstraintProperty
+        /// A fetch index names a property the entity does not have.
         case unknownIndexProperty
+        /// A default value does not parse for its attribute's type.
         case invalidDefault
     }
 
     /// Whether the problem makes the model unusable. Xcode models get warnings for what Xcode's model
     /// compiler accepts (see ``ModelValidation/xcode``), so a model that an app ships is never refused.
     public enum Severity: String, Sendable, Hashable {
+        /// The model cannot be used until this is fixed.
         case error
+        /// Reported, but the model is usable.
         case warning
     }
 
+    /// What sort of problem it is.
     public var kind: Kind
+    /// Whether it stops the model from being used; set by validation.
     public var severity: Severity = .error
+    /// What is wrong, in a sentence for the user (without location or subject, which ``description`` adds).
     public var message: String
+    /// Where in which file, when known.
     public var location: SourceLocation?
+    /// The entity concerned, when there is one.
     public var entity: String?
+    /// The property concerned, when there is one.
     public var property: String?
     /// What the user can do about it.
     public var hint: String?
 
+    /// Creates an error-severity problem.
     public init(
         _ kind: Kind,
         _ message: String,
@@ -81,7 +110,9 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
 /// that do not name each other, counts out of range, defaults that do not parse and constraints or
 /// indexes naming unknown properties become warnings, reported with the same position and hint.
 public enum ModelValidation: Sendable, Hashable {
+    /// Every problem is an error: for Instar's own model files.
     case strict
+    /// Only problems that make the model meaningless are errors: for models Xcode compiled and apps ship.
     case xcode
 
     /// Problems of these kinds are warnings under this validation.
@@ -97,12 +128,15 @@ public enum ModelValidation: Sendable, Hashable {
 
 /// A model could not be read or is not valid. Carries every problem found.
 public struct ModelError: Error, Sendable, CustomStringConvertible {
+    /// Every problem found, in the order found; never empty.
     public var problems: [ModelProblem]
 
+    /// Wraps the problems a reader or validation collected.
     public init(_ problems: [ModelProblem]) {
         self.problems = problems
     }
 
+    /// Wraps a single problem.
     public init(_ problem: ModelProblem) {
         self.problems = [problem]
     }

@@ -1,8 +1,11 @@
 /// An attribute or a relationship, as seen from an entity that declares or inherits it.
 public enum Property: Sendable, Hashable {
+    /// An attribute.
     case attribute(Attribute)
+    /// A relationship.
     case relationship(Relationship)
 
+    /// The property's name in this version.
     public var name: String {
         switch self {
         case .attribute(let a): a.name
@@ -10,6 +13,7 @@ public enum Property: Sendable, Hashable {
         }
     }
 
+    /// The identity used to match the property across versions: its renaming identifier, else its name.
     public var canonicalName: String {
         switch self {
         case .attribute(let a): a.canonicalName
@@ -17,6 +21,7 @@ public enum Property: Sendable, Hashable {
         }
     }
 
+    /// The name the property had in an earlier version (Xcode's "Renaming ID"), if any.
     public var renamingIdentifier: String? {
         switch self {
         case .attribute(let a): a.renamingIdentifier
@@ -24,6 +29,7 @@ public enum Property: Sendable, Hashable {
         }
     }
 
+    /// Whether the property is transient: never stored, so migrations ignore it.
     public var isTransient: Bool {
         switch self {
         case .attribute(let a): a.isTransient
@@ -31,11 +37,13 @@ public enum Property: Sendable, Hashable {
         }
     }
 
+    /// The attribute, or nil when this is a relationship.
     public var attribute: Attribute? {
         if case .attribute(let a) = self { return a }
         return nil
     }
 
+    /// The relationship, or nil when this is an attribute.
     public var relationship: Relationship? {
         if case .relationship(let r) = self { return r }
         return nil
@@ -47,8 +55,11 @@ public enum Property: Sendable, Hashable {
 
 /// A property together with the entity that declares it (which may be an ancestor).
 public struct ResolvedProperty: Sendable, Hashable {
+    /// The property as declared.
     public var property: Property
+    /// The entity that declares it: the entity asked about or one of its ancestors.
     public var declaringEntity: String
 
+    /// The property's name.
     public var name: String { property.name }
 }

@@ -8,11 +8,14 @@
 /// version whose raw SQL differs from the previous version's) or that removes a table a raw object
 /// needs cannot be inferred: it needs a hook.
 public struct RawSQL: Sendable, Hashable, Codable {
+    /// The kind of schema object, as `sqlite_master.type` names it.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         case table, index, view, trigger
     }
 
+    /// What kind of object it is.
     public var kind: Kind
+    /// The object's name in the database (`sqlite_master.name`).
     public var name: String
     /// The table the object belongs to (an index's or a trigger's table; a view's or table's own name).
     public var table: String
@@ -21,6 +24,7 @@ public struct RawSQL: Sendable, Hashable, Codable {
     /// Why the model could not express it, for people reading the model file.
     public var reason: String?
 
+    /// Keeps a schema object; `sql` must be the statement that creates it.
     public init(kind: Kind, name: String, table: String, sql: String, reason: String? = nil) {
         self.kind = kind
         self.name = name

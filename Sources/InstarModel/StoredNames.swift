@@ -12,6 +12,7 @@
 /// model stored under other names. A plain store's version is found by comparing its schema, where
 /// the names do count, and a step between two such versions renames tables and columns.
 public enum StoredNames {
+    /// Of an entity: its table, primary key and unique indexes.
     public struct Entity: Sendable, Hashable, Codable {
         /// The table's name, when not the entity's name.
         public var table: String?
@@ -41,13 +42,16 @@ public enum StoredNames {
         /// Model files: `columnOrder:`.
         public var columnOrder: [String] = []
 
+        /// No naming keys: the layout's conventions apply.
         public init() {}
 
+        /// True when no key is set, so a model file writes nothing for it.
         public var isEmpty: Bool { self == Entity() }
     }
 
     /// Of an attribute or a to-one relationship.
     public struct Column: Sendable, Hashable, Codable {
+        /// The column's name, when not the property's.
         public var name: String?
         /// The declared type exactly as written (`varchar(40)`, `bigint`, empty for none).
         public var type: String?
@@ -62,18 +66,24 @@ public enum StoredNames {
         /// an unnamed one. Model files: `constraint:`.
         public var constraint: String?
 
+        /// No naming keys: the layout's conventions apply.
         public init() {}
 
+        /// True when no key is set, so a model file writes nothing for it.
         public var isEmpty: Bool { self == Column() }
     }
 
     /// Of a relationship: its key column (to-one) or its join table (many-to-many).
     public struct Link: Sendable, Hashable, Codable {
+        /// A to-one's key column.
         public var column = Column()
+        /// A many-to-many's join table, when not named by the layout's convention.
         public var joinTable: JoinTable?
 
+        /// No naming keys: the layout's conventions apply.
         public init() {}
 
+        /// True when no key is set, so a model file writes nothing for it.
         public var isEmpty: Bool { self == Link() }
     }
 
@@ -81,8 +91,11 @@ public enum StoredNames {
     /// the other side's, in that order (also the order of its primary key), and the name of the
     /// index on the second column (nil: no index).
     public struct JoinTable: Sendable, Hashable, Codable {
+        /// The table's name.
         public var name: String
+        /// This side's key column, then the other side's.
         public var columns: [String]
+        /// The name of the index on the second column; nil for none.
         public var index: String?
         /// The `ON DELETE` action of each column's foreign key (`CASCADE`: deleting an object deletes its
         /// links), in the order of `columns`; empty for none.
@@ -93,6 +106,8 @@ public enum StoredNames {
         /// The name of the link table's primary key constraint, nil for none.
         public var primaryKeyConstraint: String?
 
+        /// Names a join table; `columns` holds exactly two names, this side's first; `onDelete` the
+        /// `ON DELETE` action of each column's foreign key, in the same order (empty: none).
         public init(name: String, columns: [String], index: String? = nil, onDelete: [String] = []) {
             self.name = name
             self.columns = columns

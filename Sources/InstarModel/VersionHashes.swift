@@ -15,6 +15,7 @@ public struct VersionHashes: Sendable, Hashable {
     /// Base64 of SHA-512 over name ‖ hash pairs (`NSStoreModelVersionHashesDigest`).
     public let versionHashesDigest: String
 
+    /// The hashes of a model, computed once per model and cached.
     public init(model: Model) {
         self = model.versionHashes
     }
@@ -52,8 +53,9 @@ public struct VersionHashes: Sendable, Hashable {
 
 /// The order of `-[NSString compare:]` for the names Core Data sorts: UTF-16 code units, so for
 /// ASCII uppercase sorts before `_`, which sorts before lowercase.
-public enum CoreDataOrder {
-    public static func precedes(_ a: String, _ b: String) -> Bool {
+package enum CoreDataOrder {
+    /// Whether `a` sorts before `b` in Core Data's order, for sorting entity names as Core Data does.
+    package static func precedes(_ a: String, _ b: String) -> Bool {
         a.utf16.lexicographicallyPrecedes(b.utf16)
     }
 }
@@ -180,8 +182,9 @@ extension Data {
 }
 
 /// SHA-256 of text as lowercase hex: fingerprints of plans and steps.
-public enum Fingerprint {
-    public static func of(_ text: String) -> String {
+package enum Fingerprint {
+    /// The fingerprint of the text (64 hex digits); equal texts, equal fingerprints.
+    package static func of(_ text: String) -> String {
         SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

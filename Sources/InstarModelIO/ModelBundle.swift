@@ -18,6 +18,7 @@ public struct ModelBundle: Sendable {
     /// The version Xcode marks as current (from `.xccurrentversion`, without `.xcdatamodel`), if recorded.
     public let currentVersionName: String?
 
+    /// Wraps versions already read; ``read(xcdatamodeld:)`` reads them from disk.
     public init(name: String, path: String, versions: [Model], currentVersionName: String?) {
         self.name = name
         self.path = path
@@ -25,6 +26,7 @@ public struct ModelBundle: Sendable {
         self.currentVersionName = currentVersionName
     }
 
+    /// The version of that name (the `.xcdatamodel` folder name without extension), or nil.
     public func version(named name: String) -> Model? {
         versions.first { $0.name == name }
     }

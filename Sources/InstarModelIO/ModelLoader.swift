@@ -5,6 +5,9 @@ import InstarModel
 /// `.xcdatamodeld` bundle (its current version, or a named one with `Bundle.xcdatamodeld#Version`), or
 /// their compiled forms as shipped in apps: a `.mom` file and a `.momd` folder (`Bundle.momd#Version`).
 public enum ModelLoader {
+    /// Reads and validates the model that `reference` names (see the type's documentation for the forms).
+    ///
+    /// - Throws: ``ModelError``: `.unreadable` when nothing is at the path, or every problem the model has.
     public static func load(_ reference: String) throws(ModelError) -> Model {
         var path = reference
         var versionName: String?

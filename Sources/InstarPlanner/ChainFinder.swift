@@ -3,25 +3,37 @@ import InstarModel
 
 /// A sequence of steps from one version to another, and what it costs in total.
 public struct Chain: Sendable {
+    /// The steps in order; empty when the store is already at the target.
     public var steps: [Step]
+    /// The plan's cost of one step in rows (``PlanOptions/stepCost``), added per step to ``totalCost``.
     public var stepCost: Int
 
     /// Rows rewritten plus the per-step cost: what the planner minimises.
     public var totalCost: Int { steps.reduce(0) { $0 + $1.cost.rowsRewritten + stepCost } }
+    /// The versions the chain passes through, the start and the target included; empty for no steps.
     public var versions: [String] { (steps.first.map { [$0.from] } ?? []) + steps.map(\.to) }
 }
 
 /// Why no chain reaches the target, with each blocking pair and its reasons.
 public struct NoChain: Error, Sendable, CustomStringConvertible {
+    /// Two adjacent versions with no step between them: their diff cannot be inferred and no stage covers it.
     public struct Gap: Sendable {
+        /// The version the gap starts at.
         public var from: String
+        /// The version the gap ends at.
         public var to: String
+        /// The changes that keep the step from being inferred: what a hook or a stage must handle.
         public var blocking: [Change]
     }
 
+    /// The version the search started from (the store's).
     public var from: String
+    /// The version it had to reach (the target).
     public var to: String
+    /// Each pair no chain crosses; empty when the failure is of another kind (an unknown version, a
+    /// store newer than the target), which ``message`` says.
     public var gaps: [Gap]
+    /// The failure in a sentence; ``description`` adds the gaps and their blocking changes.
     public var message: String
 
     public var description: String {

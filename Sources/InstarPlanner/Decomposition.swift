@@ -30,6 +30,7 @@ public struct Decomposition: Sendable {
 
     /// How one blocking (or conditional) change is handled.
     public struct Recipe: Sendable {
+        /// Which recipe handles the change.
         public var kind: RecipeKind
         /// The change, with Core Data's verdict and the reason it blocks.
         public var change: Change
@@ -44,6 +45,7 @@ public struct Decomposition: Sendable {
     /// A hook the proposal needs, ready to add to the plan's `hooks:`.
     public struct Hook: Sendable {
         public var name: String
+        /// What the hook runs (SQL), to paste into the plan's `hooks:`; a template must be completed first.
         public var definition: HookDefinition
         /// `before` (runs on the old shape of its step) or `after` (on the new shape).
         public var phase: String
@@ -58,7 +60,9 @@ public struct Decomposition: Sendable {
 
     /// One step of the proposed chain. Steps with hooks become custom stages in the plan.
     public struct ProposedStep: Sendable {
+        /// The version the step starts at.
         public var from: String
+        /// The version the step ends at.
         public var to: String
         /// Always ``Step/Kind/synthesized``: Instar proposed it, the user adds it to the plan.
         public var kind: Step.Kind
@@ -70,7 +74,9 @@ public struct Decomposition: Sendable {
 
     /// Something that can lose or block data when the proposal runs.
     public struct Risk: Sendable {
+        /// What is at risk, as `Entity.property` or `Entity`.
         public var subject: String
+        /// What can go wrong, in a sentence.
         public var message: String
         /// `SELECT count(*) …` over the store at version `from`, counting the rows concerned.
         public var countSQL: String?
@@ -83,7 +89,9 @@ public struct Decomposition: Sendable {
     /// Written where the user must supply a conversion, in hooks without a built-in converter.
     public static let expressionPlaceholder = "<SQL EXPRESSION>"
 
+    /// The version at the start of the gap (`A`).
     public var from: String
+    /// The version at the end of the gap (`B`).
     public var to: String
     /// Every change that blocks inference, and the conditional ones the proposal resolves.
     public var recipes: [Recipe]
@@ -94,8 +102,11 @@ public struct Decomposition: Sendable {
     public var final: Model?
     /// The target version as the plan has it.
     public var target: Model
+    /// The hooks the proposed steps run.
     public var hooks: [Hook]
+    /// The proposed chain from ``from`` to ``to``, in order.
     public var steps: [ProposedStep]
+    /// What can lose or block data when the proposal runs, for the user to check before running it.
     public var risks: [Risk]
     /// Further facts: checks that failed, conditions left to run time.
     public var notes: [String]

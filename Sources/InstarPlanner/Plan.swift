@@ -17,8 +17,11 @@ public struct Plan: Sendable {
     public var target: String?
     /// Versions a chain must stop at (never skipped).
     public var pinned: [String]
+    /// Steps that run app code, in the order declared; a chain must take each stage it passes.
     public var stages: [CustomStage]
+    /// The hooks the stages name, by name.
     public var hooks: [String: HookDefinition]
+    /// Tuning of planning and running (step cost, skips, `secure_delete`).
     public var options: PlanOptions
     /// Where keys were written, by a path such as `stages[0].from` or `hooks.fill`.
     public var locations: [String: SourceLocation]
@@ -29,6 +32,8 @@ public struct Plan: Sendable {
     /// closest pair: said in the dry run, since they may belong to another bundle.
     public var unmatchedMappings: [String] = []
 
+    /// A plan built in code; ``PlanFileReader`` reads one from a file. Validation happens in the reader and
+    /// in ``PlanLint``, not here.
     public init(
         name: String, file: String, layout: String = "instar", versions: [Model], target: String? = nil,
         pinned: [String] = [], stages: [CustomStage] = [], hooks: [String: HookDefinition] = [:],
@@ -46,6 +51,7 @@ public struct Plan: Sendable {
         self.locations = locations
     }
 
+    /// The position of the named version in ``versions`` (0 is the oldest), or nil when the plan has none.
     public func index(of version: String) -> Int? {
         versions.firstIndex { $0.name == version }
     }
@@ -58,6 +64,7 @@ public struct Plan: Sendable {
         mappings.first { $0.from == from && $0.to == to }
     }
 
+    /// Where the key (`stages[0].from`, `hooks.fill`) was written, else the plan file itself.
     public func location(_ key: String) -> SourceLocation {
         locations[key] ?? SourceLocation(file: file)
     }
@@ -65,11 +72,14 @@ public struct Plan: Sendable {
 
 /// A mapping model (`.xcmappingmodel`) matched to two versions of a plan.
 public struct PlannedMapping: Sendable {
+    /// The version the mapping model migrates from.
     public var from: String
+    /// The version it migrates to.
     public var to: String
     /// Resolved against the two versions: Xcode's implicit expressions are filled in.
     public var model: MappingModel
 
+    /// Matches a mapping model, already resolved, to two versions of the plan.
     public init(from: String, to: String, model: MappingModel) {
         self.from = from
         self.to = to
@@ -80,11 +90,16 @@ public struct PlannedMapping: Sendable {
 /// A step that runs app code: the step itself is still an inferred migration from `from` to `to`;
 /// `before` hooks run on the old shape, `after` hooks on the new one.
 public struct CustomStage: Sendable, Hashable {
+    /// The version the stage starts at.
     public var from: String
+    /// The version it ends at (a later one, not necessarily the next).
     public var to: String
+    /// Hooks run on the old shape, before the step, in order.
     public var before: [String]
+    /// Hooks run on the new shape, after the step, in order.
     public var after: [String]
 
+    /// A stage; one that names no hook still makes `from → to` a step that every chain through it takes.
     public init(from: String, to: String, before: [String] = [], after: [String] = []) {
         self.from = from
         self.to = to
@@ -92,6 +107,7 @@ public struct CustomStage: Sendable, Hashable {
         self.after = after
     }
 
+    /// Every hook the stage runs: ``before`` then ``after``.
     public var hooks: [String] { before + after }
 }
 
@@ -107,6 +123,7 @@ public enum HookDefinition: Sendable, Hashable {
     /// A hook the app registers in Swift under this name.
     case swift(String)
 
+    /// The key that declares this kind in a plan file (`sql`, `batchedSQL`, `command`, `swift`).
     public var kindName: String {
         switch self {
         case .sql: "sql"
@@ -117,6 +134,7 @@ public enum HookDefinition: Sendable, Hashable {
     }
 }
 
+/// A plan's `options:`: tuning of planning and running that does not change what the migration does.
 public struct PlanOptions: Sendable, Hashable {
     /// SQLite's `secure_delete` during migration: nil keeps the library's setting (`fast`, `on`, `off`).
     public var secureDelete: String?
@@ -126,6 +144,7 @@ public struct PlanOptions: Sendable, Hashable {
     /// costs a diff; the bound keeps planning of long histories (hundreds of versions) fast.
     public var maxSkip: Int
 
+    /// Options; the defaults are those of a plan without `options:`.
     public init(secureDelete: String? = nil, stepCost: Int = 1, maxSkip: Int = 64) {
         self.secureDelete = secureDelete
         self.stepCost = stepCost
@@ -135,7 +154,9 @@ public struct PlanOptions: Sendable, Hashable {
 
 /// A plan file that cannot be used: every problem, each with file, line and key.
 public struct PlanError: Error, Sendable, CustomStringConvertible {
+    /// Every problem found, in the order found.
     public var problems: [ModelProblem]
+    /// Wraps the problems the reader collected.
     public init(_ problems: [ModelProblem]) { self.problems = problems }
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 }

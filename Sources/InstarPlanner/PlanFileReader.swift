@@ -36,6 +36,9 @@ public enum PlanFileReader {
         try read(path: url.path)
     }
 
+    /// Reads and validates the plan file at `path`, and every model and mapping model it names.
+    ///
+    /// - Throws: ``PlanError`` with every problem found, in the plan and in the models.
     public static func read(path: String) throws(PlanError) -> Plan {
         let source: YAMLSource
         do {

@@ -3,6 +3,7 @@ import InstarModel
 
 /// One problem `instar lint` found in a plan: how bad, what, where, and what to do about it.
 public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
+    /// How bad a finding is: `instar lint` exits with status 1 when there is an error; warnings alone pass.
     public enum Severity: String, Sendable, Hashable {
         /// The plan cannot do what it says: a chain is missing, or a step fails at run time.
         case error
@@ -59,12 +60,18 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
         case cloudKitHierarchyChanged
     }
 
+    /// How bad it is.
     public var severity: Severity
+    /// Which check found it.
     public var check: Check
+    /// What is wrong, in a sentence.
     public var message: String
+    /// Where in the plan (or in a model) it is.
     public var location: SourceLocation
+    /// What to do about it, when there is something to say.
     public var hint: String?
 
+    /// A finding.
     public init(_ severity: Severity, _ check: Check, _ message: String, location: SourceLocation, hint: String? = nil) {
         self.severity = severity
         self.check = check
@@ -91,6 +98,7 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
 /// - attributes or entities removed and re-added without a renaming identifier;
 /// - hooks that no stage uses, and command hooks (which need `--allow-commands`).
 public enum PlanLint {
+    /// Runs every check on the plan; findings come in the order of the checks, not sorted by severity.
     public static func check(_ plan: Plan) -> [LintFinding] {
         var findings = PlanValidator.problems(in: plan).map(finding(from:))
         guard !plan.versions.isEmpty else {

@@ -9,11 +9,13 @@ public struct StepCost: Sendable, Hashable, Comparable {
     /// Tables the step rebuilds.
     public var tablesRebuilt: [String]
 
+    /// A cost.
     public init(rowsRewritten: Int, tablesRebuilt: [String] = []) {
         self.rowsRewritten = rowsRewritten
         self.tablesRebuilt = tablesRebuilt
     }
 
+    /// Orders costs by rows rewritten: the planner prefers the step that rewrites fewer rows.
     public static func < (a: StepCost, b: StepCost) -> Bool { a.rowsRewritten < b.rowsRewritten }
 }
 
@@ -25,6 +27,7 @@ public protocol StepCostModel: Sendable {
 
 /// Without a store: every rebuilt table weighs the same nominal amount.
 public struct NominalCostModel: StepCostModel {
+    /// The nominal model, for planning without a store (`instar lint`, `instar graph`).
     public init() {}
     public func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost {
         StepCost(rowsRewritten: 0)
@@ -33,6 +36,7 @@ public struct NominalCostModel: StepCostModel {
 
 /// An edge of the version graph: a step the runtime can perform.
 public struct Step: Sendable {
+    /// Where a step comes from, and so what runs it.
     public enum Kind: String, Sendable {
         /// Inferred from the two versions, no app code.
         case lightweight
@@ -45,12 +49,18 @@ public struct Step: Sendable {
         case mapping
     }
 
+    /// The version the step starts at.
     public var from: String
+    /// The version the step ends at; a later version, possibly several later (a skip).
     public var to: String
+    /// Where the step comes from.
     public var kind: Kind
+    /// The changes between the two versions, with their verdicts.
     public var diff: ModelDiff
     public var cost: StepCost
+    /// The custom stage the step runs, for a ``Kind/custom`` step; nil otherwise.
     public var stage: CustomStage?
+    /// The mapping model the step runs, for a ``Kind/mapping`` step; nil otherwise.
     public var mapping: PlannedMapping?
 }
 
@@ -61,13 +71,17 @@ public struct Step: Sendable {
 /// a lock (the work itself runs outside it: two tasks asking for the same edge at once may both infer
 /// it, and the results are equal).
 public final class VersionGraph: @unchecked Sendable {
+    /// The plan whose versions the graph connects.
     public let plan: Plan
+    /// How steps are priced.
     public let costModel: any StepCostModel
+    /// Each version's hashes, in the order of ``versions``.
     public let hashes: [VersionHashes]
     private let lock = NSLock()
     private var diffs: [Int: ModelDiff] = [:]
     private var costs: [Int: StepCost] = [:]
 
+    /// A graph over the plan's versions; hashes are computed now, diffs and costs when a search asks for them.
     public init(plan: Plan, costModel: any StepCostModel = NominalCostModel()) {
         self.plan = plan
         self.costModel = costModel
@@ -89,10 +103,12 @@ public final class VersionGraph: @unchecked Sendable {
         }
     }
 
+    /// The plan's versions, oldest first; steps refer to them by index.
     public var versions: [Model] { plan.versions }
 
     private func key(_ i: Int, _ j: Int) -> Int { i * versions.count + j }
 
+    /// The diff from version `i` to version `j` (indexes into ``versions``), computed once and cached.
     public func diff(_ i: Int, _ j: Int) -> ModelDiff {
         if let cached = lock.withLock({ diffs[key(i, j)] }) { return cached }
         let diff = ModelDiff(from: versions[i], to: versions[j])

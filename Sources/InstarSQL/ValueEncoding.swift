@@ -5,6 +5,7 @@
 /// layout is never run on another's values. Numbers, Booleans (0/1), strings and binary data are
 /// stored alike by every layout.
 public struct ValueEncoding: Sendable, Hashable {
+    /// How dates are stored.
     public enum Dates: Sendable, Hashable {
         /// ISO-8601 text in UTC with milliseconds (`2001-01-01T00:00:00.000Z`): the Instar layout.
         case isoText
@@ -12,6 +13,7 @@ public struct ValueEncoding: Sendable, Hashable {
         case seconds(since: Epoch)
     }
 
+    /// The zero of a seconds-based date encoding.
     public enum Epoch: Sendable, Hashable {
         /// 2001-01-01 00:00:00 UTC, Core Data's (and Foundation's) reference date.
         case referenceDate
@@ -35,6 +37,7 @@ public struct ValueEncoding: Sendable, Hashable {
         }
     }
 
+    /// How UUIDs are stored.
     public enum UUIDs: Sendable, Hashable {
         /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` text.
         case text
@@ -42,9 +45,12 @@ public struct ValueEncoding: Sendable, Hashable {
         case bytes
     }
 
+    /// How this layout stores dates.
     public var dates: Dates
+    /// How this layout stores UUIDs.
     public var uuids: UUIDs
 
+    /// An encoding; layouts use one of ``instar``, ``coreData`` or ``plainSQL``.
     public init(dates: Dates, uuids: UUIDs) {
         self.dates = dates
         self.uuids = uuids
