@@ -10,13 +10,21 @@ public enum CoreDataMetadata {
     /// The keys Instar writes; every other key of the dictionary (the app's own, `NSStoreUUID` when a
     /// store has it, `NSPersistenceMaximumFrameworkVersion`, …) is kept as it is.
     public static let storeTypeKey = "NSStoreType"
+    /// The Core Data version (a build number such as 1448) that last wrote the store.
     public static let frameworkVersionKey = "NSPersistenceFrameworkVersion"
+    /// The version of the hashing scheme (Core Data writes 3).
     public static let hashesVersionKey = "NSStoreModelVersionHashesVersion"
+    /// Entity name → version hash (32 bytes) of the model that wrote the store: how versions are matched.
     public static let hashesKey = "NSStoreModelVersionHashes"
+    /// The writing model's version identifiers (Xcode's "Identifier" field), one per merged model.
     public static let identifiersKey = "NSStoreModelVersionIdentifiers"
+    /// A digest of all the entity hashes together.
     public static let digestKey = "NSStoreModelVersionHashesDigest"
+    /// The model's version checksum, the one staged migration compares.
     public static let checksumKey = "NSStoreModelVersionChecksumKey"
+    /// SQLite's `auto_vacuum` level Core Data set on the store.
     public static let autoVacuumKey = "_NSAutoVacuumLevel"
+    /// The store's UUID, as the metadata API reports it (the table keeps it in `Z_UUID`).
     public static let uuidKey = "NSStoreUUID"
 
     /// What a store's `Z_METADATA` row holds.
@@ -26,6 +34,7 @@ public enum CoreDataMetadata {
         /// The whole metadata dictionary, as `PropertyListSerialization` reads it.
         public var dictionary: [String: Any]
 
+        /// Entity name → version hash, from ``CoreDataMetadata/hashesKey``; empty when absent.
         public var entityHashes: [String: Data] {
             var result: [String: Data] = [:]
             if let hashes = dictionary[CoreDataMetadata.hashesKey] as? [AnyHashable: Any] {
@@ -38,6 +47,7 @@ public enum CoreDataMetadata {
 
         /// `NSStoreModelVersionIdentifiers`: one entry per model merged into the writing model.
         public var versionIdentifiers: [String]? { dictionary[CoreDataMetadata.identifiersKey] as? [String] }
+        /// The Core Data version that last wrote the store; nil when not recorded.
         public var frameworkVersion: Int? { (dictionary[CoreDataMetadata.frameworkVersionKey] as? NSNumber)?.intValue }
 
         /// The recorded checksum, else the one the hashes imply.
@@ -90,6 +100,7 @@ public enum CoreDataMetadata {
         return result
     }
 
+    /// The dictionary as a binary property list, as `Z_METADATA.Z_PLIST` stores it.
     public static func encode(_ dictionary: [String: Any]) throws -> Data {
         try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
     }
