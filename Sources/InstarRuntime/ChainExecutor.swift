@@ -24,7 +24,7 @@ public struct ResumeRefused: Error, Sendable, CustomStringConvertible {
     public var reason: Reason
 
     /// Makes the error for the store at `path`.
-    public init(path: String, reason: Reason) {
+    package init(path: String, reason: Reason) {
         self.path = path
         self.reason = reason
     }

@@ -136,14 +136,14 @@ public enum Journal {
     }
 
     /// The date as ISO 8601 with fractional seconds, as the journal's columns store it.
-    public static func iso(_ date: Date) -> String {
+    package static func iso(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
     }
 
     /// Encodes a ``JournalEntry`` as the journal stores it (sorted keys, ISO 8601 dates).
-    public static let encoder: JSONEncoder = {
+    package static let encoder: JSONEncoder = {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys]
         e.dateEncodingStrategy = .iso8601

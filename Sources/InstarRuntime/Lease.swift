@@ -25,7 +25,7 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
     public var heartbeat: Date
 
     /// A lease for this process, taken now.
-    public static func mine() -> Lease {
+    package static func mine() -> Lease {
         let now = Date()
         let pid = getpid()
         let host = ProcessInfo.processInfo.hostName
@@ -102,7 +102,7 @@ public struct LeaseError: Error, Sendable, CustomStringConvertible {
     public var holder: Lease
 
     /// Makes the error for the store at `path`, held by `holder`.
-    public init(path: String, holder: Lease) {
+    package init(path: String, holder: Lease) {
         self.path = path
         self.holder = holder
     }

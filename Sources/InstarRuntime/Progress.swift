@@ -6,8 +6,8 @@ public enum ProgressEvent: Sendable, Equatable {
     /// A run starts or resumes; `resumedAt` describes where when resuming.
     case started(run: String, steps: Int, resumedAt: String?)
     /// Step `index` (zero-based) of `of` starts; `to` is where its transaction ends (later than the step's own
-    /// target when steps are fused, then `kind` is `fused`). `estimatedRows`: rows it rewrites, 0 for an
-    /// `after` phase.
+    /// target when steps are fused, then `kind` is `fused`). `estimatedRows`: rows it will rewrite (0 when
+    /// a resumed run starts in the step's `after` phase).
     case stepStarted(index: Int, of: Int, from: String, to: String, kind: String, estimatedRows: Int)
     /// A hook's progress: done out of total units (batches, rows, or what a command reports).
     case hook(name: String, done: Int, total: Int?)

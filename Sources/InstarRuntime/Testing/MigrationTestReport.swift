@@ -15,8 +15,8 @@ public struct MigrationTestReport: Sendable, Codable, Hashable {
     /// One run per starting store, in the order they ran.
     public var runs: [MigrationTestRun]
 
-    /// Makes a report from runs already made (``MigrationTester/run(_:)`` builds one for you).
-    public init(plan: String, target: String, layout: String, rows: Int?, runs: [MigrationTestRun]) {
+    /// Makes a report from runs already made (``MigrationTester/run(_:)`` builds them).
+    package init(plan: String, target: String, layout: String, rows: Int?, runs: [MigrationTestRun]) {
         self.plan = plan
         self.target = target
         self.layout = layout
@@ -107,7 +107,7 @@ public struct MigrationCheck: Sendable, Codable, Hashable {
     public var notes: [String]
 
     /// Makes a check result (the tester makes these; an app's tests read them).
-    public init(
+    package init(
         _ kind: Kind, _ status: Status, _ message: String, step: String? = nil, difference: RowDifference? = nil,
         notes: [String] = []
     ) {

@@ -59,7 +59,7 @@ public struct CoreDataLayout: StoreLayout {
 
     /// Core Data's table of each entity's highest primary key (`Z_MAX`), which new rows continue from.
     public static let primaryKeyTable = "Z_PRIMARYKEY"
-    /// Core Data's one-row table with the store's UUID and metadata dictionary (``CoreDataMetadata``).
+    /// Core Data's one-row table with the store's UUID and metadata dictionary.
     public static let metadataTable = "Z_METADATA"
     /// Core Data's cache of the compiled model that wrote the store (newer framework versions only).
     public static let modelCacheTable = "Z_MODELCACHE"
