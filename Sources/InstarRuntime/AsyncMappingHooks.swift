@@ -11,6 +11,7 @@ import InstarStore
 /// may await anything else (a server, another actor). Everything it writes commits with the step, or
 /// not at all.
 public struct AsyncMappingHookContext: Sendable {
+    /// Which hook this is and where it runs: its entity mapping, property and point in the step.
     public let hook: MappingHookRequirement
     /// The step, as `"from → to"`.
     public let step: String
@@ -26,6 +27,8 @@ public struct AsyncMappingHookContext: Sendable {
     }
 }
 
+/// An async Swift hook of a mapping step, registered with `Migrator.register(mappingHook:_:)`. Its database
+/// work, through ``AsyncMappingHookContext/withDatabase(_:)``, commits with the step; throwing rolls it back.
 public typealias AsyncMappingSwiftHook = @Sendable (AsyncMappingHookContext) async throws -> Void
 
 /// The step's connection, handed to jobs that only ever run on the thread that owns it.

@@ -8,6 +8,7 @@ import InstarStore
 /// An unfinished run cannot be resumed as asked: the plan changed under it, or the caller asked for
 /// another target. Nothing was changed.
 public struct ResumeRefused: Error, Sendable, CustomStringConvertible {
+    /// Why the unfinished run cannot go on.
     public enum Reason: Sendable, Hashable {
         /// The unfinished run goes to `unfinishedTarget`; this call asked for `requested`.
         case otherTarget(unfinishedTarget: String, requested: String)
@@ -17,10 +18,13 @@ public struct ResumeRefused: Error, Sendable, CustomStringConvertible {
         case stepChanged(index: Int, from: String, to: String)
     }
 
+    /// The store's path.
     public var path: String
+    /// Why the unfinished run cannot go on.
     public var reason: Reason
 
-    public init(path: String, reason: Reason) {
+    /// Makes the error for the store at `path`.
+    package init(path: String, reason: Reason) {
         self.path = path
         self.reason = reason
     }

@@ -9,17 +9,30 @@ import InstarSQL
 /// Everything `instar plan` tells before touching a store: which steps, lightweight or not, what SQL,
 /// how many rows, how much disk, and what could be lost. Built from a read-only view of the store.
 public struct DryRunReport: Sendable {
+    /// One step of the chosen chain: what it changes and what it will cost when `migrate` runs it.
     public struct StepReport: Sendable {
+        /// The version the step starts from.
         public var from: String
+        /// The version the step ends at.
         public var to: String
+        /// How the step runs: inferred alone, inferred with the plan's hooks, through a mapping model, or
+        /// proposed by Instar.
         public var kind: Step.Kind
+        /// The model differences the step applies, entity by entity.
         public var changes: [Change]
+        /// Guesses the inference made that a person should confirm, such as a probable rename.
         public var warnings: [Warning]
+        /// The statements the step runs, in order. Only the first step's are planned against the store's
+        /// actual schema; later steps' are planned from their models.
         public var sql: [String]
+        /// Tables the step copies into a new table (rather than altering in place).
         public var tablesRebuilt: [String]
+        /// Rows the step rewrites: counted in the store when one was given, else 1,000 per table.
         public var rowsTouched: Int
         /// Extra disk space the step needs while it runs (a rebuilt table exists twice until commit).
         public var extraBytes: Int
+        /// The hooks the step runs, in order: name, phase (`before`, `after`, or `mapping <point>`) and kind
+        /// (`sql`, `batchedSQL`, `command`, `swift`; `?` or `not declared` when the plan lacks it).
         public var hooks: [(name: String, phase: String, kind: String)]
         /// The mapping model a `.mapping` step runs (its pair is never skipped), nil otherwise.
         public var mappingModel: String? = nil
@@ -27,42 +40,81 @@ public struct DryRunReport: Sendable {
         package var mappingHookTemplates: [MappingHookTemplate] = []
     }
 
+    /// Another chain to the same target that the planner did not choose, so the choice can be checked.
     public struct Alternative: Sendable {
+        /// The versions the chain passes through, first to last.
         public var versions: [String]
+        /// Its total cost, in the same units as ``DryRunReport/totalCost``.
         public var cost: Int
     }
 
+    /// Something the chain could lose or be blocked by, for a person to look at before migrating.
     public struct Risk: Sendable {
+        /// What sort of risk it is.
         public enum Kind: String, Sendable {
-            case droppedValues, blockingNulls, blockingRows, duplicates, probableRename, identicalChecksums, dataDropped
+            /// Non-NULL values of a removed attribute will be dropped.
+            case droppedValues
+            /// Rows with NULL in an attribute that becomes required without a default would fail the step.
+            case blockingNulls
+            /// Existing rows of an entity that gains a required attribute without a default would fail the step.
+            case blockingRows
+            /// Duplicate values would violate a new uniqueness constraint and fail the step.
+            case duplicates
+            /// A warning of the inference for the step, most often a guessed rename, for a person to confirm.
+            case probableRename
+            /// Versions share a version checksum, which Core Data's staged migration cannot tell apart.
+            case identicalChecksums
+            /// The rows of a removed entity will be deleted.
+            case dataDropped
         }
+        /// What sort of risk it is.
         public var kind: Kind
+        /// The step it belongs to, as `"from → to"`; nil for a risk of the plan as a whole.
         public var step: String?
+        /// The risk in words, for a person.
         public var message: String
+        /// Values or rows affected, counted in the store; nil when not counted (no store, the data does
+        /// not exist yet, or the risk is not countable). Risks counted as 0 are left out of the report.
         public var count: Int?
     }
 
+    /// The plan's name.
     public var plan: String
+    /// The name of the store layout the SQL is written for (e.g. `instar`, `coredata`).
     public var layout: String
+    /// The store's path; nil when the report was built from the plan alone.
     public var store: String?
+    /// The version detected in the store; nil without a store.
     public var detectedVersion: String?
+    /// How the version was detected (a ``VersionDetection/Method`` raw value); nil without a store.
     public var matchedBy: String?
+    /// The version the chain starts from: the detected one, else the one asked for, else the plan's first.
     public var from: String
+    /// The target version: the one asked for, else the plan's target, else ``from``.
     public var to: String
+    /// The chosen chain's steps, in order; empty when no chain exists.
     public var steps: [StepReport]
+    /// The chain's cost: rows rewritten plus the plan's fixed cost per step; what the planner minimises.
     public var totalCost: Int
+    /// Other chains to the target, for comparison.
     public var alternatives: [Alternative]
+    /// What could be lost or could block a step, counted in the store where possible.
     public var risks: [Risk]
     /// Runs of two or more steps that `migrate` runs as one transaction (only inline SQL hooks between
     /// them), fused so that every table is rewritten at most once, with the work moved across hooks.
     public var segments: [Segment] = []
 
+    /// Consecutive steps that `migrate` fuses into one transaction.
     public struct Segment: Sendable {
+        /// The version the segment starts from.
         public var from: String
+        /// The version it ends at.
         public var to: String
+        /// How many steps it fuses (two or more).
         public var steps: Int
         /// The transaction's SQL in order, hooks shown as `-- hook <name>` lines.
         public var sql: [String]
+        /// Tables the transaction rebuilds, each at most once.
         public var tablesRebuilt: [String]
         /// Work moved past hooks, e.g. "after hook artistsFromJSON: rebuild of track (fused with the
         /// steps after it); index track_artist_artist_idx".
@@ -76,6 +128,9 @@ public struct DryRunReport: Sendable {
 
 /// Builds a ``DryRunReport``. Opens the store read-only; never writes.
 public enum DryRun {
+    /// Plans the chain from the store's version (or `from`, or the plan's first version, without a store)
+    /// to `to` (or the plan's target) and reports it. `storePath` nil reports from the plan alone, with
+    /// nominal row counts. No chain is not an error: the report says why in ``DryRunReport/noChain``.
     public static func report(plan: Plan, storePath: String?, from: String? = nil, to: String? = nil) throws -> DryRunReport {
         let layout = Layouts.named(plan.layout) ?? InstarLayout()
         var store: SQLiteStore?

@@ -19,6 +19,7 @@ public final class HookContext: @unchecked Sendable {
     public let step: String
     /// `before` (old shape) or `after` (new shape).
     public let phase: HookPhase
+    /// The path of the store being migrated (for logs, or to find files next to it).
     public let storePath: String
     /// True when this hook already ran partly in an earlier, interrupted attempt.
     public let isResumed: Bool
@@ -100,11 +101,17 @@ enum KeyRanges {
     }
 }
 
+/// When a plan's hook runs relative to its step's schema change.
 public enum HookPhase: String, Sendable {
+    /// On the old shape, before the step's transaction.
     case before
+    /// On the new shape, after the step's transaction has committed.
     case after
 }
 
+/// A Swift hook, registered with `Migrator.register(hook:_:)` under the name the plan gives it. It
+/// runs outside the step's transaction; what it writes through its ``HookContext`` commits with its
+/// checkpoint. Throwing fails the run at the last committed point.
 public typealias SwiftHook = (HookContext) throws -> Void
 
 /// A Swift hook that may await (network, other actors). The engine runs it to completion on the
@@ -114,6 +121,7 @@ public typealias AsyncSwiftHook = @Sendable (HookContext) async throws -> Void
 /// A hook failed: which, where, and the underlying error. The step was rolled back: the store is at
 /// the last committed point, the journal records the error, and migrating again retries from there.
 public struct HookError: Error, Sendable, CustomStringConvertible {
+    /// Why the hook failed.
     public enum Kind: Sendable, Hashable {
         /// The hook ran and failed (its error, SQL error or exit status is in the message).
         case failed
@@ -123,11 +131,16 @@ public struct HookError: Error, Sendable, CustomStringConvertible {
         case commandsNotAllowed
     }
 
+    /// The hook's name, as the plan gives it.
     public var hook: String
+    /// The step it failed in, as `"from → to"`.
     public var step: String
+    /// What went wrong: the hook's error, SQLite's message or the command's exit status.
     public var message: String
+    /// Why the hook failed.
     public var kind: Kind
 
+    /// Makes the error; a Swift hook may throw one to fail with its own message.
     public init(hook: String, step: String, message: String, kind: Kind = .failed) {
         self.hook = hook
         self.step = step

@@ -7,6 +7,7 @@ import GRDB
 /// update that says it is done. A killed run therefore resumes exactly where it stopped: the journal
 /// and the data can never disagree.
 public struct JournalEntry: Sendable, Codable, Equatable {
+    /// Which part of the current step the run is in.
     public enum Phase: String, Sendable, Codable {
         /// Hooks that run on the old shape, before the step's transaction.
         case before
@@ -16,39 +17,66 @@ public struct JournalEntry: Sendable, Codable, Equatable {
         case after
     }
 
+    /// How the run stands.
     public enum Status: String, Sendable, Codable {
-        case running, paused, failed, finished
+        /// Running now, or killed while running (the next run resumes it and counts an attempt).
+        case running
+        /// Stopped on request (cancelled, out of time budget) at a committed point; the next run resumes it.
+        case paused
+        /// Stopped by an error (in ``JournalEntry/lastError``); the next run resumes it.
+        case failed
+        /// Every step done. Only kept when the layout keeps the journal; otherwise the table is dropped.
+        case finished
     }
 
+    /// One step of the run's chain, fixed when the run starts.
     public struct StepRecord: Sendable, Codable, Equatable {
+        /// The version the step starts from.
         public var from: String
+        /// The version the step ends at.
         public var to: String
+        /// The step's kind (`lightweight`, `custom`, `mapping`, `synthesized`).
         public var kind: String
         /// Identifies what the step does (both versions' checksums and its hooks' definitions), so a
         /// resumed run can tell whether the plan changed under it.
         public var fingerprint: String
     }
 
+    /// The run's identifier (a UUID), the same across resumptions.
     public var run: String
+    /// The plan's name.
     public var plan: String
+    /// The plan file's path, as the run was started with it.
     public var planFile: String
+    /// The version the run migrates to (the chain's last).
     public var target: String
+    /// The steps chosen when the run started; a resumed run keeps them and refuses if their plan changed.
     public var chain: [StepRecord]
+    /// Index into ``chain`` of the current step (zero-based); equal to its count when all are done.
     public var step: Int
+    /// Where the current step is.
     public var phase: Phase
     /// Index of the next hook to run within the phase's separately committed hooks.
     public var hook: Int
     /// The current hook's checkpoint (a batch's last key, or a command's token).
     public var checkpoint: String?
+    /// Attempts so far: 1 for the first, plus one for each resumption after a failure or a kill (not after
+    /// a pause).
     public var attempts: Int
+    /// The error that failed the last attempt, in words; nil if none failed.
     public var lastError: String?
+    /// When the run first started.
     public var startedAt: Date
+    /// When the journal was last committed.
     public var updatedAt: Date
+    /// Who runs it or last ran it (the ``Lease/owner`` of that process).
     public var owner: String
+    /// How the run stands.
     public var status: Status
     /// Seconds spent per step label.
     public var timings: [String: Double]
 
+    /// The step the run is in; nil when all are done.
     public var currentStep: StepRecord? { step < chain.count ? chain[step] : nil }
 
     /// Where the run is, in words: "step 3/5 (A → B), after phase, hook 2 at checkpoint 4100".
@@ -57,6 +85,8 @@ public struct JournalEntry: Sendable, Codable, Equatable {
 
 /// Reading and writing the journal table. All writes happen inside the caller's transaction.
 public enum Journal {
+    /// The journal's table in the store. It exists only while a run is unfinished, unless the layout
+    /// keeps the journal.
     public static let table = "_instar_journal"
 
     static func create(_ db: Database) throws {
@@ -105,13 +135,15 @@ public enum Journal {
             ])
     }
 
-    public static func iso(_ date: Date) -> String {
+    /// The date as ISO 8601 with fractional seconds, as the journal's columns store it.
+    package static func iso(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
     }
 
-    public static let encoder: JSONEncoder = {
+    /// Encodes a ``JournalEntry`` as the journal stores it (sorted keys, ISO 8601 dates).
+    package static let encoder: JSONEncoder = {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys]
         e.dateEncodingStrategy = .iso8601

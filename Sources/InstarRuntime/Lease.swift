@@ -8,16 +8,24 @@ import GRDB
 /// A lease whose process is gone (same host, pid no longer alive) or whose heartbeat is older than
 /// `staleAfter` (another host) is taken over: a killed migration must not lock its store forever.
 public struct Lease: Sendable, Equatable, CustomStringConvertible {
+    /// The lease's table in the store (one row at most); dropped when a run finishes.
     public static let table = "_instar_lease"
+    /// Seconds without a heartbeat after which another host's lease counts as abandoned and is taken over.
     public static let staleAfter: TimeInterval = 120
 
+    /// The owner in words, e.g. `instar pid 4242 on build-7`.
     public var owner: String
+    /// The owner's process id (on ``host``).
     public var pid: Int32
+    /// The owner's host name.
     public var host: String
+    /// When the owner took the lease.
     public var since: Date
+    /// When the owner last committed (every commit of a run refreshes it).
     public var heartbeat: Date
 
-    public static func mine() -> Lease {
+    /// A lease for this process, taken now.
+    package static func mine() -> Lease {
         let now = Date()
         let pid = getpid()
         let host = ProcessInfo.processInfo.hostName
@@ -88,10 +96,13 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
 
 /// Another migrator holds the store (a live process; a dead owner's lease is taken over).
 public struct LeaseError: Error, Sendable, CustomStringConvertible {
+    /// The store's path.
     public var path: String
+    /// Who holds the store.
     public var holder: Lease
 
-    public init(path: String, holder: Lease) {
+    /// Makes the error for the store at `path`, held by `holder`.
+    package init(path: String, holder: Lease) {
         self.path = path
         self.holder = holder
     }

@@ -8,12 +8,16 @@ import InstarStore
 /// (``MappingProgram/asideName(_:)``) and the key map (`temp._instar_keymap`: mapping, source_pk,
 /// destination_pk) and write the destination tables; everything commits with the step, or not at all.
 public struct MappingHookContext {
+    /// The step's connection, inside its transaction. Use it only during the hook, on the hook's thread.
     public let db: Database
+    /// Which hook this is and where it runs: its entity mapping, property and point in the step.
     public let hook: MappingHookRequirement
     /// The step, as `"from → to"`.
     public let step: String
 }
 
+/// A Swift hook of a mapping step, registered with `Migrator.register(mappingHook:_:)` under the name its
+/// ``MappingHookRequirement`` gives. It runs inside the step's transaction; throwing rolls the step back.
 public typealias MappingSwiftHook = (MappingHookContext) throws -> Void
 
 /// Which hooks of a mapping step are provided, and how each runs.

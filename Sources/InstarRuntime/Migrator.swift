@@ -22,6 +22,7 @@ import InstarStore
 /// tasks. Cancelling the task running ``migrate(store:to:timeBudget:progress:)`` stops the run at the
 /// next safe point (``PauseReason/cancelled``); calling it again resumes there.
 public final class Migrator: Sendable {
+    /// The plan this migrator follows: its versions, steps, hooks and options.
     public let plan: Plan
 
     struct State {
@@ -119,6 +120,8 @@ public final class Migrator: Sendable {
         return missing
     }
 
+    /// The store layout the plan names (`instar` when it names none or an unknown one); an opened store
+    /// may adapt it to what it finds.
     public var layout: any StoreLayout {
         Layouts.named(plan.layout) ?? InstarLayout()
     }

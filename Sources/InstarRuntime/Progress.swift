@@ -5,12 +5,17 @@ import Foundation
 public enum ProgressEvent: Sendable, Equatable {
     /// A run starts or resumes; `resumedAt` describes where when resuming.
     case started(run: String, steps: Int, resumedAt: String?)
+    /// Step `index` (zero-based) of `of` starts; `to` is where its transaction ends (later than the step's own
+    /// target when steps are fused, then `kind` is `fused`). `estimatedRows`: rows it will rewrite (0 when
+    /// a resumed run starts in the step's `after` phase).
     case stepStarted(index: Int, of: Int, from: String, to: String, kind: String, estimatedRows: Int)
     /// A hook's progress: done out of total units (batches, rows, or what a command reports).
     case hook(name: String, done: Int, total: Int?)
+    /// Step `index` (zero-based) of `of` is done and committed, after `seconds` (wall clock).
     case stepFinished(index: Int, of: Int, seconds: Double)
     /// Stopped at a safe point (time budget or signal); the journal says where.
     case paused(reason: String)
+    /// The store is at the target after `steps` steps and `seconds` (wall clock) of this call.
     case finished(steps: Int, seconds: Double)
 }
 
@@ -25,8 +30,11 @@ public enum MigrationResult: Sendable, Equatable {
 /// Why a run stopped at a safe point. The raw values are stable identifiers (for logs and JSON); the
 /// ``description`` is the sentence shown to people.
 public enum PauseReason: String, Sendable, CustomStringConvertible {
+    /// The run's time budget is spent (checked between units of work, once some progress was made).
     case timeBudget
+    /// SIGINT (Ctrl-C), with ``StopRequest/handleSignals()``.
     case interrupt
+    /// SIGTERM, with ``StopRequest/handleSignals()``.
     case terminate
     /// The Swift task running ``Migrator/migrate(store:to:timeBudget:progress:)`` was cancelled.
     case cancelled
@@ -46,14 +54,17 @@ public final class StopRequest: @unchecked Sendable {
     private let lock = NSLock()
     private var reason: PauseReason?
 
+    /// A request not yet made.
     public init() {}
 
+    /// Asks the run to stop at its next safe point. The first reason wins; later requests are ignored.
     public func request(_ reason: PauseReason) {
         lock.lock()
         if self.reason == nil { self.reason = reason }
         lock.unlock()
     }
 
+    /// The reason asked for, or nil if no stop was requested.
     public var requested: PauseReason? {
         lock.lock()
         defer { lock.unlock() }

@@ -11,8 +11,11 @@ import InstarSQL
 /// connection: SQLite's table-rebuild procedure requires it, and every step checks foreign keys itself
 /// (`PRAGMA foreign_key_check`) before it commits.
 public final class SQLiteStore: @unchecked Sendable {
+    /// The store file's path.
     public let path: String
+    /// How the store maps models to tables: the one given, or the one detected, adapted to the store.
     public let layout: any StoreLayout
+    /// True when opened read-only (for inspection and dry runs): the store refuses to write.
     public let isReadOnly: Bool
     let queue: DatabaseQueue
 
@@ -113,6 +116,8 @@ public final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// What the layout's bookkeeping records about the store's version (hashes, name, stored model); nil
+    /// when the layout keeps none or the store has none yet.
     public func metadata() throws(StoreError) -> StoreMetadata? {
         do {
             return try queue.inDatabase { db in try layout.readMetadata(db) }

@@ -3,17 +3,48 @@ import GRDB
 /// Why an operation on a store failed, what it concerns, and what to do. The store is unchanged
 /// whenever one of these is thrown by a migration: the step's transaction was rolled back.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as a stable identifier to act on (the raw values appear in logs and JSON).
     public enum Kind: String, Sendable {
-        case notFound, alreadyExists, notADatabase, readOnly, locked, diskFull
-        case unknownLayout, unknownVersion, schemaDrift, notInferable, dataCondition
-        case verificationFailed, layout, sqlite
+        /// No store file at the path, or it cannot be opened (permissions).
+        case notFound
+        /// A file is in the way of a store or backup to be created.
+        case alreadyExists
+        /// The file is not a SQLite database.
+        case notADatabase
+        /// A write was asked of a store opened read-only, or of a read-only file.
+        case readOnly
+        /// Another connection holds the database lock past the busy timeout.
+        case locked
+        /// The disk, or the store's size limit, is full.
+        case diskFull
+        /// Reserved for a layout Instar does not know; this version never throws it.
+        case unknownLayout
+        /// The store's version is none of the plan's, or the plan has no versions.
+        case unknownVersion
+        /// The store's schema is not exactly that of the version it is at; the step refuses to run.
+        case schemaDrift
+        /// Instar cannot work out the step's SQL (an unsupported change or an invalid mapping model).
+        case notInferable
+        /// The store's data blocks the step: NULLs, rows or duplicates that the new version forbids.
+        case dataCondition
+        /// A check after the step failed (schema, views, foreign keys); the step was rolled back.
+        case verificationFailed
+        /// The layout cannot store the model (a name clash, an unsupported type) or read its bookkeeping.
+        case layout
+        /// Any other SQLite failure; SQLite's message is in ``StoreError/message``.
+        case sqlite
     }
 
+    /// What went wrong, as a stable identifier.
     public var kind: Kind
+    /// The store (or plan, backup or mapping file) the error concerns.
     public var path: String
+    /// What happened, in words, including whether anything was changed.
     public var message: String
+    /// What to do about it, when Instar can tell.
     public var hint: String?
 
+    /// Makes the error; the message should say whether anything was changed.
     public init(_ kind: Kind, path: String, _ message: String, hint: String? = nil) {
         self.kind = kind
         self.path = path

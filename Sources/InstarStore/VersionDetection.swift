@@ -5,6 +5,7 @@ import InstarModelIO
 
 /// Which version a store is at, and how Instar knows.
 public struct VersionDetection: Sendable {
+    /// How the version was recognised, strongest first.
     public enum Method: String, Sendable {
         /// The store's metadata records the version's entity hashes (and no other candidate has them).
         case metadata
@@ -15,9 +16,11 @@ public struct VersionDetection: Sendable {
         case schema
     }
 
+    /// The name of the store's layout.
     public var layout: String
     /// The matched version, or nil when none matches.
     public var version: Model?
+    /// How the version was recognised; nil when none matched.
     public var matchedBy: Method?
     /// What the metadata calls the version (it may name a version not among the candidates).
     public var metadataVersionName: String?
@@ -33,6 +36,8 @@ public struct VersionDetection: Sendable {
     /// For a store written through a merged model: the version of each part (``version`` is their merge).
     public var mergedFrom: [String] = []
 
+    /// True when a version matched and the store's schema is exactly that version's (no drift): safe to
+    /// migrate from.
     public var isExactMatch: Bool { version != nil && drift.isEmpty }
 }
 

@@ -19,6 +19,7 @@ public struct MigrationTestOptions: Sendable {
     /// whole entity; by the name of any version): reported as accepted instead of failing.
     public var acceptedDrops: Set<String>
 
+    /// Options for a run; the defaults seed 100 rows per entity with seed 1 and start from every version.
     public init(
         rows: Int = 100, seed: UInt64 = 1, versions: [String]? = nil, fixtures: [String] = [], keep: String? = nil,
         acceptedDrops: Set<String> = []
@@ -34,6 +35,7 @@ public struct MigrationTestOptions: Sendable {
 
 /// A request ``MigrationTester`` cannot carry out (an unknown version): nothing was run.
 public struct MigrationTestError: Error, Sendable, CustomStringConvertible {
+    /// What was wrong with the request.
     public var message: String
     public var description: String { message }
 }
@@ -56,8 +58,10 @@ public struct MigrationTestError: Error, Sendable, CustomStringConvertible {
 /// a difference); values a hook or a mapping expression computes are named in the notes and not
 /// compared; a row that disappears is a failure, even when a hook deletes it on purpose.
 public struct MigrationTester: Sendable {
+    /// The migrator whose plan and registered hooks the runs use.
     public let migrator: Migrator
 
+    /// A tester for the migrator's plan; register the Swift hooks on the migrator first.
     public init(migrator: Migrator) {
         self.migrator = migrator
     }

@@ -57,10 +57,15 @@ public struct CoreDataLayout: StoreLayout {
     /// Fetch-index naming (and unique indexes for uniqueness constraints) appears between 754 and 1044.
     static let fetchIndexesSince = 800
 
+    /// Core Data's table of each entity's highest primary key (`Z_MAX`), which new rows continue from.
     public static let primaryKeyTable = "Z_PRIMARYKEY"
+    /// Core Data's one-row table with the store's UUID and metadata dictionary.
     public static let metadataTable = "Z_METADATA"
+    /// Core Data's cache of the compiled model that wrote the store (newer framework versions only).
     public static let modelCacheTable = "Z_MODELCACHE"
 
+    /// A layout for stores as the given Core Data version writes them (index naming and bookkeeping
+    /// differ between versions); an opened store adapts it to what the store has.
     public init(frameworkVersion: Int = CoreDataLayout.defaultFrameworkVersion) {
         self.init(frameworkVersion: frameworkVersion, storeTables: [])
     }

@@ -6,27 +6,36 @@ import InstarSQL
 /// Core Data's bookkeeping tables: `Z_METADATA` (one row: `Z_VERSION` 1, the store UUID, and the metadata
 /// dictionary as a binary property list), `Z_PRIMARYKEY` (one row per entity) and `Z_MODELCACHE`
 /// (FORMAT.md §1.2, §1.15).
-public enum CoreDataMetadata {
+package enum CoreDataMetadata {
     /// The keys Instar writes; every other key of the dictionary (the app's own, `NSStoreUUID` when a
     /// store has it, `NSPersistenceMaximumFrameworkVersion`, …) is kept as it is.
-    public static let storeTypeKey = "NSStoreType"
-    public static let frameworkVersionKey = "NSPersistenceFrameworkVersion"
-    public static let hashesVersionKey = "NSStoreModelVersionHashesVersion"
-    public static let hashesKey = "NSStoreModelVersionHashes"
-    public static let identifiersKey = "NSStoreModelVersionIdentifiers"
-    public static let digestKey = "NSStoreModelVersionHashesDigest"
-    public static let checksumKey = "NSStoreModelVersionChecksumKey"
-    public static let autoVacuumKey = "_NSAutoVacuumLevel"
-    public static let uuidKey = "NSStoreUUID"
+    package static let storeTypeKey = "NSStoreType"
+    /// The Core Data version (a build number such as 1448) that last wrote the store.
+    package static let frameworkVersionKey = "NSPersistenceFrameworkVersion"
+    /// The version of the hashing scheme (Core Data writes 3).
+    package static let hashesVersionKey = "NSStoreModelVersionHashesVersion"
+    /// Entity name → version hash (32 bytes) of the model that wrote the store: how versions are matched.
+    package static let hashesKey = "NSStoreModelVersionHashes"
+    /// The writing model's version identifiers (Xcode's "Identifier" field), one per merged model.
+    package static let identifiersKey = "NSStoreModelVersionIdentifiers"
+    /// A digest of all the entity hashes together.
+    package static let digestKey = "NSStoreModelVersionHashesDigest"
+    /// The model's version checksum, the one staged migration compares.
+    package static let checksumKey = "NSStoreModelVersionChecksumKey"
+    /// SQLite's `auto_vacuum` level Core Data set on the store.
+    package static let autoVacuumKey = "_NSAutoVacuumLevel"
+    /// The store's UUID, as the metadata API reports it (the table keeps it in `Z_UUID`).
+    package static let uuidKey = "NSStoreUUID"
 
     /// What a store's `Z_METADATA` row holds.
-    public struct Stored: @unchecked Sendable {
+    package struct Stored: @unchecked Sendable {
         /// `Z_UUID`: the store's identity (also in object IDs, `x-coredata://<UUID>/…`).
-        public var uuid: String?
+        package var uuid: String?
         /// The whole metadata dictionary, as `PropertyListSerialization` reads it.
-        public var dictionary: [String: Any]
+        package var dictionary: [String: Any]
 
-        public var entityHashes: [String: Data] {
+        /// Entity name → version hash, from ``CoreDataMetadata/hashesKey``; empty when absent.
+        package var entityHashes: [String: Data] {
             var result: [String: Data] = [:]
             if let hashes = dictionary[CoreDataMetadata.hashesKey] as? [AnyHashable: Any] {
                 for (key, value) in hashes {
@@ -37,11 +46,12 @@ public enum CoreDataMetadata {
         }
 
         /// `NSStoreModelVersionIdentifiers`: one entry per model merged into the writing model.
-        public var versionIdentifiers: [String]? { dictionary[CoreDataMetadata.identifiersKey] as? [String] }
-        public var frameworkVersion: Int? { (dictionary[CoreDataMetadata.frameworkVersionKey] as? NSNumber)?.intValue }
+        package var versionIdentifiers: [String]? { dictionary[CoreDataMetadata.identifiersKey] as? [String] }
+        /// The Core Data version that last wrote the store; nil when not recorded.
+        package var frameworkVersion: Int? { (dictionary[CoreDataMetadata.frameworkVersionKey] as? NSNumber)?.intValue }
 
         /// The recorded checksum, else the one the hashes imply.
-        public var versionChecksum: String? {
+        package var versionChecksum: String? {
             if let checksum = dictionary[CoreDataMetadata.checksumKey] as? String { return checksum }
             let hashes = entityHashes
             return hashes.isEmpty ? nil : VersionHashes(entityHashes: hashes).versionChecksum
@@ -49,7 +59,7 @@ public enum CoreDataMetadata {
 
         /// The metadata as `NSPersistentStoreCoordinator.metadataForPersistentStore` reports it: the
         /// dictionary with `NSStoreUUID` from `Z_UUID`.
-        public var apiMetadata: [String: Any] {
+        package var apiMetadata: [String: Any] {
             var result = dictionary
             if let uuid, result[CoreDataMetadata.uuidKey] == nil { result[CoreDataMetadata.uuidKey] = uuid }
             return result
@@ -68,7 +78,7 @@ public enum CoreDataMetadata {
     }
 
     /// The `Z_METADATA` row, or nil when the table is missing or empty.
-    public static func read(_ db: Database) throws -> Stored? {
+    package static func read(_ db: Database) throws -> Stored? {
         guard try db.tableExists(CoreDataLayout.metadataTable),
             let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
         else { return nil }
@@ -78,7 +88,7 @@ public enum CoreDataMetadata {
     }
 
     /// A binary (or XML) property list dictionary.
-    public static func decode(_ data: Data) throws -> [String: Any] {
+    package static func decode(_ data: Data) throws -> [String: Any] {
         let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         guard let dictionary = object as? [AnyHashable: Any] else {
             throw CoreDataMetadataError("Z_METADATA.Z_PLIST is not a dictionary")
@@ -90,12 +100,13 @@ public enum CoreDataMetadata {
         return result
     }
 
-    public static func encode(_ dictionary: [String: Any]) throws -> Data {
+    /// The dictionary as a binary property list, as `Z_METADATA.Z_PLIST` stores it.
+    package static func encode(_ dictionary: [String: Any]) throws -> Data {
         try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
     }
 
     /// `existing` with the keys that describe `model`'s version replaced, everything else kept.
-    public static func updated(_ existing: [String: Any], model: Model, frameworkVersion: Int) -> [String: Any] {
+    package static func updated(_ existing: [String: Any], model: Model, frameworkVersion: Int) -> [String: Any] {
         let hashes = VersionHashes(model: model)
         var result = existing
         result[storeTypeKey] = "SQLite"

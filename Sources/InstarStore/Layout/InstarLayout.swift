@@ -24,12 +24,16 @@ import InstarModelIO
 /// be, since sibling rows share the column.
 public struct InstarLayout: StoreLayout {
     public let name = "instar"
+    /// The layout's bookkeeping table: version name, entity hashes, checksum and the stored model.
     public static let metadataTable = "_instar_metadata"
+    /// The integer primary key column of every entity table (`_pk`).
     public static let primaryKey = InstarLayoutColumns.primaryKey
+    /// The column naming each row's entity (`_entity`), in tables of a root with sub-entities.
     public static let discriminator = InstarLayoutColumns.discriminator
     /// Current version of the layout's own conventions, recorded in the metadata.
     public static let formatVersion = "1"
 
+    /// The layout; it has no options.
     public init() {}
 
     public var toleratesExtraIndexes: Bool { false }

@@ -2,6 +2,8 @@ import InstarSQL
 
 /// The layouts Instar knows, for detecting a store's layout and choosing one by name.
 public enum Layouts {
+    /// Every layout, in the order a store's bookkeeping tables are tried against them when it is opened
+    /// without a layout (the first that recognises the store wins; none: the Instar layout).
     public static var all: [any StoreLayout] { [InstarLayout(), CoreDataLayout(), PlainSQLLayout()] }
 
     /// The layout a name stands for (``LayoutName``).

@@ -47,11 +47,14 @@ import InstarSQL
 /// in the store to detect it by.
 public struct PlainSQLLayout: StoreLayout {
     public let name = "sql"
+    /// The conventional primary key column (`id`); a model's `primaryKey:` naming key may override it.
     public static let primaryKey = "id"
     /// `userInfo` key of an attribute whose column follows the foreign keys (added by `ALTER TABLE`).
     public static let columnPositionKey = "sqlColumn"
+    /// The value of ``columnPositionKey`` that puts the column after the foreign keys.
     public static let appendedValue = "appended"
 
+    /// The layout; it has no options (a model's naming keys say where a store differs).
     public init() {}
 
     public var toleratesExtraIndexes: Bool { false }

@@ -2,9 +2,12 @@ import InstarModel
 
 /// Identifies a relationship by the entity that declares it (sub-entities share their ancestor's storage).
 public struct RelationshipKey: Sendable, Hashable, CustomStringConvertible {
+    /// The entity that declares the relationship (for an inherited one, the ancestor).
     public var entity: String
+    /// The relationship's name.
     public var name: String
 
+    /// The key of relationship `name` declared on `entity`.
     public init(entity: String, name: String) {
         self.entity = entity
         self.name = name
@@ -20,12 +23,16 @@ public struct RelationshipKey: Sendable, Hashable, CustomStringConvertible {
 public struct StorageMap: Sendable {
     /// The tables and indexes a store of this version has (bookkeeping tables excluded).
     public var schema: StoreSchema
+    /// Where each entity's rows live, by entity name (abstract and sub-entities included).
     public var entities: [String: EntityStorage]
     /// Facts about each entity table, by table name.
     public var entityTables: [String: EntityTable]
+    /// How each relationship's links are stored, by the declaring entity and name.
     public var relationships: [RelationshipKey: RelationshipStorage]
+    /// The link tables of to-many relationships without a to-one inverse, by table name.
     public var joinTables: [String: JoinTable]
 
+    /// A map from its parts; layouts build these.
     public init(
         schema: StoreSchema, entities: [String: EntityStorage], entityTables: [String: EntityTable],
         relationships: [RelationshipKey: RelationshipStorage], joinTables: [String: JoinTable]
@@ -37,6 +44,7 @@ public struct StorageMap: Sendable {
         self.joinTables = joinTables
     }
 
+    /// The table holding the entity's rows (its root's table), or nil for an unknown entity.
     public func table(of entity: String) -> String? { entities[entity]?.table }
 }
 
@@ -54,7 +62,9 @@ public struct EntityStorage: Sendable, Hashable {
 
 /// One table holding an entity hierarchy.
 public struct EntityTable: Sendable, Hashable {
+    /// The root entity of the hierarchy the table holds.
     public var root: String
+    /// The table's integer primary key column.
     public var primaryKey: String
     /// The column telling entities apart, when the hierarchy has several.
     public var discriminator: String?
@@ -86,6 +96,7 @@ public struct JoinTable: Sendable, Hashable {
     public var name: String
     /// The relationship this table was named after, and its inverse (if any).
     public var relationship: RelationshipKey
+    /// The inverse relationship, when it has one (a many-to-many).
     public var inverse: RelationshipKey?
     /// Holds primary keys of the relationship's owner (the inverse's destination).
     public var ownerColumn: String

@@ -66,11 +66,13 @@ extension StoreLayout {
 
 /// What a store records about its own version.
 public struct StoreMetadata: Sendable, Hashable {
+    /// The name of the layout that wrote it.
     public var layout: String
     /// The version name, when the layout records it.
     public var versionName: String?
     /// Entity name → version hash.
     public var entityHashes: [String: Data]
+    /// The version checksum (Core Data's), recorded or derived from the hashes; nil when unknown.
     public var versionChecksum: String?
     /// The model the store was created or last migrated with, as an Instar model file (JSON), when the
     /// layout keeps one: it lets a store be migrated without the file of its current version.
@@ -80,6 +82,7 @@ public struct StoreMetadata: Sendable, Hashable {
     /// differ only in what Core Data does not hash share their entity hashes; these name the one written.
     public var versionIdentifiers: [String]?
 
+    /// Metadata as a layout read it (layouts build these in ``StoreLayout/readMetadata(_:)``).
     public init(
         layout: String, versionName: String?, entityHashes: [String: Data], versionChecksum: String?,
         storedModel: String? = nil, versionIdentifiers: [String]? = nil
@@ -95,13 +98,18 @@ public struct StoreMetadata: Sendable, Hashable {
 
 /// A model that a layout cannot store.
 public struct LayoutError: Error, Sendable, CustomStringConvertible {
+    /// The layout's name.
     public var layout: String
+    /// The entity that cannot be stored, when it is one entity.
     public var entity: String?
+    /// The property that cannot be stored, when it is one property.
     public var property: String?
+    /// What cannot be stored, and why.
     public var message: String
     /// Where the model says what cannot be stored (a naming key that collides), when known.
     public var location: SourceLocation?
 
+    /// Makes the error; narrow it with `entity`, `property` and `location` where they are known.
     public init(
         layout: String, entity: String? = nil, property: String? = nil, message: String, location: SourceLocation? = nil
     ) {

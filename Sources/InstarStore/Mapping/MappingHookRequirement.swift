@@ -21,11 +21,15 @@ public struct MappingHookRequirement: Sendable, Hashable, CustomStringConvertibl
         case relationship
     }
 
+    /// The name to declare in the plan or register on the `Migrator`, e.g. `Model.EntityMapping.property`.
     public var name: String
+    /// The mapping model's name.
     public var mappingModel: String
+    /// The entity mapping's name within the mapping model.
     public var entityMapping: String
     /// The destination property, `$filter`, or nil for a custom policy.
     public var property: String?
+    /// Where in the step the hook runs.
     public var point: Point
     /// Why SQL cannot do it (``HookReason``'s text).
     public var reason: String
@@ -39,11 +43,16 @@ public struct MappingHookRequirement: Sendable, Hashable, CustomStringConvertibl
 
 /// A mapping step that cannot run as it is: what, where, and why.
 public struct MappingStepError: Error, Sendable, CustomStringConvertible {
+    /// The mapping model's name.
     public var mappingModel: String
+    /// The entity mapping at fault; nil when the mapping model as a whole is.
     public var entityMapping: String?
+    /// The destination property at fault; nil when the entity mapping as a whole is.
     public var property: String?
+    /// What is wrong, in words.
     public var message: String
 
+    /// Makes the error; narrow it with `entityMapping` and `property` where they are known.
     public init(mappingModel: String, entityMapping: String? = nil, property: String? = nil, message: String) {
         self.mappingModel = mappingModel
         self.entityMapping = entityMapping

@@ -33,15 +33,20 @@ public indirect enum ColumnExpression: Sendable, Hashable {
     /// when a Binary attribute starts allowing external storage).
     case prefixed(ColumnExpression, Data)
 
+    /// One `WHEN from THEN to` arm of a ``ColumnExpression/mapping(_:_:)``.
     public struct ValueMapping: Sendable, Hashable {
+        /// The value to replace.
         public var from: SQLValue
+        /// What it becomes.
         public var to: SQLValue
+        /// An arm mapping `from` to `to`.
         public init(from: SQLValue, to: SQLValue) {
             self.from = from
             self.to = to
         }
     }
 
+    /// The constant NULL: the value of a column that has no source (a new optional attribute).
     public static let null = ColumnExpression.value(.null)
 
     /// The single source column this expression copies unchanged, if that is all it does.
@@ -164,9 +169,11 @@ public indirect enum ColumnExpression: Sendable, Hashable {
 public enum RowPredicate: Sendable, Hashable {
     /// The column's value is one of these.
     case isIn(String, [SQLValue])
+    /// The column's value is not NULL.
     case isNotNull(String)
     /// An expression's value is one of these (a fused step filtering on a converted column).
     case expressionIn(ColumnExpression, [SQLValue])
+    /// An expression's value is not NULL.
     case expressionNotNull(ColumnExpression)
 
     /// The predicate over the rows of an earlier table, given each column's expression there.

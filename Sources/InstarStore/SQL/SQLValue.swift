@@ -3,10 +3,15 @@ import GRDB
 
 /// A typed SQL value: what defaults, discriminators and literals are made of.
 public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
+    /// SQL `NULL`.
     case null
+    /// A 64-bit signed integer.
     case integer(Int64)
+    /// A double-precision float (as a ``literal``, a non-finite value is written `NULL`).
     case real(Double)
+    /// UTF-8 text.
     case text(String)
+    /// Bytes.
     case blob(Data)
 
     /// The value as SQL literal text, for the one place SQLite takes no bound parameter: a column's
@@ -25,6 +30,7 @@ public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { literal }
 
+    /// The value as GRDB binds it as a statement argument.
     public var databaseValue: DatabaseValue {
         switch self {
         case .null: .null
@@ -35,6 +41,7 @@ public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The value GRDB read from the database, by its storage class.
     public init(_ value: DatabaseValue) {
         switch value.storage {
         case .null: self = .null

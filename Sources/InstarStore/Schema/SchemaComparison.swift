@@ -2,22 +2,49 @@ import InstarSQL
 
 /// The exact differences between an expected schema and an actual one: what "drift" means.
 public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
+    /// What differs. "Missing" means expected but not in the store; "extra" means in the store only.
     public enum Kind: String, Sendable, Hashable {
-        case missingTable, extraTable
-        case missingColumn, extraColumn, columnDiffers
-        case primaryKeyDiffers, uniqueConstraintsDiffer
+        /// An expected table is not in the store.
+        case missingTable
+        /// The store has a table the version does not.
+        case extraTable
+        /// An expected column is not in the table.
+        case missingColumn
+        /// The table has a column the version does not.
+        case extraColumn
+        /// A column's type, nullability, default or reference differs.
+        case columnDiffers
+        /// The table's primary key columns differ.
+        case primaryKeyDiffers
+        /// The table's `UNIQUE` constraints differ.
+        case uniqueConstraintsDiffer
         /// The table constraints kept as text (``TableDefinition/verbatimConstraints``) differ.
         case tableConstraintsDiffer
-        case missingIndex, extraIndex, indexDiffers
-        /// A view, trigger or raw table or index (``RawSQL``): missing, extra, or with other SQL.
-        case missingObject, extraObject, objectDiffers
+        /// An expected index is not in the store.
+        case missingIndex
+        /// The store has an index the version does not (tolerated by layouts that allow extra indexes).
+        case extraIndex
+        /// An index's table, columns, order or uniqueness differ.
+        case indexDiffers
+        /// An expected view, trigger or raw table or index (``RawSQL``) is not in the store.
+        case missingObject
+        /// The store has a view or trigger the version does not list (where the layout compares them).
+        case extraObject
+        /// A view, trigger or raw object is written with other SQL than expected.
+        case objectDiffers
     }
 
+    /// What differs.
     public var kind: Kind
+    /// The table concerned (for an index, the table it is on).
     public var table: String
+    /// The column concerned; for a view, trigger or raw object, its type (`view`, `trigger`, …).
     public var column: String?
+    /// The index concerned; for a view, trigger or raw object, its name.
     public var index: String?
+    /// What the version expects, as SQL text; nil when not applicable.
     public var expected: String?
+    /// What the store has, as SQL text; nil when not applicable.
     public var actual: String?
 
     public var description: String {
@@ -43,6 +70,8 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// Compares two schemas exactly: how Instar tells whether a store is at a version and whether a step
+/// produced the schema it should.
 public enum SchemaComparison {
     /// Differences from `expected` to `actual`. Column order is ignored (SQLite appends added columns),
     /// declared types compare case-insensitively. Raw objects (``RawSQL``) compare by their exact SQL;

@@ -6,7 +6,9 @@ import InstarSQL
 /// Both sides use the same types so that "does this store have the schema of version V?" is a plain
 /// comparison (``SchemaComparison``), whatever layout produced the expectation.
 public struct StoreSchema: Sendable, Hashable {
+    /// The tables, bookkeeping tables excluded when read from a store.
     public var tables: [TableDefinition]
+    /// The explicit indexes (not SQLite's automatic ones for `UNIQUE` and primary keys).
     public var indexes: [IndexDefinition]
     /// Objects kept as their SQL text. Expected: the model's ``RawSQL`` objects, compared by text. Read
     /// from a store: its views and triggers.
@@ -15,16 +17,19 @@ public struct StoreSchema: Sendable, Hashable {
     /// `"<kind> <name>"`, so that an expected raw object can be compared whatever it is.
     public var sqlText: [String: String] = [:]
 
+    /// A schema of these tables, indexes and raw objects.
     public init(tables: [TableDefinition] = [], indexes: [IndexDefinition] = [], raw: [RawSQL] = []) {
         self.tables = tables
         self.indexes = indexes
         self.raw = raw
     }
 
+    /// The table with this exact name, or nil.
     public func table(named name: String) -> TableDefinition? {
         tables.first { $0.name == name }
     }
 
+    /// The indexes on the table named `table`, in schema order.
     public func indexes(on table: String) -> [IndexDefinition] {
         indexes.filter { $0.table == table }
     }
@@ -32,22 +37,30 @@ public struct StoreSchema: Sendable, Hashable {
 
 /// SQLite's storage classes, as Instar declares column types.
 public enum ColumnType: String, Sendable, Hashable {
+    /// Whole numbers (Instar stores booleans as 0 and 1).
     case integer = "INTEGER"
+    /// Floating-point numbers.
     case real = "REAL"
+    /// Strings.
     case text = "TEXT"
+    /// Bytes, stored as given.
     case blob = "BLOB"
+    /// Numbers SQLite stores as integer or real as each value allows (Instar uses it for decimals).
     case numeric = "NUMERIC"
 }
 
 /// What a foreign-key column refers to.
 public struct ForeignKeyReference: Sendable, Hashable {
+    /// The referenced table.
     public var table: String
+    /// The referenced column (the table's primary key).
     public var column: String
     /// `ON DELETE` action, e.g. `CASCADE` for join-table rows; nil for SQLite's default (NO ACTION).
     public var onDelete: String?
     /// The constraint's name (`CONSTRAINT fk_x REFERENCES …`), kept for adopted databases; nil for none.
     public var constraintName: String?
 
+    /// A reference to `table`.`column`, with an optional `ON DELETE` action and constraint name.
     public init(table: String, column: String, onDelete: String? = nil, constraintName: String? = nil) {
         self.table = table
         self.column = column
@@ -56,15 +69,21 @@ public struct ForeignKeyReference: Sendable, Hashable {
     }
 }
 
+/// One column of a table, as `CREATE TABLE` declares it.
 public struct ColumnDefinition: Sendable, Hashable {
+    /// The column's name.
     public var name: String
     /// The declared type as written in `CREATE TABLE` (layouts may use names such as `VARCHAR`).
     public var declaredType: String
+    /// Declared `NOT NULL`.
     public var notNull: Bool
+    /// The `DEFAULT` value; nil (or `.null`) for none.
     public var defaultValue: SQLValue?
+    /// Declared `PRIMARY KEY` on the column itself (a single-column key).
     public var isPrimaryKey: Bool
     /// An integer primary key declared `AUTOINCREMENT` (SQLite then never reuses a row id).
     public var autoincrement = false
+    /// The `REFERENCES` clause, for a foreign-key column; nil otherwise.
     public var references: ForeignKeyReference?
     /// Written as a column constraint `UNIQUE` (the plain SQL layout). Only how the table is written:
     /// the constraint itself is listed in the table's ``TableDefinition/uniqueConstraints``, which is
@@ -77,6 +96,7 @@ public struct ColumnDefinition: Sendable, Hashable {
     /// The name of this column's `PRIMARY KEY` constraint, kept for adopted databases; nil for none.
     public var primaryKeyName: String?
 
+    /// A column; set ``autoincrement`` afterwards when needed.
     public init(
         name: String, declaredType: String, notNull: Bool = false, defaultValue: SQLValue? = nil,
         isPrimaryKey: Bool = false, references: ForeignKeyReference? = nil, isUnique: Bool = false
@@ -110,8 +130,11 @@ public struct ColumnDefinition: Sendable, Hashable {
     }
 }
 
+/// One table: its columns and table constraints.
 public struct TableDefinition: Sendable, Hashable {
+    /// The table's name.
     public var name: String
+    /// The columns, in declaration order (comparisons ignore the order).
     public var columns: [ColumnDefinition]
     /// A composite primary key (join tables); single-column keys are marked on the column.
     public var primaryKey: [String]
@@ -127,6 +150,7 @@ public struct TableDefinition: Sendable, Hashable {
     /// The name of a composite primary key's constraint (a link table's), nil for none.
     public var primaryKeyName: String?
 
+    /// A table of these columns and constraints.
     public init(name: String, columns: [ColumnDefinition], primaryKey: [String] = [], uniqueConstraints: [[String]] = []) {
         self.name = name
         self.columns = columns
@@ -134,6 +158,7 @@ public struct TableDefinition: Sendable, Hashable {
         self.uniqueConstraints = uniqueConstraints
     }
 
+    /// The column with this exact name, or nil.
     public func column(named name: String) -> ColumnDefinition? {
         columns.first { $0.name == name }
     }
@@ -155,21 +180,31 @@ public struct TableDefinition: Sendable, Hashable {
     }
 }
 
+/// One explicit index (`CREATE [UNIQUE] INDEX`).
 public struct IndexDefinition: Sendable, Hashable {
+    /// One indexed column and its sort order.
     public struct Element: Sendable, Hashable {
+        /// The indexed column.
         public var column: String
+        /// Sorted `DESC` rather than ascending.
         public var descending: Bool
+        /// An indexed column, ascending unless `descending`.
         public init(column: String, descending: Bool = false) {
             self.column = column
             self.descending = descending
         }
     }
 
+    /// The index's name.
     public var name: String
+    /// The table it indexes.
     public var table: String
+    /// The indexed columns, in key order.
     public var elements: [Element]
+    /// A `UNIQUE` index: it enforces uniqueness of its columns together.
     public var isUnique: Bool
 
+    /// An index on these columns, each with its sort order.
     public init(name: String, table: String, elements: [Element], isUnique: Bool = false) {
         self.name = name
         self.table = table
@@ -177,10 +212,12 @@ public struct IndexDefinition: Sendable, Hashable {
         self.isUnique = isUnique
     }
 
+    /// An index on these columns, all ascending.
     public init(name: String, table: String, columns: [String], isUnique: Bool = false) {
         self.init(name: name, table: table, elements: columns.map { Element(column: $0) }, isUnique: isUnique)
     }
 
+    /// The index's `CREATE INDEX` statement.
     public var createSQL: String {
         let columns = elements.map { $0.column.sqlQuoted + ($0.descending ? " DESC" : "") }.joined(separator: ", ")
         return "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(name.sqlQuoted) ON \(table.sqlQuoted) (\(columns))"
