@@ -238,6 +238,34 @@ import InstarSQL
         #expect(error?.refusals.first?.reason.contains("not at version Other") == true)
     }
 
+    /// A column's own CHECK clause (an adopted model's `columnSQL`) is asked before each value: the
+    /// edge values it forbids (negative numbers here) are replaced, and the seed goes through.
+    @Test func seededValuesSatisfyAColumnsCheck() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let modelPath = directory.appendingPathComponent("shop.yaml").path
+        try """
+            name: Shop 1
+            entities:
+              Item:
+                attributes:
+                  qty: {type: int64, columnSQL: "CHECK (qty >= 0)"}
+                  price: {type: double, optional: true, columnSQL: "CHECK (price BETWEEN 0 AND 1000)"}
+
+            """.write(toFile: modelPath, atomically: true, encoding: .utf8)
+        let store = directory.appendingPathComponent("shop.sqlite").path
+        #expect(try runInstar(["store", "create", modelPath, "--store", store, "--layout", "sql"]).status == 0)
+        let seeded = try runInstar(["store", "seed", store, "--rows", "60", "--layout", "sql", "--model", modelPath])
+        #expect(seeded.status == 0, "\(seeded.stdout)\(seeded.stderr)")
+        let queue = try DatabaseQueue(path: store)
+        defer { try? queue.close() }
+        let (rows, bad) = try queue.read { db in
+            (try Int.fetchOne(db, sql: #"SELECT count(*) FROM "Item""#) ?? 0,
+             try Int.fetchOne(db, sql: #"SELECT count(*) FROM "Item" WHERE "qty" < 0 OR "price" NOT BETWEEN 0 AND 1000"#) ?? 0)
+        }
+        #expect(rows == 60 && bad == 0)
+    }
+
     /// The command: a refusal exits 65 and leaves the file as it was; a seeded Garage 1 store migrates
     /// with its plan, and a Core Data store of it with `--to-model`.
     @Test func theCommandSeedsStoresThatThenMigrate() throws {

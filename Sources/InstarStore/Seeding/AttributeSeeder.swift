@@ -23,6 +23,8 @@ package struct AttributeSeeder: Sendable {
     let storedDefault: SQLValue?
     let encoding: SeedEncoding
     let blobPrefix: Data
+    /// The column's own `CHECK` clause, when it has one: values it rejects are replaced.
+    package var check: SeedColumnCheck?
 
     /// Share of ordinary rows (in percent) that are NULL, and that take the default.
     static let nullPercent: UInt64 = 12
@@ -42,8 +44,22 @@ package struct AttributeSeeder: Sendable {
         self.storedDefault = layout.storedDefault(of: attribute).flatMap { $0 == .null ? nil : $0 }
     }
 
-    /// The value of the `index`th row this seed writes for the entity, whose primary key is `key`.
+    /// The value of the `index`th row this seed writes for the entity, whose primary key is `key`;
+    /// with a `CHECK` clause, the first of that value, the default, NULL and a few other ordinary values
+    /// that the clause accepts (the first candidate when none is, so that the seed stops with its error).
     package func value(index: Int64, key: Int64) -> SQLValue {
+        let first = candidate(index: index, key: key)
+        guard let check, !check.accepts(first) else { return first }
+        var fallbacks: [SQLValue] = [storedDefault, attribute.isOptional ? .null : nil].compactMap { $0 }
+        for k in 1...16 {
+            if let scalar = SeedOrdinaryValues.value(for: attribute.type, stream: stream, index: UInt64(index) &+ UInt64(k) &* 7919) {
+                fallbacks.append(encoding.stored(scalar, blobPrefix: blobPrefix))
+            }
+        }
+        return fallbacks.first(where: check.accepts) ?? first
+    }
+
+    private func candidate(index: Int64, key: Int64) -> SQLValue {
         let i = UInt64(index)
         switch role {
         case .distinct:

@@ -22,9 +22,12 @@ extension SeedPlanner {
         let roles = try uniqueRoles(for: entity, table: table, db)
         for attribute in model.attributes(of: entity) where !attribute.isTransient {
             guard let column = storage.columns[attribute.name] else { continue }
-            let seeder = AttributeSeeder(
+            var seeder = AttributeSeeder(
                 attribute: attribute, entity: entity, role: roles[attribute.name] ?? .plain, layout: layout,
                 encoding: encoding, random: random)
+            if let definition = map.schema.tables.first(where: { $0.name == table })?.columns.first(where: { $0.name == column }) {
+                seeder.check = try SeedColumnCheck(column: definition)
+            }
             plan.columns.append(column)
             plan.fills.append(.attribute(seeder))
         }
