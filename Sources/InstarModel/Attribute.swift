@@ -26,6 +26,10 @@ public struct Attribute: Sendable, Hashable, Codable {
     public var userInfo: [String: String]
     /// Naming keys of the `sql` layout: the column's name and declared type. Not hashed.
     public var stored = StoredNames.Column()
+    /// Sample values for `instar store seed` and `instar test`, for text whose structure the app's
+    /// hooks parse (JSON, URLs of a known form): seeded rows take these instead of arbitrary text. Not
+    /// hashed, not stored; model files only (`seedValues:`).
+    public var seedValues: [String] = []
 
     /// Creates an attribute; the defaults are those of a new attribute in Xcode (optional, stored, not indexed).
     public init(

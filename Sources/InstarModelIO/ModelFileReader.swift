@@ -33,7 +33,7 @@ package enum ModelFileReader {
     ] + StoredNamesReader.entityKeys
     static let attributeKeys = [
         "type", "optional", "default", "renamedFrom", "hashModifier", "transient", "readOnly", "externalStorage",
-        "preservesValueInHistory", "indexed", "userInfo",
+        "preservesValueInHistory", "indexed", "userInfo", "seedValues",
     ] + StoredNamesReader.columnKeys
     static let relationshipKeys = [
         "to", "inverse", "toMany", "ordered", "min", "max", "deleteRule", "optional", "transient", "readOnly",
@@ -210,6 +210,15 @@ package enum ModelFileReader {
                 case "userInfo":
                     for entry in walker.pairs(v, what: "userInfo", entity: entity) {
                         attribute.userInfo[entry.key] = walker.string(entry.value, what: "a userInfo value", entity: entity)
+                    }
+                case "seedValues":
+                    if attribute.type == .string || attribute.type == .uri {
+                        attribute.seedValues = walker.stringList(v, what: "seedValues", entity: entity)
+                    } else {
+                        walker.report(
+                            .invalidValue, "seedValues are for String and URI attributes, not \(attribute.type.modelFileName)",
+                            at: v, entity: entity, property: name,
+                            hint: "remove the key: the seeder writes values of every other type itself")
                     }
                 case let key where StoredNamesReader.columnKeys.contains(key):
                     StoredNamesReader.columnKey(

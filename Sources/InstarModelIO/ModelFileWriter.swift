@@ -56,6 +56,7 @@ package enum ModelFileWriter {
             if a.preservesValueInHistoryOnDeletion { o["preservesValueInHistory"] = true }
             if a.isIndexed { o["indexed"] = true }
             if !a.userInfo.isEmpty { o["userInfo"] = a.userInfo }
+            if !a.seedValues.isEmpty { o["seedValues"] = a.seedValues }
             o.merge(columnNaming(a.stored)) { a, _ in a }
             attributes[a.name] = o
         }

@@ -56,6 +56,7 @@ extension ModelFileWriter {
             !a.isTransient && !a.isReadOnly && a.renamingIdentifier == nil && a.versionHashModifier == nil
             && !a.allowsExternalBinaryDataStorage && !a.preservesValueInHistoryOnDeletion && !a.isIndexed
             && a.userInfo.isEmpty && (a.defaultValue.map(YAMLText.fitsShortDefault) ?? true) && a.stored.isEmpty
+            && a.seedValues.isEmpty
         if plain {
             var short = a.type.modelFileName + (a.isOptional ? "?" : "")
             if let value = a.defaultValue { short += " = \(value)" }
@@ -71,6 +72,10 @@ extension ModelFileWriter {
         if a.preservesValueInHistoryOnDeletion { lines.append("  preservesValueInHistory: true") }
         if a.isIndexed { lines.append("  indexed: true") }
         lines += columnNamingLines(a.stored)
+        if !a.seedValues.isEmpty {
+            lines.append("  seedValues:")
+            lines += a.seedValues.map { "    - \(YAMLText.scalar($0))" }
+        }
         if !a.userInfo.isEmpty {
             lines.append("  userInfo:")
             for (k, v) in a.userInfo.sorted(by: { $0.key < $1.key }) {

@@ -71,7 +71,8 @@ package struct AttributeSeeder: Sendable {
             break
         }
         let nullable = attribute.isOptional
-        let count = Int64(edges.count)
+        // The model's sample values replace arbitrary text, edge values included: the app parses it.
+        let count = attribute.seedValues.isEmpty ? Int64(edges.count) : 0
         if index < count { return edges[Int(index)] }
         if nullable && index == count { return .null }
         if let storedDefault, index == count + 1 { return storedDefault }
@@ -79,6 +80,9 @@ package struct AttributeSeeder: Sendable {
         if nullable && draw < Self.nullPercent { return .null }
         if let storedDefault, draw >= Self.nullPercent && draw < Self.nullPercent + Self.defaultPercent {
             return storedDefault
+        }
+        if !attribute.seedValues.isEmpty {
+            return .text(attribute.seedValues[Int(SeedRandom.below(UInt64(attribute.seedValues.count), stream, i))])
         }
         guard let scalar = SeedOrdinaryValues.value(for: attribute.type, stream: stream, index: i) else { return .null }
         return encoding.stored(scalar, blobPrefix: blobPrefix)
