@@ -37,7 +37,7 @@ extension ChainExecutor {
                 for name in names { try self.inlineHook(name, phase: phase, label: label, failures: failures).run?(db) }
             }
         }
-        do {
+        try commitSchemaTransaction(&entry, next: snapshot, failures: failures) { beforeCommit, onStatement in
             try store.runMapping(
                 program,
                 hooks: { hook, db in
@@ -50,14 +50,7 @@ extension ChainExecutor {
                     }
                 },
                 before: inline(stageHooks.beforeInside, .before), after: inline(stageHooks.afterInside, .after),
-                beforeCommit: recordBeforeCommit(snapshot),
-                onStatement: { _ in Failpoints.hit("step.statement") })
-        } catch {
-            if let failure = failures.first { throw failure }
-            throw error
+                beforeCommit: beforeCommit, onStatement: onStatement)
         }
-        Failpoints.hit("step.after-commit")
-        progressMade = true
-        entry = next
     }
 }

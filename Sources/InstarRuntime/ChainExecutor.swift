@@ -113,6 +113,24 @@ final class ChainExecutor {
 
     /// What a step's transaction does last before it commits: its journal record and the lease, so the
     /// record commits with the work it describes.
+    /// Runs one schema transaction (a step, a fused segment, a mapping step) whose journal record `next`
+    /// commits with it, after every hook; a failed hook is reported as that hook's error, not as the
+    /// rollback it caused.
+    func commitSchemaTransaction(
+        _ entry: inout JournalEntry, next: JournalEntry, failures: HookFailures,
+        _ body: (_ beforeCommit: @escaping (Database) throws -> Void, _ onStatement: @escaping (Int) -> Void) throws -> Void
+    ) throws {
+        do {
+            try body(recordBeforeCommit(next), { _ in Failpoints.hit("step.statement") })
+        } catch {
+            if let failure = failures.first { throw failure }
+            throw error
+        }
+        Failpoints.hit("step.after-commit")
+        progressMade = true
+        entry = next
+    }
+
     func recordBeforeCommit(_ snapshot: JournalEntry) -> (Database) throws -> Void {
         { db in
             try Journal.save(snapshot, db)
@@ -317,19 +335,9 @@ final class ChainExecutor {
             let snapshot = next
             let failures = HookFailures()
             let hooks = inlineHooks(first: entry.step, last: last, in: entry, failures: failures)
-            do {
-                // The journal record commits with the transaction, after every hook.
-                try store.migrate(
-                    through: versions, fuse: fuse, hooks: hooks,
-                    beforeCommit: recordBeforeCommit(snapshot),
-                    onStatement: { _ in Failpoints.hit("step.statement") })
-            } catch {
-                if let failure = failures.first { throw failure }
-                throw error
+            try commitSchemaTransaction(&entry, next: snapshot, failures: failures) { beforeCommit, onStatement in
+                try store.migrate(through: versions, fuse: fuse, hooks: hooks, beforeCommit: beforeCommit, onStatement: onStatement)
             }
-            Failpoints.hit("step.after-commit")
-            progressMade = true
-            entry = next
             if let reason = pauseReason() { return try pause(&entry, reason) }
         }
         if entry.phase == .after {
