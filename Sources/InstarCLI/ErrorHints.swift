@@ -11,6 +11,10 @@ enum ErrorHints {
         switch error.kind {
         case .notFound where error.message == "no such store file":
             text += "\n  hint: create one with 'instar store create <model> --store \(error.path)'"
+        case .locked:
+            text += "\n  hint: if another migration runs, 'instar status --store \(error.path)' names it; or pass --wait <seconds>"
+        case .needsRecovery:
+            text += "\n  hint: 'instar migrate' opens it for writing and recovers it first"
         case .schemaDrift:
             text += "\n  hint: 'instar inspect --store \(error.path)' shows which version it is closest to"
         default: break
@@ -40,7 +44,12 @@ enum ErrorHints {
         switch error.kind {
         case .commandsNotAllowed:
             error.description + "\n  hint: pass --allow-commands to run command hooks, then: \(resume) --allow-commands"
-        case .failed, .notDefined:
+        case .commandsUnsupported:
+            error.description
+        case .notDefined:
+            error.description
+                + "\n  hint: define each hook under the plan's hooks (SQL runs inside the step's transaction); Swift hooks run only in an app that registers them"
+        case .failed:
             error.description + " ('instar status' shows it)\n  hint: fix the hook, then run again to retry from there: \(resume)"
         }
     }

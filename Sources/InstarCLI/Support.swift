@@ -117,6 +117,7 @@ func fail(_ error: StoreError) -> ExitCode {
     switch error.kind {
     case .notFound: return InstarExit.unreadable
     case .notADatabase, .unknownLayout: return InstarExit.invalidInput
+    case .locked: return InstarExit.locked  // as for another migration's lease: try again later
     default: return InstarExit.failure
     }
 }

@@ -76,9 +76,11 @@ final class EngineThreadJobs: @unchecked Sendable {
 extension AsyncMappingHookContext {
     /// Runs `body` as a task while the calling (engine) thread serves its database calls; returns
     /// when the task ends, rethrowing its error.
-    static func run(_ body: @escaping AsyncMappingSwiftHook, hook: MappingHookRequirement, step: String, db: Database) throws {
+    static func run(
+        _ body: @escaping AsyncMappingSwiftHook, hook: MappingHookRequirement, step: String, db: Database, stop: StopRequest?
+    ) throws {
         let engine = EngineThreadJobs()
         let context = AsyncMappingHookContext(hook: hook, step: step, engine: engine, connection: ConnectionBox(db))
-        try AsyncBridge.run({ try await body(context) }, serving: engine)
+        try AsyncBridge.run(stop: stop, { try await body(context) }, serving: engine)
     }
 }

@@ -18,7 +18,7 @@ extension ChainExecutor {
             do {
                 for sql in statements { try db.execute(sql: sql) }
             } catch {
-                throw HookError(hook: name, step: label, message: describe(error))
+                throw HookError(hook: name, step: label, message: describe(error), underlying: typed(error))
             }
             emit(.hook(name: name, done: 1, total: 1))
         }
@@ -67,8 +67,10 @@ extension ChainExecutor {
                 }
             } catch let error as HookError {
                 throw error
+            } catch let error as LeaseError {
+                throw error
             } catch {
-                throw HookError(hook: name, step: label, message: describe(error))
+                throw HookError(hook: name, step: label, message: describe(error), underlying: typed(error))
             }
             if let reason = pauseReason() { return try pause(&entry, reason) }
         }
@@ -78,6 +80,12 @@ extension ChainExecutor {
     func describe(_ error: any Error) -> String {
         if let error = error as? DatabaseError { return "SQLite: \(error.message ?? "\(error)")" }
         return "\(error)"
+    }
+
+    /// A hook's error as an app can switch on it: SQLite's as a ``StoreError``, the app's own as it is.
+    func typed(_ error: any Error) -> any Error {
+        if let error = error as? DatabaseError { return StoreError.from(error, path: store.path, doing: "running a hook") }
+        return error
     }
 
     func runBatches(_ name: String, table: String, sql: String, size: Int, entry: inout JournalEntry) throws
@@ -108,38 +116,59 @@ extension ChainExecutor {
         return nil
     }
 
+    /// Runs a Swift hook in its own transaction (``HookSession``): what it writes commits with its
+    /// checkpoints, and the rest with the record that it ran, so it happens exactly once.
     func runSwift(_ name: String, registered: String, phase: HookPhase, label: String, entry: inout JournalEntry)
         throws -> MigrationResult?
     {
         guard let hook = hooks[registered] else {
-            throw HookError(
-                hook: name, step: label,
-                message: "no Swift hook is registered as '\(registered)'; call migrator.register(hook: \"\(registered)\") { … } before migrating")
+            throw HookError(missing: [MissingHook(hook: name, step: label, reason: .notRegistered(registered))])
         }
-        var current = entry
+        let session = HookSession(executor: self, entry: entry)
         let context = HookContext(
-            step: label, phase: phase, storePath: store.path, checkpoint: entry.checkpoint, stop: stop, deadline: deadline,
-            commit: { checkpoint, body in
-                var next = current
-                if let checkpoint { next.checkpoint = checkpoint }
-                try self.commit(next, failpoint: "batch", body)
-                current = next
-            },
+            step: label, phase: phase, storePath: store.path, stop: stop, deadline: deadline, session: session,
             progress: { done, total in self.emit(.hook(name: name, done: done, total: total)) })
         do {
-            try hook(context)
+            switch hook {
+            case .sync(let body): try body(context)
+            case .async(let body): try AsyncBridge.run(stop: stop) { try await body(context) }
+            }
+            if let reason = stop.requested {
+                // Asked to stop while it ran: it may have returned early, so it is not done. Its writes
+                // since its last checkpoint are undone and the next run resumes it from there.
+                session.abandon()
+                entry = session.entry
+                return try pause(&entry, reason)
+            }
+            var next = session.entry
+            next.hook += 1
+            next.checkpoint = nil
+            try session.finish(next)
+            entry = next
         } catch {
-            entry = current  // the batches it committed stay done: keep their checkpoint in the journal
+            session.abandon()
+            entry = session.entry  // the batches it committed stay done: keep their checkpoint in the journal
             throw error
         }
-        entry = current
-        if let reason = stop.requested { return try pause(&entry, reason) }
-        var next = entry
-        next.hook += 1
-        next.checkpoint = nil
-        try commit(next, failpoint: "hook")
-        entry = next
         return nil
+    }
+
+    /// The error for a command hook that cannot run here: commands not allowed, or no processes.
+    static func commandRefusal(_ name: String, label: String, allowed: Bool) -> HookError? {
+        #if os(macOS) || os(Linux) || os(Windows)
+            guard !allowed else { return nil }
+            return HookError(
+                hook: name, step: label,
+                message:
+                    "it runs an external command, and commands are not allowed in this run (they run outside the step's transaction and must be idempotent); nothing was changed",
+                kind: .commandsNotAllowed)
+        #else
+            // iOS, tvOS, watchOS and visionOS start no processes: an app's hooks are Swift or SQL.
+            return HookError(
+                hook: name, step: label,
+                message: "it runs an external command, and this platform cannot start processes; write it as a Swift or SQL hook",
+                kind: .commandsUnsupported)
+        #endif
     }
 
     /// Runs an external program; it may print `instar:checkpoint <token>` and `instar:progress <done>/<total>`.
@@ -147,21 +176,10 @@ extension ChainExecutor {
     func runCommand(_ name: String, arguments: [String], phase: HookPhase, label: String, entry: inout JournalEntry)
         throws
     {
-        guard allowCommands else {
-            throw HookError(
-                hook: name, step: label,
-                message:
-                    "it runs an external command, and commands are not allowed in this run (they run outside the step's transaction and must be idempotent)",
-                kind: .commandsNotAllowed)
-        }
+        if let refusal = Self.commandRefusal(name, label: label, allowed: allowCommands) { throw refusal }
         guard let executable = arguments.first else { throw HookError(hook: name, step: label, message: "the command is empty") }
         #if os(macOS) || os(Linux) || os(Windows)
             try runProcess(name, executable: executable, arguments: arguments, phase: phase, label: label, entry: &entry)
-        #else
-            // iOS, tvOS, watchOS and visionOS start no processes: an app's hooks are Swift or SQL.
-            throw HookError(
-                hook: name, step: label,
-                message: "it runs an external command, and this platform cannot start processes; write it as a Swift or SQL hook")
         #endif
     }
 

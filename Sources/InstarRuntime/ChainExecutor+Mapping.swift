@@ -16,13 +16,10 @@ extension ChainExecutor {
                 path: store.path, reason: .versionMissing(plan.index(of: record.from) == nil ? record.from : record.to))
         }
         let program = try store.compileMapping(mapping.model, from: from, to: to)
-        let resolver = MappingHookResolver(plan: plan, swift: mappingHooks)
+        let resolver = MappingHookResolver(plan: plan, swift: mappingHooks, stop: stop)
         let missing = resolver.missing(in: program)
         if !missing.isEmpty {
-            throw StoreError(
-                .notInferable, path: store.path,
-                "step \(label) (mapping model '\(mapping.model.name)') needs hooks that are not provided; nothing was changed:\n  "
-                    + missing.joined(separator: "\n  "))
+            throw HookError(missing: missing.map { MissingHook(hook: $0.name, step: label, reason: .mapping($0.line)) })
         }
         var next = entry
         next.phase = .after

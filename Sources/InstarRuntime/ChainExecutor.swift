@@ -54,7 +54,7 @@ public struct ResumeRefused: Error, Sendable, CustomStringConvertible {
 final class ChainExecutor {
     let plan: Plan
     let store: SQLiteStore
-    let hooks: [String: SwiftHook]
+    let hooks: [String: RegisteredHook]
     /// Swift hooks of mapping steps, by name (they run inside the step's transaction).
     let mappingHooks: [String: MappingSwiftHook]
     let allowCommands: Bool
@@ -63,18 +63,22 @@ final class ChainExecutor {
     let stop: StopRequest
     let deadline: Date?
     let emit: (ProgressEvent) -> Void
-    let lease = Lease.mine()
-    /// Whether this call committed any work: a time budget only stops a run that made progress, so
-    /// even a budget shorter than start-up moves a migration forward on every call.
+    let lease: Lease
+    /// Whether this call committed any work.
     var progressMade = false
+    /// Whether a statement in flight may be interrupted now: not while the run records that it paused,
+    /// failed or finished.
+    private let interruptible = Locked(true)
     /// Rows each step of the chain rewrites, by position: the planner's prices for a fresh run,
     /// counted on the store for the remaining steps of a resumed one (``estimatedRows(_:through:)``).
     var rowEstimates: [Int: Int] = [:]
 
     init(
-        plan: Plan, store: SQLiteStore, hooks: [String: SwiftHook], mappingHooks: [String: MappingSwiftHook] = [:],
-        allowCommands: Bool, fuse: Bool = true, stop: StopRequest, deadline: Date?, emit: @escaping (ProgressEvent) -> Void
+        plan: Plan, store: SQLiteStore, hooks: [String: RegisteredHook], mappingHooks: [String: MappingSwiftHook] = [:],
+        allowCommands: Bool, fuse: Bool = true, stop: StopRequest, deadline: Date?, lease: Lease = .mine(),
+        emit: @escaping (ProgressEvent) -> Void
     ) {
+        self.lease = lease
         self.fuse = fuse
         self.mappingHooks = mappingHooks
         self.plan = plan
@@ -88,7 +92,9 @@ final class ChainExecutor {
 
     // MARK: Lease
 
-    func claimLease(wait: TimeInterval) throws {
+    /// Claims the lease, waiting up to `wait` seconds for another process's run; false when a stop was
+    /// requested while waiting.
+    func claimLease(wait: TimeInterval) throws -> Bool {
         let giveUp = Date().addingTimeInterval(wait)
         while true {
             let holder: Lease? = try store.withDatabase { db in
@@ -99,14 +105,39 @@ final class ChainExecutor {
                 }
                 return holder
             }
-            guard let holder else { return }
+            guard let holder else { return true }
             if Date() >= giveUp { throw LeaseError(path: store.path, holder: holder) }
+            if pauseReason() != nil { return false }
             Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
         }
     }
 
     func releaseLease() {
         try? store.withDatabase { db in try Lease.release(lease, db) }
+    }
+
+    /// What SQLite asks while a statement runs: a stop was requested, or the time budget is spent.
+    var interruptCheck: @Sendable () -> Bool {
+        let interruptible = self.interruptible
+        let stop = self.stop
+        let deadline = self.deadline
+        return {
+            guard interruptible.current else { return false }
+            if let deadline, Date() >= deadline { stop.request(.timeBudget) }
+            return stop.requested != nil
+        }
+    }
+
+    /// Whether `error` is what a stop request does to the work in flight: an interrupted statement,
+    /// a cancelled task, or a hook that failed with one of those.
+    static func isInterruption(_ error: any Error) -> Bool {
+        switch error {
+        case is CancellationError: return true
+        case let error as DatabaseError: return error.resultCode == .SQLITE_INTERRUPT
+        case let error as StoreError: return error.kind == .interrupted || error.sqlite?.code == ResultCode.SQLITE_INTERRUPT.rawValue
+        case let error as HookError: return error.underlying.map(isInterruption) ?? false
+        default: return false
+        }
     }
 
     // MARK: Journal
@@ -133,27 +164,39 @@ final class ChainExecutor {
 
     func recordBeforeCommit(_ snapshot: JournalEntry) -> (Database) throws -> Void {
         { db in
-            try Journal.save(snapshot, db)
-            try Lease.write(self.lease, db)
+            try self.saveRecord(snapshot, db)
             Failpoints.hit("step.before-commit")
         }
     }
 
-    /// Runs `body` in one write transaction that also saves `entry` (and refreshes the lease).
+    /// Saves the journal record inside the caller's transaction, refreshing the lease, after checking
+    /// this run still holds it: a run that lost its lease never writes over another run's journal.
+    func saveRecord(_ entry: JournalEntry, _ db: Database) throws {
+        if let holder = try Lease.holder(db), holder.token != lease.token {
+            throw LeaseError(path: store.path, holder: holder)
+        }
+        try Journal.save(entry, db)
+        try Lease.write(lease, db)
+    }
+
+    /// Runs `body` in one write transaction that also saves `entry` (and refreshes the lease). Records
+    /// of the run's own state (started, paused, failed, finished) are not interrupted.
     func commit(_ entry: JournalEntry, failpoint: String, _ body: (Database) throws -> Void = { _ in }) throws {
         var entry = entry
         entry.updatedAt = Date()
+        let isRecord = failpoint.hasPrefix("journal.")
+        if isRecord { interruptible.withLock { $0 = false } }
+        defer { if isRecord { interruptible.withLock { $0 = true } } }
         try store.withDatabase { db in
             try db.inTransaction(.immediate) {
                 try body(db)
-                try Journal.save(entry, db)
-                try Lease.write(lease, db)
+                try saveRecord(entry, db)
                 Failpoints.hit("\(failpoint).before-commit")
                 return .commit
             }
         }
         Failpoints.hit("\(failpoint).after-commit")
-        if !failpoint.hasPrefix("journal.") { progressMade = true }
+        if !isRecord { progressMade = true }
     }
 
     static func fingerprint(_ plan: Plan, from: String, to: String) -> String {
@@ -197,6 +240,7 @@ final class ChainExecutor {
                 updatedAt: now, owner: lease.owner, status: .running, timings: [:])
             emit(.started(run: entry.run, steps: steps.count, resumedAt: nil))
         }
+        if let reason = pauseReason() { return .paused(reason) }
         try commit(entry, failpoint: "journal.start")
         let started = Date()
         do {
@@ -221,6 +265,15 @@ final class ChainExecutor {
                 try commit(entry, failpoint: "step.done")
             }
         } catch {
+            // A stop interrupted the work in flight: it was rolled back, and the journal (reread, as
+            // SQLite may have rolled back more than this call knows) says where the run is.
+            if let reason = stop.requested, Self.isInterruption(error) {
+                if let stored = try store.withDatabase({ db in try Journal.unfinished(db) }), stored.run == entry.run {
+                    entry = stored
+                }
+                return try pause(&entry, reason)
+            }
+            if error is LeaseError { throw error }  // another run owns the journal now
             entry.status = .failed
             entry.lastError = "\(error)"
             try? commit(entry, failpoint: "journal.failed")
@@ -252,8 +305,10 @@ final class ChainExecutor {
         return text
     }
 
+    /// Why the run must stop now, if it must: a stop request, or the time budget spent (which holds
+    /// whether or not this call has made progress: a unit that cannot fit is reported by the dry run).
     func pauseReason() -> PauseReason? {
-        if let deadline, Date() >= deadline, progressMade { stop.request(.timeBudget) }
+        if let deadline, Date() >= deadline { stop.request(.timeBudget) }
         return stop.requested
     }
 

@@ -1,22 +1,6 @@
 import Dispatch
 import Foundation
-
-/// A value behind a lock: every read and write of `value` holds it, which is what makes the
-/// `@unchecked Sendable` true (`Synchronization.Mutex` needs macOS 15 / iOS 18, newer than the package's floor).
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-
-    var current: Value { withLock { $0 } }
-}
+import InstarModel
 
 /// Fans the events of runs out to every stream made by ``Migrator/progressEvents()``; each stream
 /// finishes when the run in progress (or the next one, if none is) ends.
@@ -58,15 +42,19 @@ final class ProgressHub: Sendable {
 /// is blocked waiting for work that needs a pool thread. (Calling the synchronous `migrate(storeAt:)`
 /// from async code with async hooks blocks one pool thread for the run; prefer the async API there.)
 enum AsyncBridge {
-    static func run(_ body: @escaping @Sendable () async throws -> Void) throws {
-        try run(body, serving: EngineThreadJobs())
+    /// Runs `body`; a stop requested meanwhile cancels its task, so `Task.isCancelled`, `Task.sleep`
+    /// and cancellable awaits inside the hook see it.
+    static func run(stop: StopRequest?, _ body: @escaping @Sendable () async throws -> Void) throws {
+        try run(stop: stop, body, serving: EngineThreadJobs())
     }
 
     /// The same, and while it waits the calling thread runs the work `jobs` receives (an async
     /// mapping hook's database calls, which only this thread may make).
-    static func run(_ body: @escaping @Sendable () async throws -> Void, serving jobs: EngineThreadJobs) throws {
+    static func run(
+        stop: StopRequest?, _ body: @escaping @Sendable () async throws -> Void, serving jobs: EngineThreadJobs
+    ) throws {
         let outcome = Locked<Result<Void, any Error>?>(nil)
-        Task.detached {
+        let task = Task.detached {
             do {
                 try await body()
                 outcome.withLock { $0 = .success(()) }
@@ -75,6 +63,8 @@ enum AsyncBridge {
             }
             jobs.finish()
         }
+        let handler = stop?.onRequest { task.cancel() }
+        defer { if let handler { stop?.removeHandler(handler) } }
         jobs.serveUntilFinished()
         try outcome.current?.get()
     }

@@ -6,14 +6,21 @@ import InstarSQL
 /// What a Swift hook gets: the store, the step, a checkpoint that commits with its work, and helpers
 /// to work in batches, report progress and notice cancellation.
 ///
-/// A Swift hook runs outside the step's transaction. Whatever it writes through ``write(checkpoint:_:)`` or
-/// ``batches(of:size:_:)`` commits together with its checkpoint, so after a crash the hook resumes at
-/// the next batch and each batch's effect happens exactly once.
+/// A Swift hook runs outside the step's transaction, and what it writes happens exactly once:
+/// - ``write(checkpoint:_:)`` without a checkpoint writes inside a transaction that stays open until
+///   the hook returns, and commits together with the journal record saying the hook ran. A hook that
+///   throws, is cancelled or is killed leaves nothing of it behind; the next run starts the hook again.
+/// - With a checkpoint, everything written so far commits now, with the checkpoint; a later run
+///   resumes the hook with ``checkpoint`` set (``batches(of:size:_:)`` does this for every batch).
+/// Only effects outside the store (a request to a server) can happen twice: make them idempotent.
 ///
-/// `Sendable`, so an async hook can use it from any task: its checkpoint and every commit go through
-/// one lock (commits are serialised, as they are on the store's single connection anyway), and the
-/// engine's thread waits while the hook runs, so the executor state behind `commit` is touched by one
-/// thread at a time.
+/// When the run is asked to stop while the hook runs (``isCancelled`` turns true: the task was
+/// cancelled, the time budget is spent), the hook may return early or throw (``checkCancellation()``):
+/// either way its writes since its last checkpoint are undone, the run pauses, and the next run calls
+/// the hook again with ``checkpoint`` set to the last one committed.
+///
+/// `Sendable`, so an async hook can use it from any task: every database call goes through one lock
+/// and the store's single connection, and the engine's thread waits while the hook runs.
 public final class HookContext: @unchecked Sendable {
     /// The step, as `"from → to"`.
     public let step: String
@@ -21,56 +28,54 @@ public final class HookContext: @unchecked Sendable {
     public let phase: HookPhase
     /// The path of the store being migrated (for logs, or to find files next to it).
     public let storePath: String
-    /// True when this hook already ran partly in an earlier, interrupted attempt.
+    /// True when an earlier, interrupted attempt of this hook committed a checkpoint.
     public let isResumed: Bool
     /// The checkpoint committed with the hook's last unit of work (nil at the start).
-    public var checkpoint: String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return committedCheckpoint
-    }
-    private var committedCheckpoint: String?
-    private let lock = NSRecursiveLock()
+    public var checkpoint: String? { session.checkpoint }
 
-    let commit: (String?, (Database) throws -> Void) throws -> Void
+    let session: HookSession
     let progress: (Int, Int?) -> Void
     let stop: StopRequest
     let deadline: Date?
 
     init(
-        step: String, phase: HookPhase, storePath: String, checkpoint: String?, stop: StopRequest, deadline: Date? = nil,
-        commit: @escaping (String?, (Database) throws -> Void) throws -> Void, progress: @escaping (Int, Int?) -> Void
+        step: String, phase: HookPhase, storePath: String, stop: StopRequest, deadline: Date? = nil,
+        session: HookSession, progress: @escaping (Int, Int?) -> Void
     ) {
         self.step = step
         self.phase = phase
         self.storePath = storePath
-        self.committedCheckpoint = checkpoint
-        self.isResumed = checkpoint != nil
+        self.session = session
+        self.isResumed = session.checkpoint != nil
         self.stop = stop
         self.deadline = deadline
-        self.commit = commit
         self.progress = progress
     }
 
-    /// Runs `body` in a transaction that also records `checkpoint`; both commit or neither does.
+    /// Runs `body` inside the hook's transaction. With a `checkpoint`, everything the hook wrote so far
+    /// commits now, together with the checkpoint; without one, it commits when the hook returns,
+    /// together with the record that the hook ran. A throwing `body` undoes only its own writes.
     public func write(checkpoint: String? = nil, _ body: (Database) throws -> Void) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        try commit(checkpoint, body)
-        if let checkpoint { committedCheckpoint = checkpoint }
+        try session.write(checkpoint: checkpoint, body)
     }
 
-    /// Calls `body` for consecutive key ranges of `table` (by rowid), `size` keys each, each range in its
-    /// own transaction with its checkpoint; resumes after the last committed range.
+    /// Reads inside the hook's transaction (seeing what the hook wrote but has not committed yet).
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try session.read(body)
+    }
+
+    /// Calls `body` for consecutive key ranges of `table` (by rowid), `size` keys each, each range
+    /// committed with its checkpoint; resumes after the last committed range. Throws
+    /// `CancellationError` when the run is asked to stop before the last range (the run then pauses
+    /// there, and the next run resumes with the next range).
     public func batches(of table: String, size: Int, _ body: (Database, ClosedRange<Int64>) throws -> Void) throws {
-        var bounds: (Int64, Int64)?
-        try commit(nil) { db in bounds = try KeyRanges.bounds(of: table, db) }
-        guard let (low, high) = bounds else { return }
+        guard let (low, high) = try session.read({ db in try KeyRanges.bounds(of: table, db) }) else { return }
+        let size = max(1, size)
         let batches = KeyRanges.count(low: low, high: high, size: size)
         var start = checkpoint.flatMap(Int64.init).map { $0 + 1 } ?? low
         while start <= high {
-            if isCancelled { return }
-            let end = min(high, start + Int64(size) - 1)
+            try checkCancellation()
+            let end = start + min(Int64(size) - 1, high - start)
             try write(checkpoint: String(end)) { db in try body(db, start...end) }
             progress(KeyRanges.count(low: low, high: end, size: size), batches)
             start = end + 1
@@ -80,10 +85,16 @@ public final class HookContext: @unchecked Sendable {
     /// Reports progress (shown as a bar on a terminal, and sent to the progress stream).
     public func reportProgress(done: Int, total: Int?) { progress(done, total) }
 
-    /// True once a stop was requested (signal, time budget): finish the current unit and return.
+    /// True once the run was asked to stop (task cancelled, time budget spent, signal): finish or undo
+    /// the current unit and throw, so that the run pauses at the last checkpoint.
     public var isCancelled: Bool {
         if let deadline, Date() >= deadline { stop.request(.timeBudget) }
         return stop.requested != nil
+    }
+
+    /// Throws `CancellationError` when ``isCancelled`` is true.
+    public func checkCancellation() throws {
+        if isCancelled { throw CancellationError() }
     }
 }
 
@@ -118,38 +129,94 @@ public typealias SwiftHook = (HookContext) throws -> Void
 /// cooperative pool while its own thread waits (see ``Migrator/register(hook:_:)-async``).
 public typealias AsyncSwiftHook = @Sendable (HookContext) async throws -> Void
 
-/// A hook failed: which, where, and the underlying error. The step was rolled back: the store is at
-/// the last committed point, the journal records the error, and migrating again retries from there.
+/// A hook failed or is missing: which, where, and the underlying error. A failed hook's work was rolled
+/// back: the store is at the last committed point, the journal records the error, and migrating again
+/// retries from there. A missing hook is found before anything is written.
 public struct HookError: Error, Sendable, CustomStringConvertible {
     /// Why the hook failed.
     public enum Kind: Sendable, Hashable {
-        /// The hook ran and failed (its error, SQL error or exit status is in the message).
+        /// The hook ran and failed (its error is ``HookError/underlying``, or SQLite's, or the command's exit status).
         case failed
-        /// The plan names a hook that neither the plan nor the app defines.
+        /// The chain needs hooks that neither the plan nor the app defines (all listed in ``HookError/missing``).
         case notDefined
         /// A command hook, and commands were not allowed for this run (``Migrator/allowCommands``).
         case commandsNotAllowed
+        /// A command hook, on a platform that cannot start processes (iOS, tvOS, watchOS, visionOS).
+        case commandsUnsupported
     }
 
-    /// The hook's name, as the plan gives it.
+    /// The hook's name, as the plan gives it (the first missing one, for ``Kind/notDefined``).
     public var hook: String
     /// The step it failed in, as `"from → to"`.
     public var step: String
-    /// What went wrong: the hook's error, SQLite's message or the command's exit status.
+    /// What went wrong, in words.
     public var message: String
     /// Why the hook failed.
     public var kind: Kind
+    /// The error the hook threw (or SQLite's, as a ``StoreError``), kept as a value to switch on.
+    public var underlying: (any Error)?
+    /// Every hook the chain needs and cannot find, for ``Kind/notDefined``.
+    public var missing: [MissingHook]
 
     /// Makes the error; a Swift hook may throw one to fail with its own message.
-    public init(hook: String, step: String, message: String, kind: Kind = .failed) {
+    public init(hook: String, step: String, message: String, kind: Kind = .failed, underlying: (any Error)? = nil) {
         self.hook = hook
         self.step = step
         self.message = message
         self.kind = kind
+        self.underlying = underlying
+        self.missing = []
+    }
+
+    /// The error for hooks the chain needs and cannot find (nothing was written).
+    package init(missing: [MissingHook]) {
+        let first = missing.first
+        self.init(
+            hook: first?.hook ?? "", step: first?.step ?? "",
+            message: "the chain needs \(missing.count) hook(s) that are not provided; nothing was changed:\n  "
+                + missing.map(\.description).joined(separator: "\n  "),
+            kind: .notDefined)
+        self.missing = missing
     }
 
     public var description: String {
-        "hook '\(hook)' failed in step \(step): \(message)\n  the store is at the last committed point; the journal records the error"
+        if kind == .notDefined && !missing.isEmpty { return message }
+        return "hook '\(hook)' failed in step \(step): \(message)\n  the store is at the last committed point; the journal records the error"
     }
 }
 
+/// A hook the chain needs and cannot find: named by the plan but not defined, or declared as a Swift
+/// hook the app did not register.
+public struct MissingHook: Sendable, Hashable, CustomStringConvertible {
+    /// Why it cannot be found.
+    public enum Reason: Sendable, Hashable {
+        /// The plan's stages name it, but its `hooks:` do not define it.
+        case notInPlan
+        /// The plan declares it as a Swift hook registered under this name, which the app did not register.
+        case notRegistered(String)
+        /// A mapping step needs it (a custom policy or an expression SQL cannot compute).
+        case mapping(String)
+    }
+
+    /// The hook's name, as the plan or mapping model gives it.
+    public var hook: String
+    /// The step that needs it, as `"from → to"`.
+    public var step: String
+    /// Why it cannot be found.
+    public var reason: Reason
+
+    /// Makes the record.
+    package init(hook: String, step: String, reason: Reason) {
+        self.hook = hook
+        self.step = step
+        self.reason = reason
+    }
+
+    public var description: String {
+        switch reason {
+        case .notInPlan: "step \(step): '\(hook)' is named by the stage but not defined in the plan's hooks"
+        case .notRegistered(let name): "step \(step): '\(hook)' is the Swift hook '\(name)', which the app has not registered"
+        case .mapping(let detail): "step \(step): \(detail)"
+        }
+    }
+}

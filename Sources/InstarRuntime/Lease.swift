@@ -1,12 +1,21 @@
 import Foundation
 import GRDB
+import InstarModel
+import InstarSQL
 
-/// Who is migrating a store: one migrator at a time, across processes.
+/// Who is migrating a store: one run at a time, across processes and within one.
 ///
 /// The lease is a row in the store, claimed in a write transaction, so two processes can never both
-/// believe they own it. It names its owner (pid, host, since) for the error a second migrator gets.
-/// A lease whose process is gone (same host, pid no longer alive) or whose heartbeat is older than
-/// `staleAfter` (another host) is taken over: a killed migration must not lock its store forever.
+/// believe they own it. It names its owner (pid, host, since) for the error a second migrator gets,
+/// and the run that holds it (a token), because two runs in one process share a pid.
+///
+/// A lease is taken over when its owner is gone:
+/// - in this process: no run with its token is running (``ActiveRuns``);
+/// - on this host: its process is gone, or the pid now belongs to a process started at another time
+///   (pids are reused); a process's start time tells a new process from the old one exactly, where a
+///   heartbeat would either let a second run in while a hook awaits a slow server or keep a dead
+///   owner's store locked for minutes;
+/// - on another host (a store on a shared volume): its heartbeat is older than ``staleAfter``.
 public struct Lease: Sendable, Equatable, CustomStringConvertible {
     /// The lease's table in the store (one row at most); dropped when a run finishes.
     public static let table = "_instar_lease"
@@ -23,13 +32,21 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
     public var since: Date
     /// When the owner last committed (every commit of a run refreshes it).
     public var heartbeat: Date
+    /// The run holding the lease (unique per run, also within one process); nil in leases written by
+    /// earlier versions of Instar.
+    public var token: String?
+    /// When the owner's process started, as the system counts it (nil where it cannot tell): with the
+    /// pid, it names the process exactly.
+    public var processStart: Double?
 
-    /// A lease for this process, taken now.
+    /// A lease for a new run of this process, taken now.
     package static func mine() -> Lease {
         let now = Date()
         let pid = getpid()
         let host = ProcessInfo.processInfo.hostName
-        return Lease(owner: "instar pid \(pid) on \(host)", pid: pid, host: host, since: now, heartbeat: now)
+        return Lease(
+            owner: "instar pid \(pid) on \(host)", pid: pid, host: host, since: now, heartbeat: now,
+            token: UUID().uuidString, processStart: ProcessStart.of(pid))
     }
 
     public var description: String {
@@ -38,44 +55,85 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether the owner still runs, as far as this machine can tell.
     public var isAlive: Bool {
-        if host == ProcessInfo.processInfo.hostName {
-            return kill(pid, 0) == 0 || errno == EPERM
+        guard host == ProcessInfo.processInfo.hostName else {
+            return Date().timeIntervalSince(heartbeat) < Self.staleAfter
         }
-        return Date().timeIntervalSince(heartbeat) < Self.staleAfter
+        if pid == getpid() {
+            // Another run of this process: alive only while it runs (a run that ended without releasing
+            // its lease, or a lease from before this version, is left over).
+            return token.map(ActiveRuns.shared.isRunning) ?? false
+        }
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        if let recorded = processStart, let current = ProcessStart.of(pid), abs(current - recorded) > 0.5 {
+            return false  // the pid was reused by a later process
+        }
+        return true
     }
 
     static func create(_ db: Database) throws {
+        let table = SQLIdentifier.quoted(Self.table)
         try db.execute(
             sql: """
-                CREATE TABLE IF NOT EXISTS "\(table)" ("id" INTEGER PRIMARY KEY CHECK ("id" = 1), "owner" TEXT NOT NULL,
-                  "pid" INTEGER NOT NULL, "host" TEXT NOT NULL, "since" REAL NOT NULL, "heartbeat" REAL NOT NULL)
+                CREATE TABLE IF NOT EXISTS \(table) ("id" INTEGER PRIMARY KEY CHECK ("id" = 1), "owner" TEXT NOT NULL,
+                  "pid" INTEGER NOT NULL, "host" TEXT NOT NULL, "since" REAL NOT NULL, "heartbeat" REAL NOT NULL,
+                  "token" TEXT, "processStart" REAL)
                 """)
+        // A lease table written by an earlier version lacks the newer columns.
+        let columns = Set(try db.columns(in: Self.table).map(\.name))
+        for (column, type) in [("token", "TEXT"), ("processStart", "REAL")] where !columns.contains(column) {
+            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLIdentifier.quoted(column)) \(type)")
+        }
     }
 
-    /// The current holder, if any.
+    /// The current holder, if any. A row that cannot describe a holder (wrong types, values out of
+    /// range: a damaged or hand-edited store) is read as no holder, so that a run can take it over;
+    /// it is never trusted to lock the store.
     public static func holder(_ db: Database) throws -> Lease? {
-        guard try db.tableExists(table), let row = try Row.fetchOne(db, sql: "SELECT * FROM \"\(table)\" WHERE \"id\" = 1")
+        guard try db.tableExists(table),
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM \(SQLIdentifier.quoted(table)) WHERE \"id\" = 1")
+        else { return nil }
+        // Decoded leniently: GRDB's typed subscript traps on a value of the wrong type.
+        func value<T: DatabaseValueConvertible>(_ column: String, as type: T.Type) -> T? {
+            guard row.hasColumn(column) else { return nil }
+            return T.fromDatabaseValue(row[column] as DatabaseValue)
+        }
+        guard let owner = value("owner", as: String.self), let pidValue = value("pid", as: Int64.self),
+            let pid = Int32(exactly: pidValue), let host = value("host", as: String.self),
+            let since = value("since", as: Double.self), let heartbeat = value("heartbeat", as: Double.self),
+            since.isFinite, heartbeat.isFinite
         else { return nil }
         return Lease(
-            owner: row["owner"], pid: row["pid"], host: row["host"],
-            since: Date(timeIntervalSince1970: row["since"]), heartbeat: Date(timeIntervalSince1970: row["heartbeat"]))
+            owner: owner, pid: pid, host: host, since: Date(timeIntervalSince1970: since),
+            heartbeat: Date(timeIntervalSince1970: heartbeat), token: value("token", as: String.self),
+            processStart: value("processStart", as: Double.self))
     }
 
     /// Claims the lease inside the caller's write transaction; returns the live holder if it is taken.
     static func claim(_ mine: Lease, _ db: Database) throws -> Lease? {
-        try create(db)
-        if let holder = try holder(db), holder.pid != mine.pid || holder.host != mine.host, holder.isAlive {
+        if let holder = try holder(db), holder.token != mine.token, holder.isAlive {
             return holder
         }
         try write(mine, db)
         return nil
     }
 
+    /// Whether `mine` still holds the lease: checked inside every transaction of a run before it
+    /// commits, so a run that lost its lease never writes over another run's journal.
+    static func isHeld(by mine: Lease, _ db: Database) throws -> Bool {
+        try holder(db)?.token == mine.token
+    }
+
     static func write(_ lease: Lease, _ db: Database) throws {
         try create(db)
         try db.execute(
-            sql: "INSERT OR REPLACE INTO \"\(table)\" (\"id\", \"owner\", \"pid\", \"host\", \"since\", \"heartbeat\") VALUES (1, ?, ?, ?, ?, ?)",
-            arguments: [lease.owner, lease.pid, lease.host, lease.since.timeIntervalSince1970, Date().timeIntervalSince1970])
+            sql: """
+                INSERT OR REPLACE INTO \(SQLIdentifier.quoted(table))
+                  ("id", "owner", "pid", "host", "since", "heartbeat", "token", "processStart") VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                lease.owner, lease.pid, lease.host, lease.since.timeIntervalSince1970, Date().timeIntervalSince1970,
+                lease.token, lease.processStart,
+            ])
     }
 
     /// Deletes the lease from a copy of the store (a backup taken while this process holds it).
@@ -83,18 +141,37 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
         let copy = try DatabaseQueue(path: path)
         defer { try? copy.close() }
         try copy.write { db in
-            if try db.tableExists(table) { try db.execute(sql: "DELETE FROM \"\(table)\"") }
+            if try db.tableExists(table) { try db.execute(sql: "DELETE FROM \(SQLIdentifier.quoted(table))") }
         }
     }
 
     static func release(_ mine: Lease, _ db: Database) throws {
-        guard try db.tableExists(table) else { return }
-        try db.execute(
-            sql: "DELETE FROM \"\(table)\" WHERE \"id\" = 1 AND \"pid\" = ? AND \"host\" = ?", arguments: [mine.pid, mine.host])
+        guard try db.tableExists(table), try isHeld(by: mine, db) else { return }
+        try db.execute(sql: "DELETE FROM \(SQLIdentifier.quoted(table)) WHERE \"id\" = 1")
     }
 }
 
-/// Another migrator holds the store (a live process; a dead owner's lease is taken over).
+/// When a process started, in seconds on the system's own clock: with the pid, it tells a process
+/// from a later one that reuses the pid.
+enum ProcessStart {
+    static func of(_ pid: Int32) -> Double? {
+        #if os(Linux)
+            // Field 22 of /proc/<pid>/stat: start time in clock ticks after boot. The command name
+            // (field 2) may hold spaces and parentheses, so fields are counted after its last ')'.
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = text.lastIndex(of: ")")
+            else { return nil }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 19, let ticks = Double(fields[19]) else { return nil }
+            return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+        #else
+            return nil
+        #endif
+    }
+}
+
+/// Another migrator holds the store (a live process, or another run of this one), or this run lost
+/// its lease to one that took it over.
 public struct LeaseError: Error, Sendable, CustomStringConvertible {
     /// The store's path.
     public var path: String

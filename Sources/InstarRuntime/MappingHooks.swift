@@ -14,6 +14,8 @@ public struct MappingHookContext {
     public let hook: MappingHookRequirement
     /// The step, as `"from → to"`.
     public let step: String
+    /// The run's stop request, which cancels an async hook's task.
+    let stop: StopRequest?
 }
 
 /// A Swift hook of a mapping step, registered with `Migrator.register(mappingHook:_:)` under the name its
@@ -24,6 +26,7 @@ public typealias MappingSwiftHook = (MappingHookContext) throws -> Void
 struct MappingHookResolver {
     let plan: Plan
     let swift: [String: MappingSwiftHook]
+    var stop: StopRequest? = nil
 
     /// How the hook named `name` runs, or why it cannot.
     enum Provision {
@@ -46,11 +49,11 @@ struct MappingHookResolver {
         }
     }
 
-    /// Every required hook that is not provided, one line each naming hook, mapping and property.
-    func missing(in program: MappingProgram) -> [String] {
+    /// Every required hook that is not provided: its name, and a line naming hook, mapping and property.
+    func missing(in program: MappingProgram) -> [(name: String, line: String)] {
         program.hooks.compactMap { hook in
             guard case .missing(let why) = provision(hook.name) else { return nil }
-            return "\(hook): \(why)"
+            return (hook.name, "\(hook): \(why)")
         }
     }
 
@@ -61,16 +64,18 @@ struct MappingHookResolver {
             case .sql(let statements):
                 for sql in statements { try db.execute(sql: sql) }
             case .swift(let body):
-                try body(MappingHookContext(db: db, hook: hook, step: step))
+                try body(MappingHookContext(db: db, hook: hook, step: step, stop: stop))
             case .missing(let why):
                 throw HookError(hook: hook.name, step: step, message: why)
             }
         } catch let error as HookError {
             throw error
         } catch let error as DatabaseError {
-            throw HookError(hook: hook.name, step: step, message: "SQLite: \(error.message ?? "\(error)")")
+            throw HookError(
+                hook: hook.name, step: step, message: "SQLite: \(error.message ?? "\(error)")",
+                underlying: StoreError.from(error, path: "", doing: "running the hook"))
         } catch {
-            throw HookError(hook: hook.name, step: step, message: "\(error)")
+            throw HookError(hook: hook.name, step: step, message: "\(error)", underlying: error)
         }
     }
 }

@@ -29,12 +29,12 @@ public final class Migrator: Sendable {
         var allowCommands: Bool
         var secureDelete: String?
         var fuse: Bool
-        var swiftHooks: [String: SwiftHook] = [:]
+        var swiftHooks: [String: RegisteredHook] = [:]
         var mappingHooks: [String: MappingSwiftHook] = [:]
     }
 
     private let state: Locked<State>
-    private let hub = ProgressHub()
+    let hub = ProgressHub()
 
     /// - Parameters:
     ///   - allowCommands: lets command hooks run (they execute outside the transaction, so the user must opt in).
@@ -78,15 +78,14 @@ public final class Migrator: Sendable {
     /// ``migrate(storeAt:to:timeBudget:wait:backup:stop:progress:)``, the engine's own thread for the
     /// async `migrate(store:)`, so what it captures must not be used elsewhere during the run.
     public func register(hook name: String, _ body: @escaping SwiftHook) {
-        state.withLock { $0.swiftHooks[name] = body }
+        state.withLock { $0.swiftHooks[name] = .sync(body) }
     }
 
     /// Registers an async Swift hook. The engine is synchronous inside its transactions, so it runs
-    /// `body` to completion as a detached task while the engine's thread waits (``AsyncBridge``).
+    /// `body` to completion as a task while the engine's thread waits; cancelling the migration (or
+    /// its time budget running out) cancels that task.
     public func register(hook name: String, _ body: @escaping AsyncSwiftHook) {
-        state.withLock {
-            $0.swiftHooks[name] = { context in try AsyncBridge.run { try await body(context) } }
-        }
+        state.withLock { $0.swiftHooks[name] = .async(body) }
     }
 
     /// Registers the Swift code of a mapping step's hook (a custom policy `Model.EntityMapping`, or an
@@ -100,7 +99,7 @@ public final class Migrator: Sendable {
     public func register(mappingHook name: String, _ body: @escaping AsyncMappingSwiftHook) {
         state.withLock {
             $0.mappingHooks[name] = { context in
-                try AsyncMappingHookContext.run(body, hook: context.hook, step: context.step, db: context.db)
+                try AsyncMappingHookContext.run(body, hook: context.hook, step: context.step, db: context.db, stop: context.stop)
             }
         }
     }
@@ -108,16 +107,56 @@ public final class Migrator: Sendable {
     /// The hooks the mapping steps of `chain` need that are neither declared in the plan nor
     /// registered: one line each, naming the hook, its entity mapping, property and mapping model.
     public func missingMappingHooks(in chain: Chain, store: SQLiteStore) throws -> [String] {
+        try missingMappingHooks(in: chain.steps.map { ($0.from, $0.to) }, store: store).map(\.description)
+    }
+
+    /// The hooks the mapping steps among `steps` need and cannot find.
+    func missingMappingHooks(in steps: [(from: String, to: String)], store: SQLiteStore) throws -> [MissingHook] {
         let resolver = MappingHookResolver(plan: plan, swift: state.current.mappingHooks)
-        var missing: [String] = []
-        for step in chain.steps where step.kind == .mapping {
-            guard let mapping = step.mapping, let from = plan.versions.first(where: { $0.name == step.from }),
+        var missing: [MissingHook] = []
+        for step in steps {
+            guard let mapping = plan.mapping(from: step.from, to: step.to),
+                let from = plan.versions.first(where: { $0.name == step.from }),
                 let to = plan.versions.first(where: { $0.name == step.to })
             else { continue }
             let program = try store.compileMapping(mapping.model, from: from, to: to)
-            missing += resolver.missing(in: program).map { "step \(step.from) → \(step.to): \($0)" }
+            missing += resolver.missing(in: program).map {
+                MissingHook(hook: $0.name, step: "\(step.from) → \(step.to)", reason: .mapping($0.line))
+            }
         }
         return missing
+    }
+
+    /// The hooks of the stages among `steps` that are not defined in the plan, or declared as Swift
+    /// hooks the app has not registered.
+    func missingStageHooks(in steps: [(from: String, to: String)]) -> [MissingHook] {
+        let registered = state.current.swiftHooks
+        var missing: [MissingHook] = []
+        for step in steps {
+            let stage = plan.stages.first { $0.from == step.from && $0.to == step.to }
+            let label = "\(step.from) → \(step.to)"
+            for name in (stage?.before ?? []) + (stage?.after ?? []) {
+                switch plan.hooks[name] {
+                case nil: missing.append(MissingHook(hook: name, step: label, reason: .notInPlan))
+                case .swift(let swiftName)? where registered[swiftName] == nil:
+                    missing.append(MissingHook(hook: name, step: label, reason: .notRegistered(swiftName)))
+                default: break
+                }
+            }
+        }
+        return missing
+    }
+
+    /// The first command hook among `steps` when commands cannot run: not allowed, or no processes.
+    func refusedCommandHook(in steps: [(from: String, to: String)]) -> HookError? {
+        for step in steps {
+            let stage = plan.stages.first { $0.from == step.from && $0.to == step.to }
+            for name in (stage?.before ?? []) + (stage?.after ?? []) {
+                guard case .command? = plan.hooks[name] else { continue }
+                return ChainExecutor.commandRefusal(name, label: "\(step.from) → \(step.to)", allowed: allowCommands)
+            }
+        }
+        return nil
     }
 
     /// The store layout the plan names (`instar` when it names none or an unknown one); an opened store
@@ -169,102 +208,6 @@ public final class Migrator: Sendable {
         return (current, chain, graph)
     }
 
-    /// Runs (or resumes) the migration of the store at `path` to `target`.
-    ///
-    /// Each step, hook and batch commits with its journal record, so a run that is killed, fails, or
-    /// stops for its time budget or a signal continues exactly where it stopped the next time this is
-    /// called. A second migrator on the same store gets a ``LeaseError`` naming the owner (or waits up
-    /// to `wait` seconds); a dead owner's lease is taken over.
-    ///
-    /// - Parameters:
-    ///   - timeBudget: stop at the next safe point once this many seconds have passed.
-    ///   - backup: take an online backup to this path before the first step (fresh runs only).
-    ///   - stop: a request to stop at the next safe point (signal handlers and apps set it).
-    ///   - progress: events as they happen (also on ``progressEvents()``).
-    @discardableResult
-    public func migrate(
-        storeAt path: String, to target: String? = nil, timeBudget: TimeInterval? = nil, wait: TimeInterval = 0,
-        backup: String? = nil, stop: StopRequest = StopRequest(), progress: ((ProgressEvent) -> Void)? = nil
-    ) throws -> MigrationResult {
-        defer { hub.finishAll() }  // finished, paused or failed: the progress streams end with the run
-        if let target, plan.index(of: target) == nil {
-            throw StoreError(
-                .unknownVersion, path: plan.file, "the target '\(target)' is not a version of the plan; nothing was changed",
-                hint: Spelling.suggestion(for: target, among: plan.versions.map(\.name)))
-        }
-        // Refusals are decided on a read-only connection: a read-write one would checkpoint a WAL
-        // store's log into the database file when it closes, and the files would change although
-        // nothing was migrated. A store left with a hot journal by a killed run cannot be read
-        // read-only (the journal must be rolled back first): it is checked once opened for writing,
-        // which recovers it, as any opening would.
-        var checked = false
-        if !FileManager.default.fileExists(atPath: path + "-journal") {
-            do {
-                let reader = try SQLiteStore.open(at: path, layout: layout, readOnly: true)
-                defer { try? reader.close() }
-                try preflight(reader, target: target)
-                checked = true
-            } catch let error as StoreError where error.kind == .readOnly {
-                checked = false
-            }
-        }
-        let store = try SQLiteStore.open(at: path, layout: layout)
-        defer { try? store.close() }
-        if !checked { try preflight(store, target: target) }
-        let settings = state.current
-        if let mode = settings.secureDelete ?? plan.options.secureDelete {
-            try store.setSecureDelete(mode)
-        }
-        let hub = self.hub
-        let executor = ChainExecutor(
-            plan: plan, store: store, hooks: settings.swiftHooks, mappingHooks: settings.mappingHooks,
-            allowCommands: settings.allowCommands, fuse: settings.fuse, stop: stop,
-            deadline: timeBudget.map { Date().addingTimeInterval($0) },
-            emit: { event in
-                progress?(event)
-                hub.yield(event)
-            })
-        try executor.claimLease(wait: wait)
-        defer { executor.releaseLease() }
-        let result = try executor.run {
-            let (_, chain, _) = try self.chain(for: store, to: target)
-            if let backup, !chain.steps.isEmpty {
-                try store.backup(to: backup)
-                try Lease.removeAll(fromCopyAt: backup)  // the backup is the store before the run, not held by it
-            }
-            return chain.steps
-        }
-        return result
-    }
-
-    /// What is refused before anything is written: a resumed run whose target differs from the one
-    /// asked for; for a fresh run, a store at an unknown version or with drift, a target no chain
-    /// reaches, a chain this version cannot run, or data the first step cannot take.
-    private func preflight(_ store: SQLiteStore, target: String?) throws {
-        if let unfinished = try store.withDatabase({ db in try Journal.unfinished(db) }) {
-            if let target, unfinished.target != target {
-                throw ResumeRefused(path: store.path, reason: .otherTarget(unfinishedTarget: unfinished.target, requested: target))
-            }
-            return
-        }
-        let (current, chain, _) = try self.chain(for: store, to: target)
-        // A mapping step's hooks must all be there before anything is written.
-        let missing = try missingMappingHooks(in: chain, store: store)
-        if !missing.isEmpty {
-            throw StoreError(
-                .notInferable, path: store.path,
-                "the chain's mapping models need hooks that are neither declared in the plan nor registered; nothing was changed:\n  "
-                    + missing.joined(separator: "\n  ")
-                    + "\n  \(missing.count) hook(s) missing; nothing was changed",
-                hint: "declare each hook under its name in the plan's hooks (SQL runs inside the step's transaction), or register it with migrator.register(mappingHook:)")
-        }
-        if let first = chain.steps.first, first.kind != .mapping, first.stage?.before.isEmpty ?? true,
-            let next = plan.versions.first(where: { $0.name == first.to })
-        {
-            try store.checkDataConditions(from: current, to: next)
-        }
-    }
-
     /// A new stream of the progress events of this migrator's run in progress, or of its next run if
     /// none is: every stream gets every event, and finishes when that run ends (finished, paused or
     /// failed). Ask for a new stream for each run.
@@ -272,36 +215,7 @@ public final class Migrator: Sendable {
         hub.stream()
     }
 
-    /// Runs (or resumes) the migration of the store at `store` to `target`, on a thread of its own (the
-    /// caller's executor is never blocked).
-    ///
-    /// Cancelling the calling task asks the run to stop at the next safe point: the current batch
-    /// commits with its journal record and the result is `.paused(.cancelled)`; calling this again
-    /// continues from there. Errors are those of the synchronous ``migrate(storeAt:to:timeBudget:wait:backup:stop:progress:)``.
-    @discardableResult
-    public func migrate(
-        store: URL, to target: String? = nil, timeBudget: Duration? = nil,
-        progress: (@Sendable (ProgressEvent) -> Void)? = nil
-    ) async throws -> MigrationResult {
-        let stop = StopRequest()
-        let seconds = timeBudget.map(Self.seconds)
-        let path = store.path
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MigrationResult, any Error>) in
-                // A thread, not the cooperative pool: the engine blocks (SQLite, lease waits, async
-                // hooks bridged by a semaphore).
-                let thread = Thread {
-                    continuation.resume(
-                        with: Result { try self.migrate(storeAt: path, to: target, timeBudget: seconds, stop: stop, progress: progress) })
-                }
-                thread.name = "instar.migrate"
-                thread.stackSize = 8 << 20
-                thread.start()
-            }
-        } onCancel: {
-            stop.request(.cancelled)
-        }
-    }
+    var settings: State { state.current }
 
     /// The journal of the store's latest run (unfinished first), for `instar status`.
     public static func status(ofStoreAt path: String) throws -> (journal: JournalEntry?, lease: Lease?) {
@@ -311,4 +225,10 @@ public final class Migrator: Sendable {
             (try Journal.unfinished(db) ?? Journal.latest(db), try Lease.holder(db))
         }
     }
+}
+
+/// A Swift hook as the app registered it; the engine runs an async one as a task it can cancel.
+enum RegisteredHook {
+    case sync(SwiftHook)
+    case async(AsyncSwiftHook)
 }

@@ -53,15 +53,23 @@ public enum PauseReason: String, Sendable, CustomStringConvertible {
 public final class StopRequest: @unchecked Sendable {
     private let lock = NSLock()
     private var reason: PauseReason?
+    private var handlers: [UUID: @Sendable () -> Void] = [:]
 
     /// A request not yet made.
     public init() {}
 
-    /// Asks the run to stop at its next safe point. The first reason wins; later requests are ignored.
+    /// Asks the run to stop at its next safe point; a statement in flight is interrupted and its
+    /// transaction rolled back. The first reason wins; later requests are ignored.
     public func request(_ reason: PauseReason) {
         lock.lock()
-        if self.reason == nil { self.reason = reason }
+        guard self.reason == nil else {
+            lock.unlock()
+            return
+        }
+        self.reason = reason
+        let actions = Array(handlers.values)
         lock.unlock()
+        for action in actions { action() }
     }
 
     /// The reason asked for, or nil if no stop was requested.
@@ -69,6 +77,24 @@ public final class StopRequest: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return reason
+    }
+
+    /// Runs `action` when a stop is requested (at once if one already was), until ``removeHandler(_:)``.
+    package func onRequest(_ action: @escaping @Sendable () -> Void) -> UUID {
+        let id = UUID()
+        lock.lock()
+        let already = reason != nil
+        if !already { handlers[id] = action }
+        lock.unlock()
+        if already { action() }
+        return id
+    }
+
+    /// Forgets a handler added by ``onRequest(_:)``.
+    package func removeHandler(_ id: UUID) {
+        lock.lock()
+        handlers[id] = nil
+        lock.unlock()
     }
 
     #if os(macOS) || os(Linux)

@@ -18,6 +18,8 @@ public final class SQLiteStore: @unchecked Sendable {
     /// True when opened read-only (for inspection and dry runs): the store refuses to write.
     public let isReadOnly: Bool
     let queue: DatabaseQueue
+    /// The statement interrupter SQLite calls back (``interruptStatements(when:every:)``), kept alive here.
+    let interrupter = Locked<StatementInterrupter?>(nil)
 
     private init(path: String, layout: any StoreLayout, queue: DatabaseQueue, readOnly: Bool) {
         self.path = path
@@ -26,18 +28,29 @@ public final class SQLiteStore: @unchecked Sendable {
         self.isReadOnly = readOnly
     }
 
-    static func configuration(readOnly: Bool, busyTimeout: TimeInterval) -> Configuration {
-        var configuration = Configuration()
+    /// The connection's configuration: the app's own, when it gives one (its `prepareDatabase` runs
+    /// first — an encryption key, functions its views or triggers call — and its busy timeout is kept),
+    /// with what a migration needs on top: foreign keys off (SQLite's rebuild procedure), and
+    /// transactions that may span calls (a hook's writes stay uncommitted until its journal record is
+    /// written with them).
+    static func configuration(readOnly: Bool, busyTimeout: TimeInterval, base: Configuration? = nil) -> Configuration {
+        var configuration = base ?? Configuration()
         configuration.readonly = readOnly
         configuration.foreignKeysEnabled = false
-        configuration.busyMode = .timeout(busyTimeout)
+        if case .timeout = configuration.busyMode, base != nil {
+            // The app chose how long to wait for its own connections; Instar waits as long.
+        } else {
+            configuration.busyMode = .timeout(busyTimeout)
+        }
+        configuration.allowsUnsafeTransactions = true
         configuration.label = "instar"
         return configuration
     }
 
     /// Opens an existing store. The layout is detected from the store's bookkeeping tables unless given.
     public static func open(
-        at path: String, layout: (any StoreLayout)? = nil, readOnly: Bool = false, busyTimeout: TimeInterval = 2
+        at path: String, layout: (any StoreLayout)? = nil, readOnly: Bool = false, busyTimeout: TimeInterval = 2,
+        configuration base: Configuration? = nil
     ) throws(StoreError) -> SQLiteStore {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
@@ -45,7 +58,8 @@ public final class SQLiteStore: @unchecked Sendable {
         }
         let queue: DatabaseQueue
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout))
+            queue = try DatabaseQueue(
+                path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout, base: base))
             // Touch the schema now, so that "not a database" surfaces here rather than mid-operation.
             _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
         } catch {

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Why an operation on a store failed, what it concerns, and what to do. The store is unchanged
@@ -13,8 +14,19 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case notADatabase
         /// A write was asked of a store opened read-only, or of a read-only file.
         case readOnly
-        /// Another connection holds the database lock past the busy timeout.
+        /// Another connection holds the database lock past the busy timeout (SQLITE_BUSY, SQLITE_LOCKED).
         case locked
+        /// The operating system refused to read or write the file (SQLITE_IOERR, SQLITE_CANTOPEN with
+        /// EPERM): on Apple devices, typically a file protected by Data Protection while the device is
+        /// locked. Try again once the device is unlocked.
+        case protectedDataUnavailable
+        /// A read or write of the file failed (SQLITE_IOERR): the disk, the file system or the device.
+        case ioError
+        /// The file is damaged (SQLITE_CORRUPT): restore a backup.
+        case corrupt
+        /// A killed writer left a hot journal beside the store that only a read-write connection can roll
+        /// back; a read-only look cannot see the store until then. Opening it for writing recovers it.
+        case needsRecovery
         /// The disk, or the store's size limit, is full.
         case diskFull
         /// Reserved for a layout Instar does not know; this version never throws it.
@@ -31,6 +43,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case verificationFailed
         /// The layout cannot store the model (a name clash, an unsupported type) or read its bookkeeping.
         case layout
+        /// A stop request (cancellation, time budget, signal) interrupted the statement; its transaction
+        /// was rolled back.
+        case interrupted
         /// Any other SQLite failure; SQLite's message is in ``StoreError/message``.
         case sqlite
     }
@@ -43,42 +58,69 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// What to do about it, when Instar can tell.
     public var hint: String?
+    /// SQLite's own account of the failure, when SQLite failed: its codes, message and statement.
+    public var sqlite: SQLiteFailure?
 
     /// Makes the error; the message should say whether anything was changed.
-    public init(_ kind: Kind, path: String, _ message: String, hint: String? = nil) {
+    public init(_ kind: Kind, path: String, _ message: String, hint: String? = nil, sqlite: SQLiteFailure? = nil) {
         self.kind = kind
         self.path = path
         self.message = message
         self.hint = hint
+        self.sqlite = sqlite
     }
 
     public var description: String {
         "\(path): \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
     }
 
-    /// Translates SQLite's failures into the kinds a user can act on.
+    /// Translates SQLite's failures into the kinds a user can act on, keeping SQLite's codes and statement.
     package static func from(_ error: any Error, path: String, doing action: String) -> StoreError {
         if let error = error as? StoreError { return error }
         if let error = error as? DatabaseError {
+            var failure = SQLiteFailure(error)
+            if [.SQLITE_IOERR, .SQLITE_CANTOPEN].contains(error.resultCode) { failure.systemErrno = openingErrno(path) }
+            func make(_ kind: Kind, _ message: String, hint: String? = nil) -> StoreError {
+                StoreError(kind, path: path, message, hint: hint, sqlite: failure)
+            }
             switch error.resultCode {
             case .SQLITE_FULL:
-                return StoreError(
-                    .diskFull, path: path, "the disk (or the store's size limit) is full while \(action); nothing was changed",
+                return make(
+                    .diskFull, "the disk (or the store's size limit) is full while \(action); nothing was changed",
                     hint: "free space: a rebuild needs room for a second copy of the largest table, plus its journal")
             case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return StoreError(
-                    .locked, path: path, "the store is locked by another connection while \(action); nothing was changed",
-                    hint: "close the app or process using the store and try again")
+                return make(
+                    .locked, "the store is locked by another connection while \(action); nothing was changed",
+                    hint: "another process or connection (perhaps another migration) is writing to it: try again when it is done")
             case .SQLITE_READONLY:
-                return StoreError(
-                    .readOnly, path: path, "the store is read-only; nothing was changed",
+                if FileManager.default.fileExists(atPath: path + "-journal") {
+                    return make(
+                        .needsRecovery,
+                        "an interrupted write left a hot journal beside the store, which a read-only connection cannot roll back; nothing was changed",
+                        hint: "open the store for writing once (migrating it does), which rolls the interrupted write back")
+                }
+                return make(
+                    .readOnly, "the store is read-only; nothing was changed",
                     hint: "check the file's and its folder's permissions (SQLite writes a journal beside it)")
+            case .SQLITE_INTERRUPT:
+                return make(.interrupted, "interrupted while \(action); its transaction was rolled back")
             case .SQLITE_NOTADB:
-                return StoreError(.notADatabase, path: path, "not a SQLite database")
-            case .SQLITE_CANTOPEN:
-                return StoreError(.notFound, path: path, "cannot open the store", hint: "check the path and permissions")
+                return make(.notADatabase, "not a SQLite database")
+            case .SQLITE_CORRUPT:
+                return make(.corrupt, "the store file is damaged (\(error.message ?? "corrupt")) while \(action); nothing was changed", hint: "restore a backup")
+            case .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_AUTH, .SQLITE_PERM:
+                if failure.systemErrno == EPERM || error.resultCode == .SQLITE_AUTH {
+                    return make(
+                        .protectedDataUnavailable,
+                        "the system refused access to the store while \(action) (the file may be protected while the device is locked); nothing was changed",
+                        hint: "try again once the device is unlocked")
+                }
+                if error.resultCode == .SQLITE_CANTOPEN {
+                    return make(.notFound, "cannot open the store", hint: "check the path and permissions")
+                }
+                return make(.ioError, "reading or writing the store failed while \(action): \(error.message ?? "I/O error"); nothing was changed")
             default:
-                return StoreError(.sqlite, path: path, "SQLite failed while \(action): \(error.message ?? "\(error)")")
+                return make(.sqlite, "SQLite failed while \(action): \(error.message ?? "\(error)")")
             }
         }
         if let error = error as? LayoutError {
@@ -88,5 +130,49 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             return StoreError(.notInferable, path: path, error.message)
         }
         return StoreError(.sqlite, path: path, "\(action) failed: \(error)")
+    }
+}
+
+/// The error the system gives when the file at `path` is opened for reading (nil when it opens): SQLite
+/// does not keep the errno behind SQLITE_CANTOPEN / SQLITE_IOERR once GRDB reports the failure, so the
+/// open is tried again to tell Data Protection (EPERM) from a missing file or a permission.
+private func openingErrno(_ path: String) -> Int32? {
+    let descriptor = open(path, O_RDONLY)
+    if descriptor >= 0 {
+        close(descriptor)
+        return nil
+    }
+    return errno
+}
+
+/// SQLite's account of a failure, kept as values so an app can log or switch on them.
+public struct SQLiteFailure: Sendable, Hashable {
+    /// The primary result code (`SQLITE_BUSY` is 5, `SQLITE_FULL` 13, …).
+    public var code: Int32
+    /// The extended result code (`SQLITE_IOERR_WRITE`, `SQLITE_BUSY_SNAPSHOT`, …).
+    public var extendedCode: Int32
+    /// SQLite's message.
+    public var message: String?
+    /// The statement that failed, when SQLite was running one.
+    public var sql: String?
+    /// The operating system's error number behind an I/O failure, when SQLite recorded one.
+    public var systemErrno: Int32?
+
+    /// Keeps the facts of a GRDB error.
+    package init(_ error: DatabaseError) {
+        self.code = error.resultCode.rawValue
+        self.extendedCode = error.extendedResultCode.rawValue
+        self.message = error.message
+        self.sql = error.sql
+        self.systemErrno = nil
+    }
+
+    /// Makes the facts of a failure from its parts.
+    package init(code: Int32, extendedCode: Int32, message: String?, sql: String?, systemErrno: Int32? = nil) {
+        self.code = code
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+        self.systemErrno = systemErrno
     }
 }

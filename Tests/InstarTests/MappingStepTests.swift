@@ -93,7 +93,9 @@ import Testing
         try f.fill()
         let before = try f.bytes()
         let mapping = try MappingFixture.mapping(extra: ["title": "FUNCTION($entityPolicy, \"shout:\", $source.title)"])
-        let error = #expect(throws: StoreError.self) { try Migrator(plan: try f.plan(mapping: mapping)).migrate(storeAt: f.path) }
+        let error = #expect(throws: HookError.self) { try Migrator(plan: try f.plan(mapping: mapping)).migrate(storeAt: f.path) }
+        #expect(error?.kind == .notDefined)
+        #expect(error?.missing.map(\.hook) == ["M.NoteToNote.title"])
         #expect(error?.message.contains("hook 'M.NoteToNote.title' (property 'title' of entity mapping 'NoteToNote' of mapping model 'M')") == true, "\(String(describing: error))")
         #expect(error?.message.contains("nothing was changed") == true)
         #expect(try f.bytes() == before)

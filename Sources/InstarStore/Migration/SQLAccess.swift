@@ -87,6 +87,15 @@ package struct SQLAccess: Sendable, Hashable {
         let context = Unmanaged.passUnretained(recorder).toOpaque()
         sqlite3_set_authorizer(connection, authorize, context)
         defer { sqlite3_set_authorizer(connection, nil, nil) }
+        // Tables are empty here, so a hook's statements normally finish in microseconds; one that
+        // computes a lot on its own (a recursive CTE) is stopped after about ten million VM
+        // instructions and treated as opaque, rather than run in full before the migration starts.
+        sqlite3_progress_handler(connection, 100_000, { context in
+            guard let context else { return 1 }
+            let recorder = Unmanaged<AccessRecorder>.fromOpaque(context).takeUnretainedValue()
+            recorder.budgetCallbacks -= 1
+            return recorder.budgetCallbacks < 0 ? 1 : 0
+        }, context)
         for sql in statements {
             // One statement at a time, so that each is classified on its own (a DDL statement's own
             // reads and writes of the schema table are bookkeeping, not the hook reading the schema).
@@ -108,7 +117,9 @@ package struct SQLAccess: Sendable, Hashable {
                     while step == SQLITE_ROW { step = sqlite3_step(statement) }
                     sqlite3_finalize(statement)
                     guard step == SQLITE_DONE else {
-                        failure = String(cString: sqlite3_errmsg(connection))
+                        failure = recorder.budgetCallbacks < 0
+                            ? "it computes too much to analyse on empty tables"
+                            : String(cString: sqlite3_errmsg(connection))
                         return
                     }
                     recorder.endStatement()
@@ -123,6 +134,8 @@ package struct SQLAccess: Sendable, Hashable {
 /// Collects the authorizer's reports for ``SQLAccess/of(_:in:)``.
 private final class AccessRecorder {
     let tables: Set<String>
+    /// Progress callbacks left before the analysis gives up (see ``SQLAccess/of(_:in:)``).
+    var budgetCallbacks = 100
     var access = SQLAccess()
     /// The current statement's accesses, merged into `access` when it completes.
     private var statement = SQLAccess()
