@@ -96,6 +96,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The in-process chaos harness behind Scripts/chaos (not a product: nothing ships it).
+        .executableTarget(
+            name: "InstarChaos",
+            dependencies: [
+                "Instar",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "InstarTests",
             dependencies: ["Instar", "InstarCLI", "InstarMapping"],

@@ -97,13 +97,23 @@ final class ChainExecutor {
     func claimLease(wait: TimeInterval) throws -> Bool {
         let giveUp = Date().addingTimeInterval(wait)
         while true {
-            let holder: Lease? = try store.withDatabase { db in
-                var holder: Lease?
-                try db.inTransaction(.immediate) {
-                    holder = try Lease.claim(lease, db)
-                    return .commit
+            let holder: Lease?
+            do {
+                holder = try store.withDatabase { db in
+                    var holder: Lease?
+                    try db.inTransaction(.immediate) {
+                        holder = try Lease.claim(lease, db)
+                        return .commit
+                    }
+                    return holder
                 }
-                return holder
+            } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+                // A store in rollback-journal mode: another run's transaction holds the write lock,
+                // but its lease can still be read. Without a live lease, some other writer holds it.
+                guard let other = try? store.withDatabase({ db in try Lease.holder(db) }), other.isAlive else {
+                    throw StoreError.from(error, path: store.path, doing: "taking the migration lease")
+                }
+                holder = other
             }
             guard let holder else { return true }
             if Date() >= giveUp { throw LeaseError(path: store.path, holder: holder) }

@@ -67,6 +67,25 @@ import Testing
         #expect(try g.migrator().migrate(storeAt: g.store) == .finished(steps: 1))
     }
 
+    /// On a rollback-journal store, a second process that finds the first inside a long step (its
+    /// write lock held) gets the lease's answer — exit 2 naming the owner — not "database is locked".
+    @Test func aSecondProcessDuringAStepOfARollbackJournalStoreIsLockedOut() throws {
+        let f = try RuntimeFixture(rows: 150, stage: "after: [slow]", hooks: "  slow: {sql: ['\(Self.slowSQL)']}\n")
+        defer { f.remove() }
+        let first = try f.start(["migrate", f.plan, "--store", f.store])
+        defer { first.kill() }
+        var started = false
+        for _ in 0..<300 where !started {
+            Thread.sleep(forTimeInterval: 0.05)
+            started = (try? f.journal()) != nil
+        }
+        #expect(started, "the first migration never started: \(first.result())")
+        Thread.sleep(forTimeInterval: 0.3)
+        let second = try f.instar(["migrate", f.plan, "--store", f.store])
+        #expect(second.status == 2, "\(second)")
+        #expect(second.stderr.contains("another migration holds the store: instar pid \(first.pid) "), "\(second.stderr)")
+    }
+
     // MARK: Hooks exactly once
 
     /// A hook that writes without a checkpoint and is then cancelled: its write is undone, and the next
