@@ -87,6 +87,8 @@ let package = Package(
             dependencies: [
                 "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL",
                 "InstarStore", "InstarRuntime",
+                // Re-exported: GRDB's `Database` and `Configuration` appear in the API.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(

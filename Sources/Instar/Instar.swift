@@ -7,3 +7,6 @@
 @_exported import InstarStore
 @_exported import InstarPlanner
 @_exported import InstarRuntime
+// GRDB's `Database`, `Configuration` and `DatabaseWriter` appear in Instar's API (hooks, the app's
+// configuration, `migrate(database:)`): an app that imports Instar can name them without importing GRDB.
+@_exported import GRDB

@@ -69,16 +69,24 @@ struct PlanCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the proposed intermediate models and hooks here (where no chain exists), and templates for a mapping step's missing hooks.", valueName: "dir"))
     var scaffold: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --store: flag each transaction that would not fit in a launch's time budget of this many seconds.",
+            valueName: "seconds"))
+    var timeBudget: Double?
+
     func validate() throws {
+        if let timeBudget, !(timeBudget > 0) { throw ValidationError("--time-budget takes a number of seconds above 0") }
         if plan == nil && models.isEmpty { throw ValidationError("give a plan file, or --model with the app's model bundle") }
         if plan != nil && !models.isEmpty { throw ValidationError("give either a plan file or --model, not both") }
     }
 
     func run() throws {
         let plan = try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: store, target: to)
-        let report: DryRunReport
+        var report: DryRunReport
         do {
             report = try DryRun.report(plan: plan, storePath: store, from: from, to: to)
+            if let timeBudget, store != nil { report.risks += report.unitsExceeding(timeBudget: timeBudget) }
         } catch let error as StoreError {
             throw fail(error)
         } catch let error as StepCompileError {

@@ -267,7 +267,7 @@ public enum PlanLint {
                 "the target \(target) cannot be reached \(affected): \(gap.from) → \(gap.to) is not inferable (\(blockingSummary(gap.blocking, limit: 5)))",
                 location: location,
                 hint:
-                    "a custom stage alone does not help, its schema change is still inferred: insert versions between \(gap.from) and \(gap.to) that make the change in inferable parts (add the new shape beside the old, fill it in a stage's hook, then drop the old); 'instar diff' on the two versions shows every change")
+                    "a custom stage alone does not help, its schema change is still inferred: insert versions between \(gap.from) and \(gap.to) that make the change in inferable parts (add the new shape beside the old, fill it in a stage's hook, then drop the old); the diff of the two versions shows every change")
         }
         return other + findings
     }
@@ -353,10 +353,10 @@ public enum PlanLint {
                 findings.append(
                     LintFinding(
                         .warning, .commandHook,
-                        "hook '\(name)' runs an external program (\(program)): 'instar migrate' refuses to run it without --allow-commands",
+                        "hook '\(name)' runs an external program (\(program)): a migration runs it only when commands are allowed for the run",
                         location: location,
                         hint:
-                            "a command runs outside the step's transaction, so a failed step cannot undo it: make it idempotent and pass --allow-commands, or use an 'sql' or 'batchedSQL' hook, which commits or rolls back with the step"
+                            "a command runs outside the step's transaction, so a failed step cannot undo it: make it idempotent and allow commands for the run, or use an 'sql' or 'batchedSQL' hook, which commits or rolls back with the step"
                     ))
             }
         }

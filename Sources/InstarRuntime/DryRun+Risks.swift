@@ -128,3 +128,35 @@ struct Lineage {
         properties = nextProperties
     }
 }
+
+extension DryRunReport {
+    /// Rows a step's rebuild rewrites per second, for ``unitsExceeding(timeBudget:rowsPerSecond:)``: about
+    /// what a fused rebuild reaches on the peer benchmark's machine (Measurements.md), rounded down.
+    public static let typicalRowsPerSecond = 200_000.0
+
+    /// The steps whose rewrite is estimated to take longer than `timeBudget` seconds: a launch with that
+    /// budget is interrupted inside them every time and makes no progress there (the budget holds to
+    /// within a statement, and an interrupted step is rolled back). Estimated from the rows the store
+    /// has, at `rowsPerSecond`; a slower device needs a proportionally larger budget.
+    public func unitsExceeding(timeBudget: Double, rowsPerSecond: Double = typicalRowsPerSecond) -> [Risk] {
+        // A fused run of steps is one transaction: its rows add up.
+        var units: [(label: String, rows: Int)] = []
+        var index = 0
+        while index < steps.count {
+            let count = segments.first { $0.from == steps[index].from && $0.steps > 1 }?.steps ?? 1
+            let covered = steps[index..<min(steps.count, index + count)]
+            units.append(("\(covered.first!.from) → \(covered.last!.to)", covered.map(\.rowsTouched).reduce(0, +)))
+            index += count
+        }
+        return units.compactMap { unit in
+            let seconds = Double(unit.rows) / rowsPerSecond
+            guard seconds > timeBudget else { return nil }
+            return Risk(
+                kind: .exceedsTimeBudget, step: unit.label,
+                message: "rewrites \(unit.rows) row(s): about \(String(format: "%.1f", seconds)) s at \(Int(rowsPerSecond)) rows/s, "
+                    + "more than the \(String(format: "%g", timeBudget)) s budget; a launch with that budget makes no progress here "
+                    + "(give it a longer budget, or a background task)",
+                count: unit.rows)
+        }
+    }
+}

@@ -66,6 +66,8 @@ public struct DryRunReport: Sendable {
             case identicalChecksums
             /// The rows of a removed entity will be deleted.
             case dataDropped
+            /// The step's transaction is estimated to take longer than the launch's time budget.
+            case exceedsTimeBudget
         }
         /// What sort of risk it is.
         public var kind: Kind

@@ -161,6 +161,10 @@ extension Migrator {
             if checkingHooks { try checkHooks(Array(remaining), store: store) }
             return .resume(unfinished)
         }
+        // At the target: answered from the schema and metadata alone, without pricing a chain (which
+        // counts every table's rows), so that a launch with nothing to do stays cheap on a big store.
+        let (version, _) = try currentVersion(of: store)
+        if version.name == (target ?? plan.targetVersion) { return .upToDate }
         let (current, chain, _) = try self.chain(for: store, to: target)
         if chain.steps.isEmpty { return .upToDate }
         if checkingHooks { try checkHooks(chain.steps.map { ($0.from, $0.to) }, store: store) }

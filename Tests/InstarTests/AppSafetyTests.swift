@@ -109,13 +109,13 @@ import Testing
                 }
             }
         }
-        let started = Date()
         let run = Task { try await migrator.migrate(store: URL(fileURLWithPath: f.store)) }
         while !wrote.current { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(100))
+        let cancelled = Date()
         run.cancel()
         #expect(try await run.value == .paused(.cancelled))
-        #expect(Date().timeIntervalSince(started) < 4.5, "the hook's 5 s sleep was cut short")
+        #expect(Date().timeIntervalSince(cancelled) < 4.5, "the hook's 5 s sleep was cut short")
         #expect(sawCancellation.current, "the async hook's task is cancelled")
         #expect(try f.logCounts() == [:])
         #expect(try f.journal()?.status == .paused)
@@ -230,6 +230,35 @@ import Testing
         #expect(try migrator.migrate(storeAt: f.store, timeBudget: 0.5) == .paused(.timeBudget))
         #expect(Date().timeIntervalSince(started) < 2, "the budget interrupts the step")
         #expect(try f.version() == "V1")
+    }
+
+    /// The dry run names the transaction a given budget cannot hold: a rebuild of 7 rows at 5 rows a
+    /// second takes longer than a second, the step that only adds a column none.
+    @Test func theDryRunNamesUnitsLongerThanABudget() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let versions = [
+            "name: V1\nentities: {Item: {attributes: {n: int32?}}}\n",
+            "name: V2\nentities: {Item: {attributes: {n: int32 = 0}}}\n",
+            "name: V3\nentities: {Item: {attributes: {n: int32 = 0, note: string?}}}\n",
+        ]
+        for (index, text) in versions.enumerated() {
+            try text.write(to: dir.appendingPathComponent("v\(index + 1).yaml"), atomically: true, encoding: .utf8)
+        }
+        let planPath = dir.appendingPathComponent("plan.yaml").path
+        try "name: items\nversions: [v1.yaml, v2.yaml, v3.yaml]\npinned: [V2]\n".write(toFile: planPath, atomically: true, encoding: .utf8)
+        let plan = try PlanFileReader.read(path: planPath)
+        let store = dir.appendingPathComponent("items.sqlite").path
+        let created = try SQLiteStore.create(at: store, model: plan.versions[0])
+        try created.withDatabase { db in
+            for n in 1...7 { try db.execute(sql: #"INSERT INTO "Item" ("_pk", "n") VALUES (?, ?)"#, arguments: [n, n]) }
+        }
+        try created.close()
+        let report = try DryRun.report(plan: plan, storePath: store)
+        let risks = report.unitsExceeding(timeBudget: 1, rowsPerSecond: 5)
+        #expect(risks.map(\.kind) == [.exceedsTimeBudget])
+        #expect(risks.first?.count == 7)
+        #expect(report.unitsExceeding(timeBudget: 1, rowsPerSecond: 100).isEmpty)
     }
 
     // MARK: Errors an app can switch on

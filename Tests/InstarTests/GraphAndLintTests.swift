@@ -471,7 +471,7 @@ private func dotEdges(_ text: String) -> [DotEdge] {
             "hook 'notify' is defined but no stage runs it", "hook 'spare' is defined but no stage runs it",
         ])
         let command = try #require(findings.first { $0.check == .commandHook })
-        #expect(command.message.contains("'echo'") && command.message.contains("--allow-commands"))
+        #expect(command.message.contains("'echo'") && command.message.contains("only when commands are allowed"))
         #expect(command.location.line == 7)
 
         let result = try runInstar(["lint", fixture.path])

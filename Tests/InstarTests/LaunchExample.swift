@@ -5,19 +5,20 @@ import Instar
 // that the README shows exactly the lines between the markers.
 
 // launch-example: begin
-/// Brings the store to the newest version before the app opens it. False when the time budget ran
-/// out: the work done so far is committed, and the next launch continues from there.
+/// Brings the store to the newest version before the app opens it. False when the run stopped early
+/// (time budget spent, task cancelled): the work so far is committed, the app must not open the store
+/// yet, and the next launch continues from there.
 func migrateStore(at store: URL, resources: Bundle = .main) async throws -> Bool {
     guard FileManager.default.fileExists(atPath: store.path),  // a new install has nothing to migrate
         let plan = resources.url(forResource: "plan", withExtension: "yaml", subdirectory: "Migrations")
     else { return true }
     let migrator = Migrator(plan: try PlanFileReader.read(url: plan))
     migrator.register(hook: "fillFromAPI") { context in  // a `swift:` hook named in the plan
-        let plays = try await PlayCounts.fetch()  // hooks may await
+        let plays = try await PlayCounts.fetch()  // hooks may await; a cancel reaches them
         try context.write { db in try db.execute(sql: #"UPDATE "Track" SET "plays" = ?"#, arguments: [plays]) }
     }
     let result = try await migrator.migrate(store: store, timeBudget: .seconds(10)) { event in print(event) }
-    return result != .paused(.timeBudget)
+    return result.isFinished  // only then is the store at the newest version
 }
 // launch-example: end
 

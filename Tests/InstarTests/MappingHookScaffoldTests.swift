@@ -33,8 +33,9 @@ import Testing
         #expect(policy.sql.contains("the custom policy 'ShoutPolicy'"))
         #expect(policy.sql.contains(Decomposition.expressionPlaceholder))
         // The refusal names the same hooks.
-        let refusal = #expect(throws: StoreError.self) { try Migrator(plan: plan).migrate(storeAt: f.path) }
-        #expect(templates.allSatisfy { refusal?.message.contains("hook '\($0.hook)'") == true })
+        let refusal = #expect(throws: HookError.self) { try Migrator(plan: plan).migrate(storeAt: f.path) }
+        #expect(refusal?.kind == .notDefined)
+        #expect(refusal?.missing.map(\.hook) == templates.map(\.hook))
 
         // Filled in, the templates run as the step's hooks.
         let titles = try f.values("Note", "title", at: 0)

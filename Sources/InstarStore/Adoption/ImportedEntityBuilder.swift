@@ -160,7 +160,7 @@ struct ImportedEntityBuilder {
             guard case .raw(let reasons)? = roles[object.name] else { return nil }
             return AdoptionNote(
                 kind: "table", name: object.name, reasons: reasons,
-                effect: .blocks("steps to a version that writes it differently (instar plan names them), and steps that drop or rename a table it refers to"))
+                effect: .blocks("steps to a version that writes it differently (the dry run names them), and steps that drop or rename a table it refers to"))
         case .index:
             if expressedIndexes.contains(object.name) { return nil }
             if case .raw? = roles[object.table] {
