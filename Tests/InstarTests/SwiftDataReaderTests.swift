@@ -317,3 +317,31 @@ import Testing
         #expect(throws: SwiftDataReadError.self) { try SwiftDataReader().read(paths: [folder.appendingPathComponent("nope").path]) }
     }
 }
+
+/// `instar model swiftdata`: hashes on stdout, positioned diagnostics on stderr, exit 65 on errors.
+@Suite struct SwiftDataCommandTests {
+    @Test func printsHashesAndExitsWithPositionedErrors() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = folder.appendingPathComponent("Good.swift")
+        try """
+            enum V1: VersionedSchema {
+                static let versionIdentifier = Schema.Version(1, 0, 0)
+                static let models: [any PersistentModel.Type] = [Note.self]
+                @Model class Note { var body: String? }
+            }
+            """.write(to: good, atomically: true, encoding: .utf8)
+        let result = try runInstar(["model", "swiftdata", good.path, "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let schemas = try #require(result.json?["schemas"] as? [[String: Any]])
+        #expect(schemas.first?["versionIdentifier"] as? String == "1.0.0")
+        let expected = try #require(SwiftDataReader().read(paths: [good.path]).schemas.first).model.versionHashes.base64EntityHashes
+        #expect(schemas.first?["entities"] as? [String: String] == expected)
+
+        let bad = folder.appendingPathComponent("Bad.swift")
+        try "@Model class A { var size: CGSize }\nlet s = Schema([A.self])".write(to: bad, atomically: true, encoding: .utf8)
+        let failed = try runInstar(["model", "swiftdata", bad.path])
+        #expect(failed.status == 65)
+        #expect(failed.stderr.contains("\(bad.path):1:22: error: A: unknown type `CGSize`"), "\(failed.stderr)")
+    }
+}
