@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // Documentation only: `swift package generate-documentation --target Instar` (see docs/building-docs.md).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // SwiftData schema sources (InstarSwiftData): the parser only, not the macro/compiler-plugin products.
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
     ],
     targets: [
         // Identifier quoting, SQL literals, how layouts encode dates and UUIDs, layout names: no dependencies.
@@ -43,6 +45,15 @@ let package = Package(
         .target(
             name: "InstarModelIO",
             dependencies: ["InstarModel", .product(name: "Yams", package: "Yams")]
+        ),
+        // SwiftData schema sources (@Model classes, VersionedSchema, SchemaMigrationPlan) → Instar models.
+        .target(
+            name: "InstarSwiftData",
+            dependencies: [
+                "InstarModel",
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+            ]
         ),
         // Diff of two model versions and Core Data's lightweight-inference rules, with reasons.
         .target(
@@ -94,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "InstarCLI",
             dependencies: [
-                "Instar",
+                "Instar", "InstarSwiftData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -108,7 +119,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InstarTests",
-            dependencies: ["Instar", "InstarCLI", "InstarMapping"],
+            dependencies: ["Instar", "InstarCLI", "InstarMapping", "InstarSwiftData"],
             // SQL schemas of hand-written databases, read by the adoption tests and Scripts/check-adopt.
             exclude: ["Fixtures"]
         ),

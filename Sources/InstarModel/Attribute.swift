@@ -26,6 +26,11 @@ public struct Attribute: Sendable, Hashable, Codable {
     public var userInfo: [String: String]
     /// Naming keys of the `sql` layout: the column's name and declared type. Not hashed.
     public var stored = StoredNames.Column()
+    /// The named sub-values of a ``AttributeType/composite`` attribute (Core Data's
+    /// `NSCompositeAttributeDescription.elements`, Xcode's `<compositeAttribute>`), empty for every other
+    /// type. SwiftData stores enums and Codable structs this way; the elements, not the composite's own
+    /// name or flags, make up its version hash (see ``VersionHashes``).
+    public var elements: [Attribute] = []
     /// Sample values for `instar store seed` and `instar test`, for text whose structure the app's
     /// hooks parse (JSON, URLs of a known form): seeded rows take these instead of arbitrary text. Not
     /// hashed, not stored; model files only (`seedValues:`).

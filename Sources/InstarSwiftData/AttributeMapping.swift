@@ -1,0 +1,170 @@
+import InstarModel
+import SwiftSyntax
+
+/// Swift value types → Core Data attributes, as SwiftData maps them. Every rule is taken from a real store
+/// in the corpus; docs/swiftdata.md lists the evidence. Where no store shows a mapping, the reader either
+/// warns (the Core Data type is the only plausible one, e.g. `Int16` → Integer 16) or refuses (the shape
+/// itself is unknown, e.g. a dictionary, or an enum case with associated values).
+struct AttributeMapper {
+    let declarations: Declarations
+    let owner: String
+    var diagnostics: [SwiftDataDiagnostic] = []
+
+    private mutating func error(_ message: String, at location: SourceLocation) {
+        diagnostics.append(SwiftDataDiagnostic(.error, message, at: location, subject: owner))
+    }
+
+    private mutating func warn(_ message: String, at location: SourceLocation) {
+        diagnostics.append(SwiftDataDiagnostic(.warning, message, at: location, subject: owner))
+    }
+
+    /// The attribute for a stored property that is not a relationship; nil (with an error) when the
+    /// reader cannot tell what SwiftData stores.
+    mutating func attribute(for property: DeclaredProperty, scope: [String]) -> Attribute? {
+        let (type, isOptional) = property.type.unwrapped
+        let options = property.attribute
+        var attribute: Attribute
+        if let transformer = options.transformer {
+            attribute = Attribute(name: property.name, type: .transformable, isOptional: isOptional)
+            attribute.userInfo["valueTransformerName"] = transformer
+        } else {
+            guard let mapped = valueAttribute(property.name, type, isOptional, scope, property.location) else { return nil }
+            attribute = mapped
+        }
+        attribute.renamingIdentifier = options.originalName
+        attribute.versionHashModifier = options.hashModifier
+        attribute.allowsExternalBinaryDataStorage = options.externalStorage
+        attribute.preservesValueInHistoryOnDeletion = options.preservesValueOnDeletion
+        if attribute.type != .composite, let initializer = property.initializer {
+            attribute.defaultValue = defaultValue(initializer, for: attribute.type, at: property.location)
+        }
+        return attribute
+    }
+
+    private mutating func valueAttribute(
+        _ name: String, _ type: SwiftType, _ isOptional: Bool, _ scope: [String], _ location: SourceLocation
+    ) -> Attribute? {
+        switch type {
+        case .named(let typeName):
+            if let scalar = ScalarTypes.attributeType(of: typeName) {
+                if !ScalarTypes.isVerified(typeName) {
+                    warn("`\(typeName)` → \(scalar.xcodeName) is assumed: no SwiftData store in the corpus has a top-level \(typeName) property", at: location)
+                }
+                return Attribute(name: name, type: scalar, isOptional: isOptional)
+            }
+            guard let elements = compositeElements(typeName, name, isOptional, scope, location) else { return nil }
+            var attribute = Attribute(name: name, type: .composite, isOptional: isOptional)
+            attribute.elements = elements.elements
+            attribute.userInfo = elements.userInfo
+            return attribute
+        case .array(let element):
+            // `[String]` → Transformable with NSSecureUnarchiveFromData (MetaCocktails CocktailImage.garnishes).
+            if element != .named("String") {
+                warn("`[\(element)]` → Transformable is assumed from `[String]`; no store shows this element type", at: location)
+            }
+            var attribute = Attribute(name: name, type: .transformable, isOptional: isOptional)
+            attribute.userInfo["valueTransformerName"] = "NSSecureUnarchiveFromData"
+            return attribute
+        case .dictionary, .set, .optional:
+            error("`\(type)` is not supported: no SwiftData store in the corpus shows how SwiftData stores it, so its version hash cannot be derived", at: location)
+            return nil
+        }
+    }
+
+    typealias Composite = (elements: [Attribute], userInfo: [String: String])
+
+    /// Elements of a composite attribute: a `RawRepresentable` enum, a payload-free enum, a Codable
+    /// struct declared in the sources, or a known framework type.
+    private mutating func compositeElements(
+        _ typeName: String, _ property: String, _ isOptional: Bool, _ scope: [String], _ location: SourceLocation
+    ) -> Composite? {
+        if let known = KnownFrameworkTypes.composite(typeName) {
+            // Color.Resolved (MetaCocktails CocktailImage.backgroundColor): elements as optional as the property.
+            return (known.map { Attribute(name: $0.0, type: $0.1, isOptional: isOptional) }, [:])
+        }
+        guard let resolved = declarations.resolve(typeName, from: scope) else {
+            error("unknown type `\(typeName)`: it is not declared in these sources (another module, or a type alias the reader cannot follow); add the file that declares it", at: location)
+            return nil
+        }
+        if let places = declarations.conflicts[resolved] {
+            error("`\(resolved)` is declared \(places.count) times (\(places.map(\.description).joined(separator: ", "))): read one app target's sources at a time", at: location)
+            return nil
+        }
+        if let enumDecl = declarations.enums[resolved] {
+            return enumElements(enumDecl, property: property, location: location)
+        }
+        if let structDecl = declarations.structs[resolved] {
+            return structElements(structDecl, isOptional: isOptional, location: location)
+        }
+        error("`\(typeName)` (\(resolved)) is not a value type SwiftData can store as an attribute; use a @Model class in the schema's models for a relationship", at: location)
+        return nil
+    }
+
+    /// An enum with a raw value: one optional element named like the property, of the raw type
+    /// (MetaCocktails Cocktail.glasswareType: String; Cocktail.collection: Int → Integer 64). A payload-free
+    /// enum without raw values: one optional String element per case, in case order (Cocktail.historicSpec).
+    private mutating func enumElements(_ decl: Scoped<EnumDeclSyntax>, property: String, location: SourceLocation) -> Composite? {
+        let inherited = decl.node.inheritanceClause?.inheritedTypes.map { $0.type.trimmedDescription } ?? []
+        if let raw = inherited.first, let rawType = ScalarTypes.attributeType(of: raw) {
+            return ([Attribute(name: property, type: rawType, isOptional: true)], ["EnumType": "true"])
+        }
+        var cases: [String] = []
+        for member in decl.node.memberBlock.members {
+            guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
+            for element in caseDecl.elements {
+                if element.parameterClause != nil {
+                    error("enum `\(decl.qualifiedName)` has a case with associated values (`\(element.trimmedDescription)`, \(decl.file.location(of: element))): no store shows how SwiftData stores those", at: location)
+                    return nil
+                }
+                cases.append(element.name.text)
+            }
+        }
+        guard !cases.isEmpty else {
+            error("enum `\(decl.qualifiedName)` has no cases the reader can see", at: location)
+            return nil
+        }
+        return (cases.map { Attribute(name: $0, type: .string, isOptional: true) },
+                ["EnumType": "true", "enum": cases.joined(separator: ",")])
+    }
+
+    /// A Codable struct: one element per stored property; arrays become Binary elements (MetaCocktails
+    /// Tags.flavors, Build.instructions). An element is optional when the struct property is optional or
+    /// the composite property is (every struct composite in the corpus fits that).
+    private mutating func structElements(_ decl: Scoped<StructDeclSyntax>, isOptional: Bool, location: SourceLocation) -> Composite? {
+        var reader = ClassMemberReader(file: decl.file, owner: decl.qualifiedName)
+        let members = reader.read(decl.node.memberBlock)
+        diagnostics += reader.diagnostics.filter { $0.severity == .error }
+        if reader.diagnostics.contains(where: { $0.severity == .error }) { return nil }
+        var elements: [Attribute] = []
+        for member in members.properties {
+            let (type, memberOptional) = member.type.unwrapped
+            let elementType: AttributeType
+            switch type {
+            case .named(let name) where ScalarTypes.attributeType(of: name) != nil:
+                elementType = ScalarTypes.attributeType(of: name)!
+            case .array:
+                elementType = .binary
+            default:
+                error("struct `\(decl.qualifiedName)` stores `\(member.name): \(member.type)` (\(member.location)): no store shows how SwiftData nests that inside a composite", at: location)
+                return nil
+            }
+            elements.append(Attribute(name: member.name, type: elementType, isOptional: isOptional || memberOptional))
+        }
+        guard !elements.isEmpty else {
+            error("struct `\(decl.qualifiedName)` has no stored properties the reader can see", at: location)
+            return nil
+        }
+        return (elements, [:])
+    }
+}
+
+/// Framework value types that SwiftData stores as composites, with their elements as a real store shows them.
+enum KnownFrameworkTypes {
+    static func composite(_ typeName: String) -> [(String, AttributeType)]? {
+        switch typeName {
+        case "Color.Resolved", "SwiftUI.Color.Resolved":
+            [("linearRed", .float), ("linearGreen", .float), ("linearBlue", .float), ("opacity", .float)]
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import InstarModel
+import SwiftSyntax
+
+/// Reads `SchemaMigrationPlan` types: `schemas` and `stages`, following stages declared as separate
+/// constants (Andrei's `fileprivate let migrateV1toV2 = MigrationStage.lightweight(...)`).
+struct MigrationPlanReader {
+    let declarations: Declarations
+    var diagnostics: [SwiftDataDiagnostic] = []
+
+    mutating func plans() -> [SwiftDataMigrationPlan] {
+        var byName: [String: [Scoped<DeclSyntax>]] = [:]
+        var order: [String] = []
+        for decl in declarations.migrationPlans {
+            if byName[decl.qualifiedName] == nil { order.append(decl.qualifiedName) }
+            byName[decl.qualifiedName, default: []].append(decl)
+        }
+        return order.compactMap { plan(byName[$0]!) }
+    }
+
+    private mutating func error(_ message: String, at location: SourceLocation, subject: String) {
+        diagnostics.append(SwiftDataDiagnostic(.error, message, at: location, subject: subject))
+    }
+
+    private mutating func plan(_ decls: [Scoped<DeclSyntax>]) -> SwiftDataMigrationPlan? {
+        let name = decls[0].qualifiedName
+        let scope = decls[0].scope + [decls[0].name]
+        guard let (schemasValue, schemasFile) = StaticMembers.value(of: "schemas", in: decls),
+            let schemaTypes = StaticMembers.typeList(schemasValue)
+        else {
+            error("`static var schemas` is missing or not an array literal of `Schema.self` values", at: decls[0].location, subject: name)
+            return nil
+        }
+        var schemas: [String] = []
+        for (type, node) in schemaTypes {
+            guard let resolved = declarations.resolve(type, from: scope) else {
+                error("schema `\(type)` is not declared in these sources", at: schemasFile.location(of: node), subject: name)
+                return nil
+            }
+            schemas.append(resolved)
+        }
+        var stages: [SwiftDataMigrationStage] = []
+        if let (stagesValue, stagesFile) = StaticMembers.value(of: "stages", in: decls) {
+            guard let array = stagesValue.as(ArrayExprSyntax.self) else {
+                error("`static var stages` is not an array literal", at: stagesFile.location(of: stagesValue), subject: name)
+                return nil
+            }
+            for element in array.elements {
+                guard let stage = stage(element.expression, file: stagesFile, scope: scope, plan: name) else { return nil }
+                stages.append(stage)
+            }
+        } else {
+            error("`static var stages` is missing or not a single expression", at: decls[0].location, subject: name)
+            return nil
+        }
+        return SwiftDataMigrationPlan(name: name, schemas: schemas, stages: stages, location: decls[0].location)
+    }
+
+    /// A stage expression, or a reference to a constant holding one.
+    private mutating func stage(_ expression: ExprSyntax, file: ParsedFile, scope: [String], plan: String, depth: Int = 0)
+        -> SwiftDataMigrationStage?
+    {
+        if let reference = Self.constantName(expression), depth < 8 {
+            var prefix = scope
+            while true {
+                let key = (prefix + [reference]).joined(separator: ".")
+                if let constant = declarations.constants[key], let value = constant.node.initializer?.value {
+                    return stage(value, file: constant.file, scope: constant.scope, plan: plan, depth: depth + 1)
+                }
+                if prefix.isEmpty { break }
+                prefix.removeLast()
+            }
+        }
+        guard let call = expression.as(FunctionCallExprSyntax.self),
+            let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+            let kind = SwiftDataMigrationStage.Kind(rawValue: member.declName.baseName.text)
+        else {
+            error("stage `\(expression.trimmedDescription.prefix(60))` is not `.lightweight(...)`, `.custom(...)` or a constant holding one", at: file.location(of: expression), subject: plan)
+            return nil
+        }
+        var arguments: [String: ExprSyntax] = [:]
+        for argument in call.arguments { arguments[argument.label?.text ?? ""] = argument.expression }
+        guard let from = arguments["fromVersion"].flatMap(StaticMembers.metatype),
+            let to = arguments["toVersion"].flatMap(StaticMembers.metatype),
+            let fromResolved = declarations.resolve(from, from: scope),
+            let toResolved = declarations.resolve(to, from: scope)
+        else {
+            error("stage needs `fromVersion: A.self, toVersion: B.self` naming schemas declared in these sources", at: file.location(of: call), subject: plan)
+            return nil
+        }
+        return SwiftDataMigrationStage(
+            kind: kind, fromVersion: fromResolved, toVersion: toResolved,
+            willMigrate: closureName(arguments["willMigrate"]), didMigrate: closureName(arguments["didMigrate"] ?? call.trailingClosure.map { ExprSyntax($0) }),
+            location: file.location(of: call))
+    }
+
+    /// `migrateV1toV2` or `Self.migrateV1toV2`: the name of a constant that may hold a stage.
+    private static func constantName(_ expression: ExprSyntax) -> String? {
+        if let reference = expression.as(DeclReferenceExprSyntax.self) { return reference.baseName.text }
+        if let member = expression.as(MemberAccessExprSyntax.self), let base = member.base,
+            base.trimmedDescription == "Self"
+        {
+            return member.declName.baseName.text
+        }
+        return nil
+    }
+
+    /// `nil` → nil; `{ ... }` → "inline"; `Self.migrate` / `migrate` → its text.
+    private func closureName(_ expression: ExprSyntax?) -> String? {
+        guard let expression, !expression.is(NilLiteralExprSyntax.self) else { return nil }
+        if expression.is(ClosureExprSyntax.self) { return "inline" }
+        return expression.trimmedDescription
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import InstarModel
+import SwiftParser
+import SwiftSyntax
+
+/// Reads SwiftData schema sources — `@Model` classes, `VersionedSchema` types, `Schema([...])` calls and
+/// `SchemaMigrationPlan`s — into Instar models whose version hashes equal those SwiftData writes into its
+/// stores, without compiling or running the app.
+///
+/// Reading is static: what depends on values only the running app knows (a `Date()` default, a type from
+/// another module) is reported as a ``SwiftDataDiagnostic`` at its `file:line:column`; a schema that
+/// needs something the reader cannot resolve is left out rather than guessed.
+public struct SwiftDataReader: Sendable {
+    /// Creates a reader.
+    public init() {}
+
+    /// Reads `.swift` files and folders (recursively, files in name order).
+    /// - Throws: ``SwiftDataReadError`` when a path does not exist or a file is not UTF-8 text.
+    public func read(paths: [String]) throws(SwiftDataReadError) -> SwiftDataSources {
+        var files: [(path: String, text: String)] = []
+        for path in paths {
+            for file in try Self.swiftFiles(at: path) {
+                guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+                    throw SwiftDataReadError([SwiftDataDiagnostic(.error, "cannot read this file as UTF-8 text", at: SourceLocation(file: file))])
+                }
+                files.append((file, text))
+            }
+        }
+        return read(files: files)
+    }
+
+    /// Reads sources given as text; `path` is what diagnostics show.
+    public func read(files: [(path: String, text: String)]) -> SwiftDataSources {
+        var declarations = Declarations()
+        var diagnostics: [SwiftDataDiagnostic] = []
+        for (path, text) in files {
+            let tree = Parser.parse(source: text)
+            let file = ParsedFile(path: path, tree: tree, converter: SourceLocationConverter(fileName: path, tree: tree))
+            if tree.hasError {
+                diagnostics.append(SwiftDataDiagnostic(
+                    .warning, "the file has syntax errors; declarations around them may be missed", at: file.location(of: tree)))
+            }
+            let collector = DeclarationCollector(file: file, into: declarations)
+            collector.walk(tree)
+            declarations = collector.found
+        }
+        return SwiftDataSources(declarations: declarations, files: files.map(\.path), readDiagnostics: diagnostics)
+    }
+
+    static func swiftFiles(at path: String) throws(SwiftDataReadError) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw SwiftDataReadError([SwiftDataDiagnostic(.error, "no such file or folder", at: SourceLocation(file: path))])
+        }
+        guard isDirectory.boolValue else { return [path] }
+        let enumerator = FileManager.default.enumerator(atPath: path)
+        var found: [String] = []
+        while let relative = enumerator?.nextObject() as? String {
+            if relative.hasSuffix(".swift") { found.append((path as NSString).appendingPathComponent(relative)) }
+        }
+        return found.sorted()
+    }
+}
+
+/// What ``SwiftDataReader`` found in a set of sources.
+public struct SwiftDataSources {
+    /// The files read, in order.
+    public let files: [String]
+    /// Every schema that could be built exactly: `VersionedSchema` types in source order, then `Schema([...])` calls.
+    public internal(set) var schemas: [SwiftDataSchema] = []
+    /// Every `SchemaMigrationPlan` that could be read.
+    public internal(set) var plans: [SwiftDataMigrationPlan] = []
+    /// Every `@Model` class of the sources, qualified, in source order.
+    public let modelClasses: [String]
+    /// Errors and warnings, each at its position; an error means some schema (or plan) was left out.
+    public internal(set) var diagnostics: [SwiftDataDiagnostic] = []
+    let declarations: Declarations
+
+    init(declarations: Declarations, files: [String], readDiagnostics: [SwiftDataDiagnostic]) {
+        self.declarations = declarations
+        self.files = files
+        self.modelClasses = declarations.modelClassOrder
+        diagnostics = readDiagnostics
+        readVersionedSchemas()
+        for call in declarations.schemaCalls { readSchemaCall(call) }
+        var planReader = MigrationPlanReader(declarations: declarations)
+        plans = planReader.plans()
+        note(planReader.diagnostics)
+    }
+
+    /// The errors among ``diagnostics``.
+    public var errors: [SwiftDataDiagnostic] { diagnostics.filter { $0.severity == .error } }
+
+    /// The schema of `Schema([A.self, B.self])` for model classes the sources do not list in a literal
+    /// (an app that builds the list at run time): classes by bare or qualified name.
+    /// - Throws: ``SwiftDataReadError`` when a class is unknown or the schema cannot be built exactly.
+    public func schema(ofModelClasses names: [String], versionIdentifier: String = "1.0.0") throws(SwiftDataReadError) -> SwiftDataSchema {
+        var classes: [String] = []
+        for name in names {
+            let matches = modelClasses.filter { $0 == name || $0.hasSuffix(".\(name)") }
+            guard matches.count == 1 else {
+                let what = matches.isEmpty ? "no @Model class" : "\(matches.count) @Model classes (\(matches.joined(separator: ", ")))"
+                throw SwiftDataReadError([SwiftDataDiagnostic(.error, "'\(name)' names \(what); use a qualified name", at: SourceLocation(file: files.first ?? "<sources>"))])
+            }
+            classes.append(matches[0])
+        }
+        var copy = self
+        copy.diagnostics = []
+        let location = classes.first.flatMap { declarations.modelClasses[$0]?.location } ?? SourceLocation(file: "<sources>")
+        guard let schema = copy.build(name: "Schema", version: versionIdentifier, versioned: false, classes: classes, at: location) else {
+            throw SwiftDataReadError(copy.errors)
+        }
+        return schema
+    }
+
+    mutating func note(_ more: [SwiftDataDiagnostic]) {
+        for diagnostic in more where !diagnostics.contains(diagnostic) { diagnostics.append(diagnostic) }
+    }
+
+    mutating func build(name: String, version: String, versioned: Bool, classes: [String], at location: SourceLocation) -> SwiftDataSchema? {
+        var builder = EntityBuilder(declarations: declarations)
+        let classes = builder.addingReachable(classes)
+        let entities = builder.entities(for: classes)
+        note(builder.diagnostics)
+        guard let entities else { return nil }
+        do {
+            let model = try Model(
+                name: name, versionIdentifier: version, entities: entities, locations: builder.locations,
+                source: location.file)
+            return SwiftDataSchema(
+                name: name, versionIdentifier: version, isVersioned: versioned, modelClasses: classes, model: model,
+                location: location)
+        } catch {
+            note(error.problems.map { problem in
+                SwiftDataDiagnostic(.error, problem.message, at: problem.location ?? location, subject: name)
+            })
+            return nil
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import InstarModel
+
+/// One SwiftData schema read from source: a `VersionedSchema` type, or a `Schema([...])` listing model types.
+public struct SwiftDataSchema: Sendable {
+    /// The schema type's qualified name (`AppSchemaV1`), or `Schema` plus the call's position for an
+    /// unversioned `Schema([...])`.
+    public let name: String
+    /// `versionIdentifier` as SwiftData writes it into `NSStoreModelVersionIdentifiers` (`"1.0.0"`; an
+    /// unversioned schema is `"1.0.0"` too, as the MetaCocktails and ResourcesManager stores show).
+    public let versionIdentifier: String
+    /// Whether this is a `VersionedSchema` (rather than a plain list of model types).
+    public let isVersioned: Bool
+    /// The `@Model` classes of the schema, qualified (`AppSchemaV1.User`), in the order `models` lists them.
+    public let modelClasses: [String]
+    /// The Instar model: entities named like the classes, with Core Data-exact version hashes.
+    public let model: Model
+    /// Where the schema is declared.
+    public let location: SourceLocation
+}
+
+/// One stage of a `SchemaMigrationPlan`, as a plain value.
+public struct SwiftDataMigrationStage: Sendable, Hashable {
+    /// `.lightweight` or `.custom`.
+    public enum Kind: String, Sendable, Hashable {
+        /// `.lightweight(fromVersion:toVersion:)`: Core Data infers the mapping.
+        case lightweight
+        /// `.custom(fromVersion:toVersion:willMigrate:didMigrate:)`: app code runs around the migration.
+        case custom
+    }
+
+    /// The stage's kind.
+    public let kind: Kind
+    /// The source schema, qualified (`AppSchemaV1`).
+    public let fromVersion: String
+    /// The destination schema, qualified.
+    public let toVersion: String
+    /// `willMigrate:`: the function's name, `"inline"` for a closure literal, nil when absent or `nil`.
+    public let willMigrate: String?
+    /// `didMigrate:`, in the same form as ``willMigrate``.
+    public let didMigrate: String?
+    /// Where the stage expression is written.
+    public let location: SourceLocation
+}
+
+/// A `SchemaMigrationPlan`: its schemas in order and its stages.
+public struct SwiftDataMigrationPlan: Sendable {
+    /// The plan type's qualified name.
+    public let name: String
+    /// `schemas`, qualified, in the plan's order.
+    public let schemas: [String]
+    /// `stages`, in the plan's order.
+    public let stages: [SwiftDataMigrationStage]
+    /// Where the plan is declared.
+    public let location: SourceLocation
+}
