@@ -3,6 +3,7 @@ import GRDB
 import InstarInference
 import InstarModel
 import InstarPlanner
+import InstarSQL
 import InstarStore
 
 /// An unfinished run cannot be resumed as asked: the plan changed under it, or the caller asked for
@@ -295,8 +296,8 @@ final class ChainExecutor {
         } else {
             try store.withDatabase { db in
                 try db.inTransaction(.immediate) {
-                    try db.execute(sql: "DROP TABLE IF EXISTS \"\(Journal.table)\"")
-                    try db.execute(sql: "DROP TABLE IF EXISTS \"\(Lease.table)\"")
+                    try db.execute(sql: "DROP TABLE IF EXISTS \(SQLIdentifier.quoted(Journal.table))")
+                    try db.execute(sql: "DROP TABLE IF EXISTS \(SQLIdentifier.quoted(Lease.table))")
                     Failpoints.hit("journal.finish.before-commit")
                     return .commit
                 }

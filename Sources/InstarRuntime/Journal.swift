@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InstarSQL
 
 /// The record of a migration run, kept inside the store so that it commits atomically with the work.
 ///
@@ -92,7 +93,7 @@ public enum Journal {
     static func create(_ db: Database) throws {
         try db.execute(
             sql: """
-                CREATE TABLE IF NOT EXISTS "\(table)" (
+                CREATE TABLE IF NOT EXISTS \(SQLIdentifier.quoted(table)) (
                   "run" TEXT PRIMARY KEY NOT NULL, "plan" TEXT NOT NULL, "status" TEXT NOT NULL,
                   "step" INTEGER NOT NULL, "phase" TEXT NOT NULL, "hook" INTEGER NOT NULL, "checkpoint" TEXT,
                   "attempts" INTEGER NOT NULL, "lastError" TEXT, "owner" TEXT NOT NULL,
@@ -114,7 +115,7 @@ public enum Journal {
         guard try db.tableExists(table) else { return nil }
         guard
             let text = try String.fetchOne(
-                db, sql: "SELECT \"entry\" FROM \"\(table)\" WHERE \(condition) ORDER BY \"updatedAt\" DESC LIMIT 1")
+                db, sql: "SELECT \"entry\" FROM \(SQLIdentifier.quoted(table)) WHERE \(condition) ORDER BY \"updatedAt\" DESC LIMIT 1")
         else { return nil }
         return try decoder.decode(JournalEntry.self, from: Data(text.utf8))
     }
@@ -124,7 +125,7 @@ public enum Journal {
         let text = String(decoding: try encoder.encode(entry), as: UTF8.self)
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO "\(table)" ("run", "plan", "status", "step", "phase", "hook", "checkpoint",
+                INSERT OR REPLACE INTO \(SQLIdentifier.quoted(table)) ("run", "plan", "status", "step", "phase", "hook", "checkpoint",
                   "attempts", "lastError", "owner", "startedAt", "updatedAt", "entry")
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,

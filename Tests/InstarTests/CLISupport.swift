@@ -1,4 +1,5 @@
 import Foundation
+import Instar
 
 /// Runs the built `instar` executable, as a user or script would.
 struct CLIResult {
@@ -43,9 +44,7 @@ func runInstar(_ arguments: [String], environment: [String: String] = [:], curre
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    // Read before waiting so a large output cannot fill the pipe and block the child.
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    let (outData, errData) = readBoth(out, err)
     process.waitUntilExit()
     return CLIResult(
         status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
@@ -67,10 +66,25 @@ func fillExampleStore(_ folder: URL, store: String, rows: Int, seedArguments: [S
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    let (outData, errData) = readBoth(out, err)
     process.waitUntilExit()
     return CLIResult(
         status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
         stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// Reads a child's standard output and error to their ends at once: reading one to its end first
+/// deadlocks once the child fills the other pipe's buffer (64 KiB on Linux) and blocks.
+func readBoth(_ out: Pipe, _ err: Pipe) -> (Data, Data) {
+    let errData = Locked(Data())
+    let done = DispatchSemaphore(value: 0)
+    let errHandle = err.fileHandleForReading
+    Thread {
+        let data = errHandle.readDataToEndOfFile()
+        errData.withLock { $0 = data }
+        done.signal()
+    }.start()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    done.wait()
+    return (outData, errData.current)
 }
