@@ -26,6 +26,11 @@ public struct Attribute: Sendable, Hashable, Codable {
     public var userInfo: [String: String]
     /// Naming keys of the `sql` layout: the column's name and declared type. Not hashed.
     public var stored = StoredNames.Column()
+    /// The elements of a composite attribute (``AttributeType/composite``), in name order: SwiftData
+    /// stores enums and Codable structs this way, each element flattened into a column of the entity's
+    /// table. A composite's version hash is the hash of its elements' hashes (FORMAT.md §2.3), so they
+    /// are part of the model's identity. Empty for every other type.
+    public var elements: [Attribute] = []
     /// Sample values for `instar store seed` and `instar test`, for text whose structure the app's
     /// hooks parse (JSON, URLs of a known form): seeded rows take these instead of arbitrary text. Not
     /// hashed, not stored; model files only (`seedValues:`).

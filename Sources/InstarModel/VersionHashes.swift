@@ -125,7 +125,19 @@ struct EntityHasher {
     }
 
     /// `A(a)`: property hash, type code, then one byte each for external storage and history tombstones.
+    ///
+    /// A composite attribute with elements hashes differently: SHA-256 over its elements' own `A(e)`,
+    /// sorted by element name, and nothing of the composite itself (not its name, flags or type).
+    /// Verified against the entity hashes of six SwiftData stores whose models hold composites
+    /// (docs/coredata-layout.md, "A store's own model").
     static func hash(of attribute: Attribute) -> Data {
+        if attribute.type == .composite, !attribute.elements.isEmpty {
+            var bytes = Data()
+            for element in attribute.elements.sorted(by: { CoreDataOrder.precedes($0.name, $1.name) }) {
+                bytes.append(hash(of: element))
+            }
+            return Data(SHA256.hash(data: bytes))
+        }
         var bytes = propertyHash(
             name: attribute.name, isOptional: attribute.isOptional, isTransient: attribute.isTransient,
             isReadOnly: attribute.isReadOnly, modifier: attribute.versionHashModifier)

@@ -34,8 +34,11 @@ struct CompiledModelInterpreter {
                 entity.relationships.append(try relationship(from: property, entity: name))
             } else if property.isKind(of: "NSAttributeDescription") {
                 if let attribute = try attribute(from: property, entity: name) { entity.attributes.append(attribute) }
-            } else if !property.isKind(of: "NSFetchedPropertyDescription") {
-                // Fetched properties have no storage; the XML reader skips them too.
+            } else if !property.isKind(of: "NSFetchedPropertyDescription"),
+                !property.isKind(of: "_NSPropertyDescriptionProxy")
+            {
+                // Fetched properties have no storage; the XML reader skips them too. A proxy stands for an
+                // inherited property in a store's cached model (`Z_MODELCACHE`); the parent declares it.
                 report(.unknownKey, "\(property.label) is not a kind of property Instar knows", entity: name)
             }
         }
@@ -64,7 +67,7 @@ struct CompiledModelInterpreter {
         let storage = try CompiledAttributeFlags(object)
         let modifier = try flags.hasVersionHashModifier ? object.string("NSVersionHashModifier") : nil
         let info = try flags.hasUserInfo ? userInfo(of: object) : [:]
-        return Attribute(
+        var attribute = Attribute(
             name: name,
             type: type,
             isOptional: flags.isOptional,
@@ -77,6 +80,27 @@ struct CompiledModelInterpreter {
             preservesValueInHistoryOnDeletion: storage.preservesValueInHistoryOnDeletion,
             isIndexed: try object.bool("NSIsIndexed"),
             userInfo: info)
+        if type == .composite { attribute.elements = try compositeElements(of: object, entity: entity, name: name) }
+        return attribute
+    }
+
+    /// `NSCompositeElements` of an `NSCompositeAttributeDescription`: an array of attribute descriptions
+    /// (SwiftData's enums and Codable structs), sorted by name as Core Data sorts them for the hash.
+    private mutating func compositeElements(of object: ArchivedObject, entity: String, name: String)
+        throws(KeyedArchiveError) -> [Attribute]
+    {
+        guard let array = try object.object("NSCompositeElements") else {
+            report(.missingKey, "composite attribute \(object.label) has no NSCompositeElements", entity: entity, property: name)
+            return []
+        }
+        var elements: [Attribute] = []
+        for value in try array.elements() {
+            guard case .object(let element) = value, element.isKind(of: "NSAttributeDescription") else {
+                throw array.malformed("an element of composite '\(entity).\(name)' is \(value.kindName)")
+            }
+            if let attribute = try attribute(from: element, entity: entity) { elements.append(attribute) }
+        }
+        return elements.sorted { XcodeOrder.precedes($0.name, $1.name) }
     }
 
     private mutating func relationship(from object: ArchivedObject, entity: String) throws(KeyedArchiveError)
