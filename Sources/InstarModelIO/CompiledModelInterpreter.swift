@@ -26,9 +26,15 @@ struct CompiledModelInterpreter {
             renamingIdentifier: try object.string("NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 },
             versionHashModifier: try object.string("NSVersionHashModifier"))
         guard let properties = try object.object("NSProperties") else { return entity }
+        let inherited = try inheritedNames(of: object)
         for (_, value) in try properties.entries() {
             guard case .object(let property) = value else {
                 throw properties.malformed("a property of entity '\(name)' is \(value.kindName)")
+            }
+            // A store's cached model repeats every inherited property in each sub-entity (a copy, or a
+            // proxy); the ancestor declares it, as in the source model.
+            if !inherited.isEmpty, let propertyName = try property.string("NSPropertyName"), inherited.contains(propertyName) {
+                continue
             }
             if property.isKind(of: "NSRelationshipDescription") {
                 entity.relationships.append(try relationship(from: property, entity: name))
@@ -49,6 +55,25 @@ struct CompiledModelInterpreter {
         entity.indexes = try extras.indexes()
         problems += extras.problems.map { ModelProblem($0.kind, $0.message, location: location, entity: name) }
         return entity
+    }
+
+    /// The property names of the entity's ancestors (`NSSuperentity`, up to the root). A `.mom` lists
+    /// only an entity's own properties, so this is empty there or disjoint from them; a cached model
+    /// lists the inherited ones again. A cycle is left to the model's validation: the walk stops at the
+    /// first entity seen twice.
+    private func inheritedNames(of object: ArchivedObject) throws(KeyedArchiveError) -> Set<String> {
+        var names = Set<String>()
+        var current = try object.object("NSSuperentity")
+        var visited = Set<Int>()
+        while let ancestor = current, visited.insert(ancestor.index).inserted {
+            if let properties = try ancestor.object("NSProperties") {
+                for (key, _) in try properties.entries() {
+                    if case .string(let name) = key { names.insert(name) }
+                }
+            }
+            current = try ancestor.object("NSSuperentity")
+        }
+        return names
     }
 
     private mutating func attribute(from object: ArchivedObject, entity: String) throws(KeyedArchiveError)

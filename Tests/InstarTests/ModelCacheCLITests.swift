@@ -53,11 +53,13 @@ import Testing
     }
 
     /// The three kinds of real caches that once read as zero entities: Core Data framework 641, and
-    /// SwiftData with and without composite attributes. Each hashes exactly as its store's metadata.
+    /// SwiftData with and without composite attributes; and a framework 637 cache whose sub-entities
+    /// repeat their inherited properties (Moody). Each hashes exactly as its store's metadata.
     @Test(
         .needsCorpus,
         arguments: [
             "Awful__Awful.app/Smilies/Sources/Smilies/Resources/Smilies.sqlite",
+            "objcio__core-data/Migrations/MigrationsTests/Moody.moody",
             "swiftdata/TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRay/Fixtures/2.0.0/App-2_0_0.sqlite",
             "swiftdata/MatthewHunt84__MetaCocktailsSwiftData/@f6051d07/MetaCocktailsSwiftData/Model/Database/default.store",
         ])
