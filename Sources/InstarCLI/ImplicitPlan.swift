@@ -26,7 +26,11 @@ enum ImplicitPlan {
             }
         }
         if let storePath, let cached = cachedSourceVersion(storePath: storePath, versions: versions) {
-            versions.insert(cached, at: 0)
+            // Right before the target: Core Data migrates from the cache straight to the app's model. At
+            // the front, the cache would pass as older than every version, and the cheapest chain could
+            // run through an old version that lacks entities the store has (their rows deleted).
+            let goal = target ?? current
+            versions.insert(cached, at: versions.firstIndex { $0.name == goal } ?? versions.endIndex)
         }
         var seen = Set<String>()
         for version in versions where !seen.insert(version.name).inserted {
