@@ -17,10 +17,11 @@ struct InspectCommand: ParsableCommand {
             written through their merge (NSManagedObjectModel(byMerging:), an app's model and its \
             frameworks'): one version of each is sought whose entities together are exactly the store's.
 
-            Without --model, the store is described from the model it keeps of itself (Core Data from \
-            framework 600 on, and SwiftData, cache it in Z_MODELCACHE): its version identifier, entities, \
-            attributes and relationships, and whether its version hashes equal the store's \
-            NSStoreModelVersionHashes. With --model, a cache that disagrees with the metadata or with the \
+            Without --model, a Core Data or SwiftData store is described from the model it keeps of \
+            itself (Core Data from framework 600 on, and SwiftData, cache it in Z_MODELCACHE): its \
+            version identifier, entities, attributes and relationships, and whether its version hashes \
+            equal the store's NSStoreModelVersionHashes (a store of Instar's layout is matched against \
+            the model its metadata keeps, as before). With --model, a cache that disagrees with the metadata or with the \
             matched version is reported too.
 
             Exit status 0 when the store matches a version exactly (without --model: when the cache's \
@@ -62,7 +63,9 @@ struct InspectCommand: ParsableCommand {
         } catch {
             throw fail(error)
         }
-        if models.isEmpty {
+        // Without --model, a store that keeps its model in its metadata (Instar's layout) is matched
+        // against it as before; any other is described from its Core Data cache.
+        if models.isEmpty, (try? opened.metadata())??.storedModel == nil {
             try runFromCache(opened)
             return
         }
