@@ -74,11 +74,14 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // zlib's C API (raw DEFLATE of a store's cached model, Z_MODELCACHE): the SDK's libz on Apple
+        // platforms, Debian's zlib1g-dev here.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // SQLite stores: schemas, layouts (plug-ins), in-place execution of inferred steps.
         .target(
             name: "InstarStore",
             dependencies: [
-                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL",
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL", "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the authorizer that tells what a hook's SQL reads and writes.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -15,6 +15,7 @@ from .exceptions import KNOWN_BAD_STORES
 from .models import (check_diff, check_model, discover_mapping_models, discover_models, ordered_versions,
                      parse_manifest, print_verdict_details, verdict_summary)
 from .mappings import run_mapping_checks
+from .modelcache import run_modelcache_checks
 from .stores import match_stores
 from .testing import test_bundle, test_tasks
 
@@ -53,6 +54,7 @@ def run_store_checks(instar, corpus, bundles, ordered_of, mappings, records, res
                                                                     mappings, folder())))
         tests = [(rs, pool.submit(test_bundle, instar, corpus, bundle, rs, folder()))
                  for bundle, rs in test_tasks(records, skipped).items()]
+        collect_modelcache = run_modelcache_checks(instar, records, results, pool, folder)
         for r, future in inspects:
             results.add(CHECK_INSPECT, r.subject, *future.result())
         for r, future in creates:
@@ -71,6 +73,7 @@ def run_store_checks(instar, corpus, bundles, ordered_of, mappings, records, res
                 outcome = [(r, False, "checker error: %r" % error) for r in rs]
             for record, ok, detail in outcome:
                 results.add(CHECK_TEST, record.subject, ok, detail)
+        collect_modelcache()
 
 
 def print_report(out, args, results, records, drift, skipped, verdicts, flagged, notes):

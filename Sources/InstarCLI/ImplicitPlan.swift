@@ -25,6 +25,13 @@ enum ImplicitPlan {
                 current = model.name
             }
         }
+        if let storePath, let cached = cachedSourceVersion(storePath: storePath, versions: versions) {
+            // Right before the target: Core Data migrates from the cache straight to the app's model. At
+            // the front, the cache would pass as older than every version, and the cheapest chain could
+            // run through an old version that lacks entities the store has (their rows deleted).
+            let goal = target ?? current
+            versions.insert(cached, at: versions.firstIndex { $0.name == goal } ?? versions.endIndex)
+        }
         var seen = Set<String>()
         for version in versions where !seen.insert(version.name).inserted {
             printError(
@@ -102,6 +109,39 @@ enum ImplicitPlan {
         return Plan(
             name: "merged model", file: references.joined(separator: " "), layout: store.layout.name, versions: versions,
             target: versions.last?.name)
+    }
+
+    /// The store's own cached model (`Z_MODELCACHE`) as the chain's source, when the store's version is
+    /// none of the given versions, as Core Data migrates a store whose version has left the app's
+    /// bundle. Only a cache whose computed hashes equal the store's `NSStoreModelVersionHashes` is
+    /// taken: anything else is not the model that wrote the store. Says so on standard error.
+    static func cachedSourceVersion(storePath: String, versions: [Model]) -> Model? {
+        guard FileManager.default.fileExists(atPath: storePath),
+            let store = try? SQLiteStore.open(at: storePath, readOnly: true)
+        else { return nil }
+        defer { try? store.close() }
+        guard let recorded = (try? store.metadata())?.entityHashes, !recorded.isEmpty,
+            !versions.contains(where: { VersionHashes(model: $0).entityHashes == recorded })
+        else { return nil }
+        let cached: CachedStoreModel
+        do {
+            cached = try store.cachedModel()
+        } catch {
+            // Without a usable cache the store stays unknown, and the migration says so as before.
+            if error.kind != .noCache { printError("note: \(error.description)") }
+            return nil
+        }
+        let conflicts = cached.hashConflicts(with: recorded)
+        guard conflicts.isEmpty else {
+            printError(
+                "note: the store's version is not in the bundle, and its cached model is not the one that wrote it:\n"
+                    + conflicts.map { "  - \($0)" }.joined(separator: "\n"))
+            return nil
+        }
+        printError(
+            "note: the store's version is not in the bundle; its own cached model is the source "
+                + "(version '\(cached.model.name)', \(cached.model.entities.count) entities, from Z_MODELCACHE)")
+        return cached.model
     }
 
     static func isBundle(_ reference: String) -> Bool {

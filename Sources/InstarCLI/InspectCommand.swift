@@ -17,12 +17,21 @@ struct InspectCommand: ParsableCommand {
             written through their merge (NSManagedObjectModel(byMerging:), an app's model and its \
             frameworks'): one version of each is sought whose entities together are exactly the store's.
 
-            Exit status 0 when the store matches a version exactly, 1 when it does not (drift or \
-            unknown version), 65/66 when an input cannot be read.
+            Without --model, a Core Data or SwiftData store is described from the model it keeps of \
+            itself (Core Data from framework 600 on, and SwiftData, cache it in Z_MODELCACHE): its \
+            version identifier, entities, attributes and relationships, and whether its version hashes \
+            equal the store's NSStoreModelVersionHashes (a store of Instar's layout is matched against \
+            the model its metadata keeps, as before). With --model, a cache that disagrees with the metadata or with the \
+            matched version is reported too.
+
+            Exit status 0 when the store matches a version exactly (without --model: when the cache's \
+            hashes equal the metadata's), 1 when it does not (drift or unknown version), 65/66 when an \
+            input cannot be read (66: no cache and no --model).
 
             Example:
               instar inspect --store /tmp/garage.sqlite --model Plans/garage/models/v1.yaml --model Plans/garage/models/v2.yaml
               instar inspect --store App.sqlite --model App.xcdatamodeld
+              instar inspect --store default.store
             """
     )
 
@@ -54,6 +63,12 @@ struct InspectCommand: ParsableCommand {
         } catch {
             throw fail(error)
         }
+        // Without --model, a store that keeps its model in its metadata (Instar's layout) is matched
+        // against it as before; any other is described from its Core Data cache.
+        if models.isEmpty, (try? opened.metadata())??.storedModel == nil {
+            try runFromCache(opened)
+            return
+        }
         var detection: VersionDetection
         let counts: [String: Int]
         do {
@@ -84,6 +99,12 @@ struct InspectCommand: ParsableCommand {
         } catch let error as StoreError {
             throw fail(error)
         }
+        // The store's own model, when it has one, is compared with the metadata and the matched version.
+        var cache = (try? opened.cachedModel()).map { CachedModelReport(cached: $0, metadata: try? opened.metadata()) }
+        if let version = detection.version, let cached = cache?.cached {
+            cache?.bundleConflicts = cached.hashConflicts(
+                with: VersionHashes(model: version).entityHashes, recordedBy: "version \(version.name)")
+        }
         switch format {
         case .json:
             var object: [String: Any] = [
@@ -98,6 +119,7 @@ struct InspectCommand: ParsableCommand {
             if !detection.mergedFrom.isEmpty { object["mergedFrom"] = detection.mergedFrom }
             if let conflict = detection.identifierConflict { object["identifierConflict"] = conflict }
             if let closest = detection.closest { object["closest"] = closest }
+            if let cache { object["cache"] = cache.json }
             printOut(jsonText(object))
         case .text:
             var lines = ["store \(store) (\(detection.layout) layout)"]
@@ -126,6 +148,7 @@ struct InspectCommand: ParsableCommand {
                 lines.append("drift:")
                 lines += detection.drift.map { "  - \($0)" }
             }
+            if let cache { lines += cache.verdictLines }
             lines.append("rows: " + counts.keys.sorted().map { "\($0) \(counts[$0]!)" }.joined(separator: ", "))
             printOut(lines.joined(separator: "\n"))
         }

@@ -6,7 +6,7 @@ struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
         abstract: "Inspect a model version, or import one from an existing database.",
-        subcommands: [HashesCommand.self, ModelImportCommand.self, SwiftDataCommand.self]
+        subcommands: [HashesCommand.self, ModelImportCommand.self, SwiftDataCommand.self, ModelExportCommand.self]
     )
 }
 

@@ -22,6 +22,9 @@ package struct ArchivedObject {
 
     package func has(_ key: String) -> Bool { fields[key] != nil }
 
+    /// The encoded keys, sorted (`$class` left out), for messages about an object this reader did not expect.
+    package var fieldNames: [String] { fields.keys.filter { $0 != "$class" }.sorted() }
+
     // MARK: - Inline scalars
 
     package func integer(_ key: String) throws(KeyedArchiveError) -> Int? {
@@ -103,8 +106,18 @@ package struct ArchivedObject {
         }
     }
 
-    /// The entries of an archived `NSDictionary` (`NS.keys` paired with `NS.objects`).
+    /// The entries of an archived `NSDictionary` (`NS.keys` paired with `NS.objects`), or of Core Data's
+    /// `NSKnownKeysDictionary1`.
+    ///
+    /// The model a store caches in `Z_MODELCACHE` (and SwiftData's) keeps its entities in an
+    /// `NSKnownKeysDictionary1`: no `NS.keys`/`NS.objects`, but `searchMapping` (an
+    /// `NSKnownKeysMappingStrategy1` whose `keys` is an array) and `values` (an array of the same length).
+    /// Read as a plain dictionary it would be empty, which is how such caches once read as models
+    /// without entities.
     package func entries() throws(KeyedArchiveError) -> [(key: ArchivedValue, value: ArchivedValue)] {
+        if !has("NS.keys"), !has("NS.objects"), has("searchMapping") || has("values") {
+            return try knownKeysEntries()
+        }
         let keys = try references("NS.keys")
         let values = try references("NS.objects")
         guard keys.count == values.count else {
@@ -119,6 +132,24 @@ package struct ArchivedObject {
                 ))
         }
         return result
+    }
+
+    /// `NSKnownKeysDictionary1`: the keys of `searchMapping.keys` paired with the elements of `values`.
+    private func knownKeysEntries() throws(KeyedArchiveError) -> [(key: ArchivedValue, value: ArchivedValue)] {
+        guard let mapping = try object("searchMapping") else { throw missing("searchMapping") }
+        guard let keyArray = try mapping.object("keys") else { throw mapping.missing("keys") }
+        guard let valueArray = try object("values") else { throw missing("values") }
+        let keys = try keyArray.elements()
+        let values = try valueArray.elements()
+        guard keys.count == values.count else {
+            throw malformed("searchMapping has \(keys.count) keys but values has \(values.count) elements")
+        }
+        // A slot holding `emptyToken` has no value: skip it, as the dictionary's own lookup does.
+        let empty = try string("emptyToken")
+        return zip(keys, values).compactMap { key, value in
+            if case .string(let text) = value, text == empty { return nil }
+            return (key: key, value: value)
+        }
     }
 
     /// The references in an array field; absent means empty.

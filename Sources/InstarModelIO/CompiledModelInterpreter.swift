@@ -26,16 +26,25 @@ struct CompiledModelInterpreter {
             renamingIdentifier: try object.string("NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 },
             versionHashModifier: try object.string("NSVersionHashModifier"))
         guard let properties = try object.object("NSProperties") else { return entity }
+        let inherited = try inheritedNames(of: object)
         for (_, value) in try properties.entries() {
             guard case .object(let property) = value else {
                 throw properties.malformed("a property of entity '\(name)' is \(value.kindName)")
+            }
+            // A store's cached model repeats every inherited property in each sub-entity (a copy, or a
+            // proxy); the ancestor declares it, as in the source model.
+            if !inherited.isEmpty, let propertyName = try property.string("NSPropertyName"), inherited.contains(propertyName) {
+                continue
             }
             if property.isKind(of: "NSRelationshipDescription") {
                 entity.relationships.append(try relationship(from: property, entity: name))
             } else if property.isKind(of: "NSAttributeDescription") {
                 if let attribute = try attribute(from: property, entity: name) { entity.attributes.append(attribute) }
-            } else if !property.isKind(of: "NSFetchedPropertyDescription") {
-                // Fetched properties have no storage; the XML reader skips them too.
+            } else if !property.isKind(of: "NSFetchedPropertyDescription"),
+                !property.isKind(of: "_NSPropertyDescriptionProxy")
+            {
+                // Fetched properties have no storage; the XML reader skips them too. A proxy stands for an
+                // inherited property in a store's cached model (`Z_MODELCACHE`); the parent declares it.
                 report(.unknownKey, "\(property.label) is not a kind of property Instar knows", entity: name)
             }
         }
@@ -46,6 +55,25 @@ struct CompiledModelInterpreter {
         entity.indexes = try extras.indexes()
         problems += extras.problems.map { ModelProblem($0.kind, $0.message, location: location, entity: name) }
         return entity
+    }
+
+    /// The property names of the entity's ancestors (`NSSuperentity`, up to the root). A `.mom` lists
+    /// only an entity's own properties, so this is empty there or disjoint from them; a cached model
+    /// lists the inherited ones again. A cycle is left to the model's validation: the walk stops at the
+    /// first entity seen twice.
+    private func inheritedNames(of object: ArchivedObject) throws(KeyedArchiveError) -> Set<String> {
+        var names = Set<String>()
+        var current = try object.object("NSSuperentity")
+        var visited = Set<Int>()
+        while let ancestor = current, visited.insert(ancestor.index).inserted {
+            if let properties = try ancestor.object("NSProperties") {
+                for (key, _) in try properties.entries() {
+                    if case .string(let name) = key { names.insert(name) }
+                }
+            }
+            current = try ancestor.object("NSSuperentity")
+        }
+        return names
     }
 
     private mutating func attribute(from object: ArchivedObject, entity: String) throws(KeyedArchiveError)
@@ -64,7 +92,7 @@ struct CompiledModelInterpreter {
         let storage = try CompiledAttributeFlags(object)
         let modifier = try flags.hasVersionHashModifier ? object.string("NSVersionHashModifier") : nil
         let info = try flags.hasUserInfo ? userInfo(of: object) : [:]
-        return Attribute(
+        var attribute = Attribute(
             name: name,
             type: type,
             isOptional: flags.isOptional,
@@ -77,6 +105,27 @@ struct CompiledModelInterpreter {
             preservesValueInHistoryOnDeletion: storage.preservesValueInHistoryOnDeletion,
             isIndexed: try object.bool("NSIsIndexed"),
             userInfo: info)
+        if type == .composite { attribute.elements = try compositeElements(of: object, entity: entity, name: name) }
+        return attribute
+    }
+
+    /// `NSCompositeElements` of an `NSCompositeAttributeDescription`: an array of attribute descriptions
+    /// (SwiftData's enums and Codable structs), sorted by name as Core Data sorts them for the hash.
+    private mutating func compositeElements(of object: ArchivedObject, entity: String, name: String)
+        throws(KeyedArchiveError) -> [Attribute]
+    {
+        guard let array = try object.object("NSCompositeElements") else {
+            report(.missingKey, "composite attribute \(object.label) has no NSCompositeElements", entity: entity, property: name)
+            return []
+        }
+        var elements: [Attribute] = []
+        for value in try array.elements() {
+            guard case .object(let element) = value, element.isKind(of: "NSAttributeDescription") else {
+                throw array.malformed("an element of composite '\(entity).\(name)' is \(value.kindName)")
+            }
+            if let attribute = try attribute(from: element, entity: entity) { elements.append(attribute) }
+        }
+        return elements.sorted { XcodeOrder.precedes($0.name, $1.name) }
     }
 
     private mutating func relationship(from object: ArchivedObject, entity: String) throws(KeyedArchiveError)

@@ -60,6 +60,11 @@ public enum CompiledModelReader {
             }
             entities = try readEntities(of: root, with: &interpreter)
             versionIdentifier = try readVersionIdentifier(of: root)
+            if entities.isEmpty {
+                // An empty model would hash to nothing and "match" nothing silently; a real model always
+                // has entities, so an archive without any is one this reader does not understand.
+                throw try noEntities(in: root, archive: archive, file: file)
+            }
         } catch {
             throw ModelError(
                 ModelProblem(
@@ -92,6 +97,20 @@ public enum CompiledModelReader {
             entities.append(try interpreter.entity(from: object))
         }
         return entities.sorted { XcodeOrder.precedes($0.name, $1.name) }
+    }
+
+    /// The error for an archive of a model without entities, saying what `NSEntities` held instead.
+    private static func noEntities(in root: ArchivedObject, archive: KeyedArchive, file: String)
+        throws(KeyedArchiveError) -> KeyedArchiveError
+    {
+        let found: String
+        if let dictionary = try root.object("NSEntities") {
+            let fields = dictionary.fieldNames.joined(separator: ", ")
+            found = "NSEntities is an \(dictionary.className) with no entity (its keys: \(fields))"
+        } else {
+            found = "the root \(root.label) has no NSEntities (its keys: \(root.fieldNames.joined(separator: ", ")))"
+        }
+        return root.malformed("the model has no entity: \(found); a Core Data model always has one")
     }
 
     /// `NSVersionIdentifiers`, a set; momc writes the one identifier of Xcode's model inspector (possibly

@@ -33,7 +33,7 @@ package enum ModelFileReader {
     ] + StoredNamesReader.entityKeys
     static let attributeKeys = [
         "type", "optional", "default", "renamedFrom", "hashModifier", "transient", "readOnly", "externalStorage",
-        "preservesValueInHistory", "indexed", "userInfo", "seedValues",
+        "preservesValueInHistory", "indexed", "userInfo", "seedValues", "elements",
     ] + StoredNamesReader.columnKeys
     static let relationshipKeys = [
         "to", "inverse", "toMany", "ordered", "min", "max", "deleteRule", "optional", "transient", "readOnly",
@@ -219,6 +219,19 @@ package enum ModelFileReader {
                             .invalidValue, "seedValues are for String and URI attributes, not \(attribute.type.modelFileName)",
                             at: v, entity: entity, property: name,
                             hint: "remove the key: the seeder writes values of every other type itself")
+                    }
+                case "elements":
+                    // A composite's elements (SwiftData enums and Codable structs): attributes themselves.
+                    guard attribute.type == .composite else {
+                        walker.report(
+                            .invalidValue, "elements are for composite attributes, not \(attribute.type.modelFileName)",
+                            at: v, entity: entity, property: name, hint: "use type: composite, or remove the key")
+                        break
+                    }
+                    for entry in walker.pairs(v, what: "elements of '\(name)'", entity: entity) {
+                        if let element = self.attribute(entry.key, entry.value, entity: entity, walker: &walker) {
+                            attribute.elements.append(element)
+                        }
                     }
                 case let key where StoredNamesReader.columnKeys.contains(key):
                     StoredNamesReader.columnKey(

@@ -22,6 +22,26 @@ package enum ModelFileWriter {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// One attribute as the model file's long form; a composite's elements nest under `elements`.
+    static func attributeObject(_ a: Attribute) -> [String: Any] {
+        var o: [String: Any] = ["type": a.type.modelFileName, "optional": a.isOptional]
+        if let v = a.defaultValue { o["default"] = v }
+        if let v = a.renamingIdentifier { o["renamedFrom"] = v }
+        if let v = a.versionHashModifier { o["hashModifier"] = v }
+        if a.isTransient { o["transient"] = true }
+        if a.isReadOnly { o["readOnly"] = true }
+        if a.allowsExternalBinaryDataStorage { o["externalStorage"] = true }
+        if a.preservesValueInHistoryOnDeletion { o["preservesValueInHistory"] = true }
+        if a.isIndexed { o["indexed"] = true }
+        if !a.userInfo.isEmpty { o["userInfo"] = a.userInfo }
+        if !a.seedValues.isEmpty { o["seedValues"] = a.seedValues }
+        if !a.elements.isEmpty {
+            o["elements"] = Dictionary(a.elements.map { ($0.name, attributeObject($0)) }, uniquingKeysWith: { a, _ in a })
+        }
+        o.merge(columnNaming(a.stored)) { a, _ in a }
+        return o
+    }
+
     static func object(for entity: Entity) -> [String: Any] {
         var object: [String: Any] = [:]
         if let parent = entity.parent { object["parent"] = parent }
@@ -45,21 +65,7 @@ package enum ModelFileWriter {
                 }, uniquingKeysWith: { a, _ in a })
         }
         var attributes: [String: Any] = [:]
-        for a in entity.attributes {
-            var o: [String: Any] = ["type": a.type.modelFileName, "optional": a.isOptional]
-            if let v = a.defaultValue { o["default"] = v }
-            if let v = a.renamingIdentifier { o["renamedFrom"] = v }
-            if let v = a.versionHashModifier { o["hashModifier"] = v }
-            if a.isTransient { o["transient"] = true }
-            if a.isReadOnly { o["readOnly"] = true }
-            if a.allowsExternalBinaryDataStorage { o["externalStorage"] = true }
-            if a.preservesValueInHistoryOnDeletion { o["preservesValueInHistory"] = true }
-            if a.isIndexed { o["indexed"] = true }
-            if !a.userInfo.isEmpty { o["userInfo"] = a.userInfo }
-            if !a.seedValues.isEmpty { o["seedValues"] = a.seedValues }
-            o.merge(columnNaming(a.stored)) { a, _ in a }
-            attributes[a.name] = o
-        }
+        for a in entity.attributes { attributes[a.name] = attributeObject(a) }
         if !attributes.isEmpty { object["attributes"] = attributes }
         var relationships: [String: Any] = [:]
         for r in entity.relationships {

@@ -56,7 +56,7 @@ extension ModelFileWriter {
             !a.isTransient && !a.isReadOnly && a.renamingIdentifier == nil && a.versionHashModifier == nil
             && !a.allowsExternalBinaryDataStorage && !a.preservesValueInHistoryOnDeletion && !a.isIndexed
             && a.userInfo.isEmpty && (a.defaultValue.map(YAMLText.fitsShortDefault) ?? true) && a.stored.isEmpty
-            && a.seedValues.isEmpty
+            && a.seedValues.isEmpty && a.elements.isEmpty
         if plain {
             var short = a.type.modelFileName + (a.isOptional ? "?" : "")
             if let value = a.defaultValue { short += " = \(value)" }
@@ -81,6 +81,10 @@ extension ModelFileWriter {
             for (k, v) in a.userInfo.sorted(by: { $0.key < $1.key }) {
                 lines.append("    \(YAMLText.key(k)): \(YAMLText.scalar(v))")
             }
+        }
+        if !a.elements.isEmpty {
+            lines.append("  elements:")
+            for element in a.elements { lines += attributeLines(element).map { "    " + $0 } }
         }
         return lines
     }

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Why a store's cached model (`Z_MODELCACHE`) could not be read, with the facts found.
+package struct ModelCacheError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    package enum Kind: Sendable, Hashable {
+        /// The store has no `Z_MODELCACHE` table, or no row in it, or an empty `Z_CONTENT`: stores of
+        /// Core Data before framework 600, and stores Instar migrated (it empties the cache).
+        case noCache
+        /// `Z_CONTENT` is not a raw-DEFLATE stream (zlib's reason).
+        case notDeflate(String)
+        /// The inflated bytes are not a binary property list (they do not start with `bplist00`).
+        case notAPropertyList(firstBytes: String)
+        /// A binary property list, but not a keyed archive of a Core Data model (the reader's reason).
+        case notAModelArchive(String)
+        /// A keyed archive of a model without any entity.
+        case noEntities(String)
+        /// SQLite could not read the table.
+        case sqlite(String)
+    }
+
+    /// What went wrong.
+    package let kind: Kind
+    /// The store file.
+    package let path: String
+
+    package init(_ kind: Kind, path: String) {
+        self.kind = kind
+        self.path = path
+    }
+
+    /// One line: where, what, and what to do.
+    package var description: String {
+        switch kind {
+        case .noCache:
+            "\(path): the store keeps no model of its own (no Z_MODELCACHE row); Core Data writes one from "
+                + "framework 600 on, and Instar empties it when it migrates a store. Pass the model with --model."
+        case .notDeflate(let reason):
+            "\(path): Z_MODELCACHE.Z_CONTENT is not raw DEFLATE (\(reason)); the cache is damaged. "
+                + "Pass the model with --model."
+        case .notAPropertyList(let bytes):
+            "\(path): Z_MODELCACHE.Z_CONTENT inflates to bytes starting \(bytes), not a binary property list "
+                + "(bplist00). Pass the model with --model."
+        case .notAModelArchive(let reason):
+            "\(path): Z_MODELCACHE.Z_CONTENT is not a compiled model: \(reason). Pass the model with --model."
+        case .noEntities(let reason):
+            "\(path): the cached model in Z_MODELCACHE has no entity: \(reason). Pass the model with --model."
+        case .sqlite(let reason):
+            "\(path): cannot read Z_MODELCACHE: \(reason)"
+        }
+    }
+}
