@@ -37,6 +37,14 @@ package struct XMLSourceElement: Sendable {
 ///   `lineNumber`/`columnNumber` at the *first* error callback ourselves and phrase the message from the
 ///   libxml2 error code and the elements open at that moment.
 package enum XMLSourceTree {
+    /// The deepest element nesting read (libxml2's own default limit). Model and mapping files nest
+    /// about ten levels; the tree is a nest of values whose destruction recurses once per level, so a
+    /// generated file nested a few hundred thousand deep would otherwise overflow the stack.
+    package static let maximumDepth = 256
+
+    /// The error recorded when elements nest deeper than ``maximumDepth``.
+    struct TooDeep: Error {}
+
     /// - Parameter emptyHint: what the caller's file should start with, for the error on an empty file.
     package static func parse(
         data: Data, file: String,
@@ -81,6 +89,12 @@ package enum XMLSourceTree {
         let innermost = failure.open.last
         let opened = { (element: (name: String, line: Int?)) in
             "<\(element.name)>" + (element.line.map { " (opened at line \($0))" } ?? "")
+        }
+        if failure.error is TooDeep {
+            return ModelProblem(
+                .syntax, "elements nest deeper than \(maximumDepth) levels" + (innermost.map { ", inside \(opened($0))" } ?? ""),
+                location: SourceLocation(file: file, line: failure.line, column: failure.column),
+                hint: "Xcode's model and mapping files nest about ten levels: this file is damaged or generated")
         }
         switch known {
         case .tagNameMismatch?:
@@ -168,6 +182,12 @@ package enum XMLSourceTree {
             guard firstError == nil else { return }
             let (line, column) = text.tagStart(
                 name: elementName, reportedLine: parser.lineNumber, reportedColumn: parser.columnNumber)
+            guard stack.count < XMLSourceTree.maximumDepth else {
+                firstError = Failure(
+                    error: TooDeep(), line: line, column: column, open: stack.suffix(1).map { ($0.name, $0.location.line) })
+                parser.abortParsing()
+                return
+            }
             stack.append(
                 XMLSourceElement(
                     name: elementName, attributes: attributes, children: [],
@@ -219,27 +239,45 @@ package enum XMLSourceTree {
 /// Positions follow libxml2's conventions, which we measured: lines are 1-based and broken at LF, CRLF
 /// or a lone CR; columns are 1-based and count characters (UTF-8 sequences), not bytes; a leading byte
 /// order mark is not counted.
+///
+/// Every conversion is a binary search over precomputed columns: walking from the line start instead
+/// made each element cost the length of its line, quadratic for a generated file with thousands of
+/// elements on one line.
 struct SourceText: Sendable {
     private let bytes: [UInt8]
     /// Byte offset at which each line starts; `lineStarts[0]` is line 1.
     private let lineStarts: [Int]
+    /// The 1-based character column of each byte within its line (continuation bytes share their
+    /// character's column), so columns rise with offsets inside a line.
+    private let columns: [UInt32]
 
     init(_ data: Data) {
         bytes = [UInt8](data)
-        var starts = [bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0]
-        var i = starts[0]
+        let first = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var starts = [first]
+        var columns = [UInt32](repeating: 0, count: bytes.count)
+        var column: UInt32 = 0
+        var i = first
         while i < bytes.count {
+            if bytes[i] & 0xC0 != 0x80 { column &+= 1 }
+            columns[i] = column
             switch bytes[i] {
             case UInt8(ascii: "\n"):
                 starts.append(i + 1)
+                column = 0
             case UInt8(ascii: "\r"):
-                if i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "\n") { i += 1 }
+                if i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "\n") {
+                    i += 1
+                    columns[i] = column
+                }
                 starts.append(i + 1)
+                column = 0
             default: break
             }
             i += 1
         }
         lineStarts = starts
+        self.columns = columns
     }
 
     /// Line and column of the `<` that opens the element libxml2 reported at the given position.
@@ -267,16 +305,15 @@ struct SourceText: Sendable {
     /// Byte offset of a 1-based (line, character column) position, clamped to the line's end.
     private func offset(line: Int, column: Int) -> Int? {
         guard line >= 1, line <= lineStarts.count, column >= 1 else { return nil }
+        let start = lineStarts[line - 1]
         let end = line < lineStarts.count ? lineStarts[line] : bytes.count
-        var i = lineStarts[line - 1]
-        var characters = 1
-        while i < end, characters < column {
-            i += 1
-            // Skip UTF-8 continuation bytes: a multi-byte character is one column.
-            while i < end, bytes[i] & 0xC0 == 0x80 { i += 1 }
-            characters += 1
+        // The first byte of the line whose column is `column` or more.
+        var low = start, high = end
+        while low < high {
+            let mid = (low + high) / 2
+            if Int(columns[mid]) < column { low = mid + 1 } else { high = mid }
         }
-        return min(i, max(end - 1, lineStarts[line - 1]))
+        return min(low, max(end - 1, start))
     }
 
     private func position(of offset: Int) -> (line: Int, column: Int) {
@@ -286,7 +323,8 @@ struct SourceText: Sendable {
             let mid = (low + high + 1) / 2
             if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
         }
-        let column = bytes[lineStarts[low]..<offset].reduce(1) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
-        return (low + 1, column)
+        guard offset > lineStarts[low], offset <= bytes.count else { return (low + 1, 1) }
+        // The column of the character before `offset`, plus one: `offset` is where a character starts.
+        return (low + 1, Int(columns[offset - 1]) + 1)
     }
 }
