@@ -1,0 +1,70 @@
+import Foundation
+
+/// Property lists from files and stores, read without trusting them.
+///
+/// `PropertyListSerialization` on Linux crashes on some corrupted binary property lists (a bad pointer
+/// while bridging) and recurses once per nesting level of XML and OpenStep ones, so a few kilobytes of
+/// `<array>` tags exhaust the stack. Core Data's `Z_METADATA.Z_PLIST` comes from whatever store the
+/// user points at: this reads it through the checked binary reader (``BinaryPropertyList``) and
+/// refuses text property lists nested deeper than ``BinaryPropertyList/maximumDepth`` before
+/// Foundation sees them, then converts to Foundation values (`[String: Any]`, `[Any]`, `String`,
+/// `Int`, `Double`, `Bool`, `Data`, `Date`).
+package enum CheckedPropertyList {
+    /// The top-level value of `data`, as Foundation values; keyed-archive references (UIDs) become
+    /// their integer.
+    package static func foundationValue(_ data: Data) throws(KeyedArchiveError.Reason) -> Any {
+        foundation(try PlistNode.parse(data))
+    }
+
+    private static func foundation(_ node: PlistNode) -> Any {
+        switch node {
+        case .null: return NSNull()
+        case .string(let text): return text
+        case .integer(let value): return value
+        case .real(let value): return value
+        case .date(let seconds): return Date(timeIntervalSinceReferenceDate: seconds)
+        case .boolean(let flag): return flag
+        case .data(let bytes): return bytes
+        case .uid(let uid): return uid
+        case .array(let items): return items.map(foundation)
+        case .dictionary(let entries): return entries.mapValues(foundation)
+        }
+    }
+
+    /// The deepest nesting of a text (XML or OpenStep) property list, counted without parsing: XML
+    /// elements opened and not closed, or `(`/`{` brackets outside quotes. An over-estimate only when
+    /// odd text sits in strings, which real property lists of that depth do not have.
+    static func textNesting(_ data: Data) -> Int {
+        let bytes = [UInt8](data)
+        let isXML = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF } == UInt8(ascii: "<")
+        var depth = 0
+        var deepest = 0
+        var quoted = false
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if isXML, byte == UInt8(ascii: "<"), index + 1 < bytes.count {
+                let next = bytes[index + 1]
+                if next == UInt8(ascii: "/") {
+                    depth -= 1
+                } else if (next >= 0x41 && next <= 0x5A) || (next >= 0x61 && next <= 0x7A) {
+                    var end = index + 1
+                    while end < bytes.count, bytes[end] != UInt8(ascii: ">") { end += 1 }
+                    if end < bytes.count, bytes[end - 1] != UInt8(ascii: "/") { depth += 1 }
+                    index = end
+                }
+            } else if !isXML {
+                if byte == UInt8(ascii: "\"") {
+                    quoted.toggle()
+                } else if !quoted, byte == UInt8(ascii: "(") || byte == UInt8(ascii: "{") {
+                    depth += 1
+                } else if !quoted, byte == UInt8(ascii: ")") || byte == UInt8(ascii: "}") {
+                    depth -= 1
+                }
+            }
+            deepest = max(deepest, depth)
+            index += 1
+        }
+        return deepest
+    }
+}
