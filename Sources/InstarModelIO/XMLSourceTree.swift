@@ -51,6 +51,16 @@ package enum XMLSourceTree {
         emptyHint: String = "an Xcode model's 'contents' file starts with <?xml …?> and has a <model> root element"
     ) throws(ModelError) -> XMLSourceElement {
         let text = SourceText(data)
+        if let offset = firstInvalidUTF8(in: data) {
+            // FoundationXML traps on element and attribute names that are not UTF-8, before any
+            // error callback: such a file must not reach the parser.
+            let (line, column) = text.position(of: offset)
+            throw ModelError(
+                ModelProblem(
+                    .syntax, "the file is not valid UTF-8 (byte 0x\(String(data[data.startIndex + offset], radix: 16)))",
+                    location: SourceLocation(file: file, line: line, column: column),
+                    hint: "Xcode writes these files in UTF-8: this one is damaged"))
+        }
         let recorder = Recorder(file: file, text: text)
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false
@@ -72,6 +82,28 @@ package enum XMLSourceTree {
                     hint: emptyHint))
         }
         return root
+    }
+
+    /// The offset of the first byte that is not valid UTF-8, for files that do not declare another
+    /// encoding or start with a UTF-16/32 byte order mark (libxml2 converts those itself).
+    static func firstInvalidUTF8(in data: Data) -> Int? {
+        if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0, 0]) { return nil }
+        let head = String(decoding: data.prefix(200), as: UTF8.self).lowercased()
+        if let declared = head.range(of: "encoding=")?.upperBound,
+            !head[declared...].dropFirst().hasPrefix("utf-8"), !head[declared...].dropFirst().hasPrefix("utf8")
+        {
+            return nil
+        }
+        var parser = Unicode.UTF8.ForwardParser()
+        var bytes = data.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &bytes) {
+            case .valid(let scalar): offset += scalar.count
+            case .error: return offset
+            case .emptyInput: return nil
+            }
+        }
     }
 
     /// The first error seen, with the elements that were open when it happened (outermost first).
@@ -316,7 +348,7 @@ struct SourceText: Sendable {
         return min(low, max(end - 1, start))
     }
 
-    private func position(of offset: Int) -> (line: Int, column: Int) {
+    func position(of offset: Int) -> (line: Int, column: Int) {
         // The last line start at or before `offset`.
         var low = 0, high = lineStarts.count - 1
         while low < high {
