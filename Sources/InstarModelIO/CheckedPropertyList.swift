@@ -7,27 +7,30 @@ import Foundation
 /// `<array>` tags exhaust the stack. Core Data's `Z_METADATA.Z_PLIST` comes from whatever store the
 /// user points at: this reads it through the checked binary reader (``BinaryPropertyList``) and
 /// refuses text property lists nested deeper than ``BinaryPropertyList/maximumDepth`` before
-/// Foundation sees them, then converts to Foundation values (`[String: Any]`, `[Any]`, `String`,
-/// `Int`, `Double`, `Bool`, `Data`, `Date`).
+/// Foundation sees them; only bytes the checked reader accepted go to Foundation.
 package enum CheckedPropertyList {
-    /// The top-level value of `data`, as Foundation values; keyed-archive references (UIDs) become
-    /// their integer.
+    /// The top-level value of `data`, as `PropertyListSerialization` returns it (the same Foundation
+    /// types as before this check), once the checked reader has accepted the bytes. Keyed-archive
+    /// references (UIDs), which only archives hold and where Foundation's bridging crashed, are refused.
     package static func foundationValue(_ data: Data) throws(KeyedArchiveError.Reason) -> Any {
-        foundation(try PlistNode.parse(data))
+        let node = try PlistNode.parse(data)
+        guard !containsReference(node) else {
+            throw .notAPropertyList("it holds keyed-archive references (UIDs), which only archives have")
+        }
+        do {
+            return try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw .notAPropertyList(error.localizedDescription)
+        }
     }
 
-    private static func foundation(_ node: PlistNode) -> Any {
+    /// Whether a UID occurs anywhere in `node` (nesting is bounded by the reader).
+    private static func containsReference(_ node: PlistNode) -> Bool {
         switch node {
-        case .null: return NSNull()
-        case .string(let text): return text
-        case .integer(let value): return value
-        case .real(let value): return value
-        case .date(let seconds): return Date(timeIntervalSinceReferenceDate: seconds)
-        case .boolean(let flag): return flag
-        case .data(let bytes): return bytes
-        case .uid(let uid): return uid
-        case .array(let items): return items.map(foundation)
-        case .dictionary(let entries): return entries.mapValues(foundation)
+        case .uid: true
+        case .array(let items): items.contains(where: containsReference)
+        case .dictionary(let entries): entries.values.contains(where: containsReference)
+        default: false
         }
     }
 

@@ -70,13 +70,13 @@ import Testing
 
     /// `$source.k.k.k…` appended one key at a time, copying the path each time: quadratic.
     @Test func longKeyPathsAreReadInLinearTime() throws {
-        let keys = 200_000
+        let keys = 100_000
         let start = Date()
         let expression = try ExpressionParser.parseExpression("$source" + String(repeating: ".k", count: keys))
         // How Xcode archives the same key path.
         let archived = try ExpressionParser.parseExpression(
             "FUNCTION($source, 'valueForKeyPath:', '" + Array(repeating: "k", count: keys).joined(separator: ".") + "')")
-        #expect(Date().timeIntervalSince(start) < 10, "200,000 keys take milliseconds when linear")
+        #expect(Date().timeIntervalSince(start) < 10, "100,000 keys take well under a second when linear (minutes when quadratic)")
         guard case .keyPath(_, let path) = expression else { Issue.record("not a key path: \(expression)"); return }
         #expect(path.count == keys)
         #expect(archived == expression)

@@ -109,10 +109,14 @@ package enum CoreDataMetadata {
         } catch {
             throw CoreDataMetadataError("Z_METADATA.Z_PLIST is \(error.description)")
         }
-        guard let dictionary = object as? [String: Any] else {
+        guard let dictionary = object as? [AnyHashable: Any] else {
             throw CoreDataMetadataError("Z_METADATA.Z_PLIST is not a dictionary")
         }
-        return dictionary
+        var result: [String: Any] = [:]
+        for (key, value) in dictionary {
+            if let name = key.base as? String { result[name] = value }
+        }
+        return result
     }
 
     /// The dictionary as a binary property list, as `Z_METADATA.Z_PLIST` stores it.
