@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Why an operation on a store failed, what it concerns, and what to do. The store is unchanged
@@ -75,6 +76,15 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
                     hint: "check the file's and its folder's permissions (SQLite writes a journal beside it)")
             case .SQLITE_NOTADB:
                 return StoreError(.notADatabase, path: path, "not a SQLite database")
+            case .SQLITE_CORRUPT where FileManager.default.fileExists(atPath: path + "-wal"):
+                // SQLite replays a -wal file beside the store; one copied from another store (or another
+                // copy of this one) makes a sound store read as malformed. Nothing was changed.
+                return StoreError(
+                    .sqlite, path: path,
+                    "SQLite failed while \(action): \(error.message ?? "\(error)"); nothing was changed",
+                    hint: "the store or its -wal file is damaged: if \((path as NSString).lastPathComponent)-wal "
+                        + "came from another store or another copy of this one, move it (and the -shm file) away; "
+                        + "else restore a backup")
             case .SQLITE_CANTOPEN:
                 return StoreError(.notFound, path: path, "cannot open the store", hint: "check the path and permissions")
             default:

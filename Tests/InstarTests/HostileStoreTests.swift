@@ -56,6 +56,27 @@ import Testing
         #expect("\(deepError.map { "\($0)" } ?? "no error")".contains("nests"))
     }
 
+    /// A `-wal` file copied from another store: SQLite replays it and reads the store as malformed.
+    /// `instar` must say so and what to do, and change neither file.
+    @Test(.needsCorpus) func aWALFileFromAnotherStoreIsAClearError() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("Moody.sqlite")
+        try FileManager.default.copyItem(
+            at: corpusRoot.appendingPathComponent("objcio__core-data/Migrations/MigrationsTests/Moody.moody"), to: store)
+        try FileManager.default.copyItem(
+            at: corpusRoot.appendingPathComponent("duckduckgo__BrowserServicesKit/Tests/BookmarksTests/Resources/Bookmarks_V5.sqlite-wal"),
+            to: URL(fileURLWithPath: store.path + "-wal"))
+        let before = try Data(contentsOf: store)
+        for command in [["inspect", "--store", store.path], ["status", "--store", store.path]] {
+            let result = try runInstar(command)
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("database disk image is malformed"), "\(result.stderr)")
+            #expect(result.stderr.contains("Moody.sqlite-wal came from another store"), "\(result.stderr)")
+        }
+        #expect(try Data(contentsOf: store) == before)
+    }
+
     @Test func instarMetadataOfAnotherTypeIsAStoreError() throws {
         let f = try StoreFixture(try model("entities:\n  Note:\n    attributes:\n      title: string?\n", name: "V1"))
         // The column has text affinity: a number would become text, bytes that are not UTF-8 stay a blob.
