@@ -14,7 +14,17 @@ public struct ExpressionSyntaxError: Error, Sendable, Hashable, CustomStringConv
         self.text = text
     }
 
-    public var description: String { "column \(column): \(message) in '\(text)'" }
+    public var description: String { "column \(column): \(message) in '\(excerpt)'" }
+
+    /// The text, or for long text (a generated or corrupted file) the part around ``column``, so a
+    /// message stays readable.
+    var excerpt: String {
+        let characters = Array(text)
+        guard characters.count > 120 else { return text }
+        let start = max(0, min(column - 1, characters.count) - 60)
+        let end = min(characters.count, start + 120)
+        return (start > 0 ? "…" : "") + String(characters[start..<end]) + (end < characters.count ? "…" : "")
+    }
 }
 
 /// A token of NSPredicate / NSExpression format text.

@@ -2,8 +2,16 @@
 /// (`FUNCTION`, `CAST`, `FETCH`, `SUBQUERY`, `TERNARY`).
 extension Parser {
     mutating func expression() throws(ExpressionSyntaxError) -> MappingExpression {
+        try descend()
+        // Every link of a chain nests the tree one level deeper, as parentheses would.
+        var links = 1
+        defer { depth -= links }
         var lhs = try term()
         while true {
+            if isSymbol("+") || isSymbol("-") {
+                try descend()
+                links += 1
+            }
             if take("+") {
                 lhs = .arithmetic(.add, lhs, try term())
             } else if take("-") {
@@ -15,8 +23,14 @@ extension Parser {
     }
 
     mutating func term() throws(ExpressionSyntaxError) -> MappingExpression {
+        var links = 0
+        defer { depth -= links }
         var lhs = try power()
         while true {
+            if isSymbol("*") || isSymbol("/") {
+                try descend()
+                links += 1
+            }
             if take("*") {
                 lhs = .arithmetic(.multiply, lhs, try power())
             } else if take("/") {
@@ -30,11 +44,15 @@ extension Parser {
     mutating func power() throws(ExpressionSyntaxError) -> MappingExpression {
         let base = try unary()
         guard take("**") else { return base }
+        try descend()
+        defer { depth -= 1 }
         return .arithmetic(.power, base, try power())
     }
 
     mutating func unary() throws(ExpressionSyntaxError) -> MappingExpression {
         guard take("-") else { return try postfix() }
+        try descend()
+        defer { depth -= 1 }
         let operand = try unary()
         // A negative literal is one constant, as NSExpression reads it.
         switch operand {
@@ -45,11 +63,19 @@ extension Parser {
     }
 
     mutating func postfix() throws(ExpressionSyntaxError) -> MappingExpression {
+        var links = 0
+        defer { depth -= links }
         var value = try primary()
         while true {
             if take(".") {
-                value = Self.extend(value, with: try key(after: "."))
+                // A run of `.key`s joins the key path at once: appending one key at a time copies the
+                // path each time, quadratic in its length.
+                var keys = [try key(after: ".")]
+                while take(".") { keys.append(try key(after: ".")) }
+                value = Self.extend(value, with: keys)
             } else if take("[") {
+                try descend()
+                links += 1
                 let index: MappingExpression
                 if let keyword = current.keyword, ["FIRST", "LAST", "SIZE"].contains(keyword) {
                     index = .keyPath(base: nil, path: [keyword])
@@ -67,10 +93,15 @@ extension Parser {
 
     /// `base.key`: a longer key path when `base` is one, else a key path on the value.
     static func extend(_ base: MappingExpression, with key: String) -> MappingExpression {
+        extend(base, with: [key])
+    }
+
+    /// `base.k1.k2…` in one step (linear in the length of the path).
+    static func extend(_ base: MappingExpression, with keys: [String]) -> MappingExpression {
         switch base {
-        case .keyPath(let root, let path): .keyPath(base: root, path: path + [key])
-        case .evaluatedObject: .keyPath(base: nil, path: [key])
-        default: .keyPath(base: base, path: [key])
+        case .keyPath(let root, let path): .keyPath(base: root, path: path + keys)
+        case .evaluatedObject: .keyPath(base: nil, path: keys)
+        default: .keyPath(base: base, path: keys)
         }
     }
 
@@ -111,6 +142,8 @@ extension Parser {
             try expect(")", "to close the parenthesis")
             return inner
         case .symbol("{"):
+            try descend()
+            defer { depth -= 1 }
             index += 1
             return Self.collection(try arguments(closing: "}"))
         default:
@@ -130,6 +163,8 @@ extension Parser {
 
     mutating func identifierPrimary(_ name: String) throws(ExpressionSyntaxError) -> MappingExpression {
         let token = current
+        try descend()
+        defer { depth -= 1 }
         index += 1
         switch name.uppercased() {
         case "NIL", "NULL": return .constant(.null)
@@ -249,9 +284,7 @@ extension MappingExpression {
             case .constant(.string(let path)) = arguments[0]
         {
             let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            var result = target
-            for key in keys { result = Parser.extend(result, with: key) }
-            return result
+            return Parser.extend(target, with: keys)
         }
         return .selector(target: target, selector: selector, arguments: arguments)
     }

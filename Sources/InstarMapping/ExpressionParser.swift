@@ -5,6 +5,12 @@
 /// into the same tree. The grammar is NSPredicate's, by precedence from loosest: `OR`/`||`,
 /// `AND`/`&&`, `NOT`/`!`, comparisons, `+ -`, `* /`, `**`, unary `-`, postfix `.key` and `[index]`.
 package enum ExpressionParser {
+    /// The deepest nesting read: parentheses, braces, unary and binary operators, indexes and calls
+    /// each count one level, and so does every link of a chain such as `a + b + c`. Text from a file
+    /// must never exhaust the stack, here or in the formatter and SQL translator, which walk the tree
+    /// recursively; real mapping expressions and filter predicates nest a handful of levels.
+    package static let maximumDepth = 128
+
     package static func parseExpression(_ text: String) throws(ExpressionSyntaxError) -> MappingExpression {
         var parser = try Parser(text)
         let expression = try parser.expression()
@@ -25,6 +31,12 @@ struct Parser {
     let text: String
     let tokens: [ExpressionToken]
     var index = 0
+    /// Levels of nesting open at `index` (see ``ExpressionParser/maximumDepth``).
+    var depth = 0
+    /// Token positions where a `(` was found not to open a parenthesised predicate: trying again
+    /// would give the same answer, and remembering it keeps nested parentheses from costing
+    /// exponential time.
+    var notPredicateAt: Set<Int> = []
 
     init(_ text: String) throws(ExpressionSyntaxError) {
         self.text = text
@@ -38,6 +50,18 @@ struct Parser {
     }
 
     func isSymbol(_ symbol: String) -> Bool { current.kind == .symbol(symbol) }
+
+    /// Opens one level of nesting, or refuses text nested deeper than ``ExpressionParser/maximumDepth``
+    /// (the error names the column where the limit was reached). The caller closes the level with
+    /// `depth -= 1`, in a `defer`.
+    mutating func descend() throws(ExpressionSyntaxError) {
+        guard depth < ExpressionParser.maximumDepth else {
+            throw error(
+                "the text nests deeper than \(ExpressionParser.maximumDepth) levels (parentheses, operators, "
+                    + "calls or chained terms); simplify it or compute the value in a hook")
+        }
+        depth += 1
+    }
 
     mutating func take(_ symbol: String) -> Bool {
         guard isSymbol(symbol) else { return false }
@@ -74,6 +98,8 @@ struct Parser {
     // MARK: Predicates
 
     mutating func predicate() throws(ExpressionSyntaxError) -> MappingPredicate {
+        try descend()
+        defer { depth -= 1 }
         var parts = [try conjunction()]
         while take("||") || takeKeyword("OR") { parts.append(try conjunction()) }
         return parts.count == 1 ? parts[0] : .or(parts)
@@ -86,14 +112,18 @@ struct Parser {
     }
 
     mutating func negation() throws(ExpressionSyntaxError) -> MappingPredicate {
-        if take("!") || takeKeyword("NOT") { return .not(try negation()) }
+        if take("!") || takeKeyword("NOT") {
+            try descend()
+            defer { depth -= 1 }
+            return .not(try negation())
+        }
         return try primaryPredicate()
     }
 
     mutating func primaryPredicate() throws(ExpressionSyntaxError) -> MappingPredicate {
         if takeKeyword("TRUEPREDICATE") { return .constant(true) }
         if takeKeyword("FALSEPREDICATE") { return .constant(false) }
-        if isSymbol("(") {
+        if isSymbol("("), !notPredicateAt.contains(index) {
             // `(` opens either a parenthesised predicate or an expression such as `(a + b) > 2`:
             // try the predicate, and fall back when what follows the `)` continues an expression.
             let saved = index
@@ -102,6 +132,7 @@ struct Parser {
                 return inner
             }
             index = saved
+            notPredicateAt.insert(saved)
         }
         return .comparison(try comparison())
     }

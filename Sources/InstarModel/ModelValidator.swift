@@ -183,6 +183,10 @@ struct ModelValidator {
             if relationship.minCount < 0 || relationship.maxCount < 0 {
                 report(.invalidCount, "counts must not be negative", entity: entity.name, property: name)
             }
+            if relationship.minCount > Int(Int32.max) || relationship.maxCount > Int(Int32.max) {
+                // Core Data keeps counts in 32 bits (the version hash has room for no more).
+                report(.invalidCount, "counts must not exceed \(Int32.max)", entity: entity.name, property: name)
+            }
             guard let inverseName = relationship.inverse else { continue }
             let destinationProperties = resolved[relationship.destination] ?? []
             guard let inverse = destinationProperties.first(where: { $0.name == inverseName }) else {

@@ -160,8 +160,10 @@ struct EntityHasher {
                 && model.entity(declaringEntity, isKindOf: relationship.destination)
             if !isSelfInverse { bytes.append(Data(inverse.utf8)) }
         }
-        bytes.appendLittleEndian(Int32(relationship.maxCount))
-        bytes.appendLittleEndian(Int32(relationship.minCount))
+        // 32 bits in the hash; the validator refuses larger counts, and a model hashed unvalidated
+        // (a compiled one being identified) must not trap on one.
+        bytes.appendLittleEndian(Int32(truncatingIfNeeded: relationship.maxCount))
+        bytes.appendLittleEndian(Int32(truncatingIfNeeded: relationship.minCount))
         if relationship.isOrdered { bytes.appendLittleEndian(UInt16(1)) }
         return Data(SHA256.hash(data: bytes))
     }

@@ -30,6 +30,11 @@ indirect enum PlistNode {
                 throw .notAPropertyList(error.message)
             }
         }
+        // `<plist>` and the root element add two levels to what the value itself nests.
+        let nesting = CheckedPropertyList.textNesting(data)
+        guard nesting <= BinaryPropertyList.maximumDepth + 2 else {
+            throw .notAPropertyList("it nests \(nesting) levels deep, more than \(BinaryPropertyList.maximumDepth)")
+        }
         let plist: Any
         do {
             plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)

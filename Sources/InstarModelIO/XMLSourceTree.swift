@@ -37,12 +37,30 @@ package struct XMLSourceElement: Sendable {
 ///   `lineNumber`/`columnNumber` at the *first* error callback ourselves and phrase the message from the
 ///   libxml2 error code and the elements open at that moment.
 package enum XMLSourceTree {
+    /// The deepest element nesting read (libxml2's own default limit). Model and mapping files nest
+    /// about ten levels; the tree is a nest of values whose destruction recurses once per level, so a
+    /// generated file nested a few hundred thousand deep would otherwise overflow the stack.
+    package static let maximumDepth = 256
+
+    /// The error recorded when elements nest deeper than ``maximumDepth``.
+    struct TooDeep: Error {}
+
     /// - Parameter emptyHint: what the caller's file should start with, for the error on an empty file.
     package static func parse(
         data: Data, file: String,
         emptyHint: String = "an Xcode model's 'contents' file starts with <?xml …?> and has a <model> root element"
     ) throws(ModelError) -> XMLSourceElement {
         let text = SourceText(data)
+        if let offset = firstInvalidUTF8(in: data) {
+            // FoundationXML traps on element and attribute names that are not UTF-8, before any
+            // error callback: such a file must not reach the parser.
+            let (line, column) = text.position(of: offset)
+            throw ModelError(
+                ModelProblem(
+                    .syntax, "the file is not valid UTF-8 (byte 0x\(String(data[data.startIndex + offset], radix: 16)))",
+                    location: SourceLocation(file: file, line: line, column: column),
+                    hint: "Xcode writes these files in UTF-8: this one is damaged"))
+        }
         let recorder = Recorder(file: file, text: text)
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false
@@ -66,6 +84,28 @@ package enum XMLSourceTree {
         return root
     }
 
+    /// The offset of the first byte that is not valid UTF-8, for files that do not declare another
+    /// encoding or start with a UTF-16/32 byte order mark (libxml2 converts those itself).
+    static func firstInvalidUTF8(in data: Data) -> Int? {
+        if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0, 0]) { return nil }
+        let head = String(decoding: data.prefix(200), as: UTF8.self).lowercased()
+        if let declared = head.range(of: "encoding=")?.upperBound,
+            !head[declared...].dropFirst().hasPrefix("utf-8"), !head[declared...].dropFirst().hasPrefix("utf8")
+        {
+            return nil
+        }
+        var parser = Unicode.UTF8.ForwardParser()
+        var bytes = data.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &bytes) {
+            case .valid(let scalar): offset += scalar.count
+            case .error: return offset
+            case .emptyInput: return nil
+            }
+        }
+    }
+
     /// The first error seen, with the elements that were open when it happened (outermost first).
     struct Failure {
         var error: Error
@@ -81,6 +121,12 @@ package enum XMLSourceTree {
         let innermost = failure.open.last
         let opened = { (element: (name: String, line: Int?)) in
             "<\(element.name)>" + (element.line.map { " (opened at line \($0))" } ?? "")
+        }
+        if failure.error is TooDeep {
+            return ModelProblem(
+                .syntax, "elements nest deeper than \(maximumDepth) levels" + (innermost.map { ", inside \(opened($0))" } ?? ""),
+                location: SourceLocation(file: file, line: failure.line, column: failure.column),
+                hint: "Xcode's model and mapping files nest about ten levels: this file is damaged or generated")
         }
         switch known {
         case .tagNameMismatch?:
@@ -168,6 +214,12 @@ package enum XMLSourceTree {
             guard firstError == nil else { return }
             let (line, column) = text.tagStart(
                 name: elementName, reportedLine: parser.lineNumber, reportedColumn: parser.columnNumber)
+            guard stack.count < XMLSourceTree.maximumDepth else {
+                firstError = Failure(
+                    error: TooDeep(), line: line, column: column, open: stack.suffix(1).map { ($0.name, $0.location.line) })
+                parser.abortParsing()
+                return
+            }
             stack.append(
                 XMLSourceElement(
                     name: elementName, attributes: attributes, children: [],
@@ -219,27 +271,45 @@ package enum XMLSourceTree {
 /// Positions follow libxml2's conventions, which we measured: lines are 1-based and broken at LF, CRLF
 /// or a lone CR; columns are 1-based and count characters (UTF-8 sequences), not bytes; a leading byte
 /// order mark is not counted.
+///
+/// Every conversion is a binary search over precomputed columns: walking from the line start instead
+/// made each element cost the length of its line, quadratic for a generated file with thousands of
+/// elements on one line.
 struct SourceText: Sendable {
     private let bytes: [UInt8]
     /// Byte offset at which each line starts; `lineStarts[0]` is line 1.
     private let lineStarts: [Int]
+    /// The 1-based character column of each byte within its line (continuation bytes share their
+    /// character's column), so columns rise with offsets inside a line.
+    private let columns: [UInt32]
 
     init(_ data: Data) {
         bytes = [UInt8](data)
-        var starts = [bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0]
-        var i = starts[0]
+        let first = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var starts = [first]
+        var columns = [UInt32](repeating: 0, count: bytes.count)
+        var column: UInt32 = 0
+        var i = first
         while i < bytes.count {
+            if bytes[i] & 0xC0 != 0x80 { column &+= 1 }
+            columns[i] = column
             switch bytes[i] {
             case UInt8(ascii: "\n"):
                 starts.append(i + 1)
+                column = 0
             case UInt8(ascii: "\r"):
-                if i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "\n") { i += 1 }
+                if i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "\n") {
+                    i += 1
+                    columns[i] = column
+                }
                 starts.append(i + 1)
+                column = 0
             default: break
             }
             i += 1
         }
         lineStarts = starts
+        self.columns = columns
     }
 
     /// Line and column of the `<` that opens the element libxml2 reported at the given position.
@@ -267,26 +337,26 @@ struct SourceText: Sendable {
     /// Byte offset of a 1-based (line, character column) position, clamped to the line's end.
     private func offset(line: Int, column: Int) -> Int? {
         guard line >= 1, line <= lineStarts.count, column >= 1 else { return nil }
+        let start = lineStarts[line - 1]
         let end = line < lineStarts.count ? lineStarts[line] : bytes.count
-        var i = lineStarts[line - 1]
-        var characters = 1
-        while i < end, characters < column {
-            i += 1
-            // Skip UTF-8 continuation bytes: a multi-byte character is one column.
-            while i < end, bytes[i] & 0xC0 == 0x80 { i += 1 }
-            characters += 1
+        // The first byte of the line whose column is `column` or more.
+        var low = start, high = end
+        while low < high {
+            let mid = (low + high) / 2
+            if Int(columns[mid]) < column { low = mid + 1 } else { high = mid }
         }
-        return min(i, max(end - 1, lineStarts[line - 1]))
+        return min(low, max(end - 1, start))
     }
 
-    private func position(of offset: Int) -> (line: Int, column: Int) {
+    func position(of offset: Int) -> (line: Int, column: Int) {
         // The last line start at or before `offset`.
         var low = 0, high = lineStarts.count - 1
         while low < high {
             let mid = (low + high + 1) / 2
             if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
         }
-        let column = bytes[lineStarts[low]..<offset].reduce(1) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
-        return (low + 1, column)
+        guard offset > lineStarts[low], offset <= bytes.count else { return (low + 1, 1) }
+        // The column of the character before `offset`, plus one: `offset` is where a character starts.
+        return (low + 1, Int(columns[offset - 1]) + 1)
     }
 }

@@ -13,6 +13,9 @@ package struct YAMLSource {
 
     /// Parses `text`; a syntax error becomes a ``ModelProblem`` with the parser's line and column.
     package static func parse(_ text: String, file: String) throws(ModelError) -> YAMLSource {
+        if let (line, depth) = YAMLNesting.tooDeep(text) {
+            throw ModelError(YAMLNesting.problem(file: file, line: line, depth: depth))
+        }
         do {
             // Tags are not resolved (every scalar stays a string): readers interpret values by key, and
             // Yams' default resolution runs several regular expressions per scalar, which dominated

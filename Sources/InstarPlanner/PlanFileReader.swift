@@ -29,6 +29,23 @@ public enum PlanFileReader {
     static let batchedKeys = ["table", "size", "sql"]
     static let optionKeys = ["secureDelete", "stepCost", "maxSkip"]
 
+    /// Plan numbers feed the planner's cost sums and the executor's key ranges, where values out of
+    /// these ranges would overflow (a trap) or make no sense; they are problems at their line instead.
+    static let stepCostRange = 0...1_000_000_000_000
+    static let maxSkipRange = 1...100_000
+    static let maximumBatchSize = 1_000_000_000
+
+    /// The whole number at `node` when it lies in `range`, else nil and a reported problem.
+    static func bounded(_ node: Node, _ what: String, _ range: ClosedRange<Int>, _ walker: inout YAMLWalker) -> Int? {
+        guard let value = walker.int(node, what: what) else { return nil }
+        guard range.contains(value) else {
+            walker.report(
+                .invalidValue, "\(what) must be between \(range.lowerBound) and \(range.upperBound), not \(value)", at: node)
+            return nil
+        }
+        return value
+    }
+
     /// Reads a plan from a file URL, such as an app bundle's resource
     /// (`Bundle.main.url(forResource: "plan", withExtension: "yaml", subdirectory: "Migrations")`);
     /// versions, bundles and mapping models are found relative to it.
@@ -118,8 +135,10 @@ public enum PlanFileReader {
                         } else {
                             walker.report(.invalidValue, "secureDelete must be on, off or fast", at: option.value)
                         }
-                    case "stepCost": plan.options.stepCost = walker.int(option.value, what: "stepCost") ?? 1
-                    case "maxSkip": plan.options.maxSkip = max(1, walker.int(option.value, what: "maxSkip") ?? 64)
+                    case "stepCost":
+                        plan.options.stepCost = PlanFileReader.bounded(option.value, "stepCost", PlanFileReader.stepCostRange, &walker) ?? 1
+                    case "maxSkip":
+                        plan.options.maxSkip = PlanFileReader.bounded(option.value, "maxSkip", PlanFileReader.maxSkipRange, &walker) ?? 64
                     default: break
                     }
                 }
@@ -273,8 +292,8 @@ public enum PlanFileReader {
                 walker.report(.missingKey, "batchedSQL needs 'table' and 'sql'", at: pair.value)
                 return nil
             }
-            if size <= 0 {
-                walker.report(.invalidValue, "batch size must be positive", at: pair.value)
+            if size <= 0 || size > Self.maximumBatchSize {
+                walker.report(.invalidValue, "batch size must be between 1 and \(Self.maximumBatchSize)", at: pair.value)
                 return nil
             }
             return .batchedSQL(table: table, sql: sql, batchSize: size)

@@ -94,9 +94,9 @@ extension ChainExecutor {
         let bounds = try store.withDatabase { db in try KeyRanges.bounds(of: table, db) }
         if let (low, high) = bounds {
             let total = KeyRanges.count(low: low, high: high, size: size)
-            var start = entry.checkpoint.flatMap(Int64.init).map { $0 + 1 } ?? low
-            while start <= high {
-                let end = min(high, start + Int64(size) - 1)
+            var resumeAt = KeyRanges.resume(after: entry.checkpoint, low: low, high: high)
+            while let start = resumeAt {
+                let end = KeyRanges.end(from: start, size: size, high: high)
                 var next = entry
                 next.checkpoint = String(end)
                 try commit(next, failpoint: "batch") { db in
@@ -104,8 +104,8 @@ extension ChainExecutor {
                 }
                 entry = next
                 emit(.hook(name: name, done: KeyRanges.count(low: low, high: end, size: size), total: total))
-                start = end + 1
-                if start <= high, let reason = pauseReason() { return try pause(&entry, reason) }
+                resumeAt = end < high ? end + 1 : nil
+                if resumeAt != nil, let reason = pauseReason() { return try pause(&entry, reason) }
             }
         }
         var next = entry

@@ -72,12 +72,13 @@ public final class HookContext: @unchecked Sendable {
         guard let (low, high) = try session.read({ db in try KeyRanges.bounds(of: table, db) }) else { return }
         let size = max(1, size)
         let batches = KeyRanges.count(low: low, high: high, size: size)
-        var start = checkpoint.flatMap(Int64.init).map { $0 + 1 } ?? low
-        while start <= high {
+        guard var start = KeyRanges.resume(after: checkpoint, low: low, high: high) else { return }
+        while true {
             try checkCancellation()
-            let end = start + min(Int64(size) - 1, high - start)
+            let end = KeyRanges.end(from: start, size: size, high: high)
             try write(checkpoint: String(end)) { db in try body(db, start...end) }
             progress(KeyRanges.count(low: low, high: end, size: size), batches)
+            if end >= high { return }
             start = end + 1
         }
     }
@@ -107,8 +108,24 @@ enum KeyRanges {
         return (low, high)
     }
 
+    /// Rowids are the store's, anywhere in Int64 (a table may hold both -2^63 and 2^63-1): the span is
+    /// computed unsigned, and ranges end at `high` rather than overflowing past it.
     static func count(low: Int64, high: Int64, size: Int) -> Int {
-        Int((high - low) / Int64(size)) + 1
+        let whole = UInt64(bitPattern: high &- low) / UInt64(max(1, size))
+        return whole >= UInt64(Int.max) ? Int.max : Int(whole) + 1
+    }
+
+    /// The last key of the range that starts at `start`: `size` keys on, or `high`.
+    static func end(from start: Int64, size: Int, high: Int64) -> Int64 {
+        let (end, overflow) = start.addingReportingOverflow(Int64(max(1, size)) - 1)
+        return overflow ? high : min(high, end)
+    }
+
+    /// Where to resume after the journal's checkpoint (the last key done), or nil when the checkpoint
+    /// already reaches `high`; `low` without a checkpoint.
+    static func resume(after checkpoint: String?, low: Int64, high: Int64) -> Int64? {
+        guard let done = checkpoint.flatMap(Int64.init) else { return low }
+        return done >= high ? nil : max(low, done + 1)
     }
 }
 

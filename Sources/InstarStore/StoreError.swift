@@ -106,6 +106,14 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
                 return make(.interrupted, "interrupted while \(action); its transaction was rolled back")
             case .SQLITE_NOTADB:
                 return make(.notADatabase, "not a SQLite database")
+            case .SQLITE_CORRUPT where FileManager.default.fileExists(atPath: path + "-wal"):
+                // SQLite replays a -wal file beside the store; one copied from another store (or another
+                // copy of this one) makes a sound store read as malformed. Nothing was changed.
+                return make(
+                    .corrupt, "SQLite failed while \(action): \(error.message ?? "\(error)"); nothing was changed",
+                    hint: "the store or its -wal file is damaged: if \((path as NSString).lastPathComponent)-wal "
+                        + "came from another store or another copy of this one, move it (and the -shm file) away; "
+                        + "else restore a backup")
             case .SQLITE_CORRUPT:
                 return make(.corrupt, "the store file is damaged (\(error.message ?? "corrupt")) while \(action); nothing was changed", hint: "restore a backup")
             case .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_AUTH, .SQLITE_PERM:

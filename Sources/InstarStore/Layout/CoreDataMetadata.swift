@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarModelIO
 import InstarSQL
 
 /// Core Data's bookkeeping tables: `Z_METADATA` (one row: `Z_VERSION` 1, the store UUID, and the metadata
@@ -82,14 +83,32 @@ package enum CoreDataMetadata {
         guard try db.tableExists(CoreDataLayout.metadataTable),
             let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
         else { return nil }
-        let uuid: String? = row["Z_UUID"]
-        let plist: Data? = row["Z_PLIST"]
+        // Whatever the store holds: a value of another type is an error that says so, never a trap.
+        let uuid = try column(row, "Z_UUID", as: String.self)
+        let plist = try column(row, "Z_PLIST", as: Data.self)
         return Stored(uuid: uuid, dictionary: try plist.map(decode) ?? [:])
     }
 
-    /// A binary (or XML) property list dictionary.
+    /// `row[name]` converted to `T`, nil for NULL; a value that does not convert (an integer where a
+    /// blob belongs) throws, naming the column and the type found.
+    private static func column<T: DatabaseValueConvertible>(_ row: Row, _ name: String, as: T.Type) throws -> T? {
+        let value: DatabaseValue = row[name]
+        if value.isNull { return nil }
+        guard let converted = T.fromDatabaseValue(value) else {
+            throw CoreDataMetadataError("Z_METADATA.\(name) holds \(value.kindName), which Core Data never writes there")
+        }
+        return converted
+    }
+
+    /// A binary (or XML) property list dictionary, read with InstarModelIO's checked reader: the bytes
+    /// come from the store, and Foundation's parser crashes on some corrupted ones.
     package static func decode(_ data: Data) throws -> [String: Any] {
-        let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        let object: Any
+        do {
+            object = try CheckedPropertyList.foundationValue(data)
+        } catch {
+            throw CoreDataMetadataError("Z_METADATA.Z_PLIST is \(error.description)")
+        }
         guard let dictionary = object as? [AnyHashable: Any] else {
             throw CoreDataMetadataError("Z_METADATA.Z_PLIST is not a dictionary")
         }
@@ -155,8 +174,10 @@ package enum CoreDataMetadata {
     static func renumber(_ db: Database, model: Model, layout: CoreDataLayout, map: StorageMap) throws -> Bool {
         var previous: [Int64: (name: String, parent: Int64, max: Int64)] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") {
-            guard let number: Int64 = row["Z_ENT"], let name: String = row["Z_NAME"] else { continue }
-            previous[number] = (name, row["Z_SUPER"] ?? 0, row["Z_MAX"] ?? 0)
+            // Rows of other types (a text Z_ENT in a damaged store) are skipped, never trapped on.
+            guard let number = Int64.fromDatabaseValue(row["Z_ENT"]), let name = String.fromDatabaseValue(row["Z_NAME"])
+            else { continue }
+            previous[number] = (name, Int64.fromDatabaseValue(row["Z_SUPER"]) ?? 0, Int64.fromDatabaseValue(row["Z_MAX"]) ?? 0)
         }
         // Entity name → the Z_MAX of its older root.
         var rootMax: [String: Int64] = [:]

@@ -59,7 +59,17 @@ public struct InstarLayout: StoreLayout {
         guard try recognizes(db) else { return nil }
         var values: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(Self.metadataTable.sqlQuoted)") {
-            values[row["key"]] = row["value"]
+            // Converted, not subscripted as String: GRDB traps on a value of another type, and the
+            // table is in the user's store, where anything may have been written.
+            let key: DatabaseValue = row["key"]
+            let value: DatabaseValue = row["value"]
+            guard let name = String.fromDatabaseValue(key) else {
+                throw BookkeepingError("\(Self.metadataTable) has a key that is \(key.kindName), not text (the store's Instar metadata is damaged)")
+            }
+            guard value.isNull || String.fromDatabaseValue(value) != nil else {
+                throw BookkeepingError("\(Self.metadataTable) key '\(name)' holds \(value.kindName), not text (the store's Instar metadata is damaged)")
+            }
+            values[name] = String.fromDatabaseValue(value)
         }
         var hashes: [String: Data] = [:]
         if let json = values["entityHashes"]?.data(using: .utf8),

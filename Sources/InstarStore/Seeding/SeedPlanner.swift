@@ -38,12 +38,18 @@ package struct SeedPlanner {
         for table in entityTableOrder {
             let info = map.entityTables[table]!
             let highest = try SeedKeys.highestKey(db, table: table, info: info, map: map, layout: layout)
-            var next = highest + 1
+            var next = highest &+ 1
             var blocks: [SeedBlock] = []
             for kind in map.entities[info.root]?.kinds ?? [info.root] {
                 let count = counts[kind] ?? 0
                 blocks.append(SeedBlock(entity: kind, firstKey: next, count: count, discriminator: map.entities[kind]?.discriminatorValue))
-                next += count
+                let (after, overflow) = next.addingReportingOverflow(count)
+                // The store's own keys decide where new ones start: near 2^63 they cannot follow.
+                guard highest < Int64.max, !overflow else {
+                    refuse(kind, nil, "new keys would pass \(Int64.max): the table's highest key is \(highest)")
+                    return SeedPlan(entities: [], joins: [], keyRanges: [])
+                }
+                next = after
             }
             tableBlocks[table] = blocks
             if next - 1 > highest {
@@ -65,22 +71,32 @@ package struct SeedPlanner {
         map.schema.tables.map(\.name).filter { map.entityTables[$0] != nil }
     }
 
+    /// The most rows seeded per entity: far beyond any test store, and small enough that keys and the
+    /// seeders' index arithmetic (multiplied by small primes) stay far from overflowing.
+    static let maximumRows = 1_000_000_000
+
     /// Rows per entity: the request, abstract entities none; unknown or impossible requests refused.
     mutating func decideCounts() {
         if options.rows < 0 { refuse(nil, nil, "the number of rows must be 0 or more, not \(options.rows)") }
+        if options.rows > Self.maximumRows {
+            refuse(nil, nil, "the number of rows must be at most \(Self.maximumRows), not \(options.rows)")
+        }
         for name in options.rowsPerEntity.keys.sorted() {
             guard let entity = model.entity(named: name) else {
                 refuse(name, nil, "no such entity in version \(model.name)")
                 continue
             }
             let rows = options.rowsPerEntity[name]!
-            if rows < 0 { refuse(name, nil, "a row count must be 0 or more, not \(rows)") }
+            if rows < 0 || rows > Self.maximumRows {
+                refuse(name, nil, "a row count must be between 0 and \(Self.maximumRows), not \(rows)")
+            }
             if entity.isAbstract && rows > 0 {
                 refuse(name, nil, "the entity is abstract: it has no rows of its own (seed its sub-entities)")
             }
         }
         for entity in model.entities {
-            counts[entity.name] = entity.isAbstract ? 0 : Int64(max(0, options.rowsPerEntity[entity.name] ?? options.rows))
+            let requested = options.rowsPerEntity[entity.name] ?? options.rows
+            counts[entity.name] = entity.isAbstract ? 0 : Int64(min(max(0, requested), Self.maximumRows))
         }
     }
 

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+import InstarModel
+import InstarStore
+import Testing
+
+/// Stores whose bookkeeping holds values of the wrong type or damaged property lists: GRDB's typed
+/// subscripts and Foundation's property-list parser crashed the process on them (found by
+/// `Scripts/fuzz`). Reading them must be an error naming the table and column, and change nothing.
+@Suite struct HostileStoreTests {
+    /// A database with Core Data's `Z_METADATA` holding `uuid` and `plist` as given.
+    func coreDataMetadata(uuid: DatabaseValueConvertible?, plist: DatabaseValueConvertible?) throws -> Error? {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let queue = try DatabaseQueue(path: folder.appendingPathComponent("store.sqlite").path)
+        return try queue.write { db in
+            try db.execute(sql: "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+            try db.execute(sql: "INSERT INTO Z_METADATA VALUES (1, ?, ?)", arguments: [uuid, plist])
+            do {
+                _ = try CoreDataMetadata.read(db)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    @Test func aMetadataPlistOfAnotherTypeIsAnError() throws {
+        let error = try coreDataMetadata(uuid: "U", plist: 12)
+        #expect("\(error.map { "\($0)" } ?? "no error")".contains("Z_METADATA.Z_PLIST holds an integer"))
+        // Z_UUID has text affinity: a number becomes text, but bytes that are not UTF-8 stay a blob.
+        let uuidError = try coreDataMetadata(uuid: Data([0xFF, 0x00]), plist: nil)
+        #expect("\(uuidError.map { "\($0)" } ?? "no error")".contains("Z_METADATA.Z_UUID holds a blob"))
+    }
+
+    /// Every single-byte change of a real metadata plist: an error or a dictionary, never a crash.
+    @Test func corruptedMetadataPlistsAreErrors() throws {
+        let plist = try PropertyListSerialization.data(
+            fromPropertyList: ["NSStoreModelVersionHashes": ["Note": Data(repeating: 7, count: 32)],
+                               "NSStoreModelVersionIdentifiers": [""], "NSStoreType": "SQLite"],
+            format: .binary, options: 0)
+        var errors = 0
+        for offset in stride(from: 0, to: plist.count, by: 3) {
+            for byte: UInt8 in [0x00, 0x80, 0xDF, 0xAF, 0xFF] {
+                var damaged = plist
+                damaged[offset] = byte
+                if let error = try coreDataMetadata(uuid: "U", plist: damaged) {
+                    #expect("\(error)".contains("Z_METADATA.Z_PLIST"), "\(error)")
+                    errors += 1
+                }
+            }
+        }
+        #expect(errors > 0)
+        let deep = "<?xml version=\"1.0\"?><plist><dict><key>a</key>" + String(repeating: "<array>", count: 30_000)
+        let deepError = try coreDataMetadata(uuid: "U", plist: Data(deep.utf8))
+        #expect("\(deepError.map { "\($0)" } ?? "no error")".contains("nests"))
+    }
+
+    /// A `-wal` file copied from another store: SQLite replays it and reads the store as malformed.
+    /// `instar` must say so and what to do, and change neither file.
+    @Test(.needsCorpus) func aWALFileFromAnotherStoreIsAClearError() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("Moody.sqlite")
+        try FileManager.default.copyItem(
+            at: corpusRoot.appendingPathComponent("objcio__core-data/Migrations/MigrationsTests/Moody.moody"), to: store)
+        try FileManager.default.copyItem(
+            at: corpusRoot.appendingPathComponent("duckduckgo__BrowserServicesKit/Tests/BookmarksTests/Resources/Bookmarks_V5.sqlite-wal"),
+            to: URL(fileURLWithPath: store.path + "-wal"))
+        let before = try Data(contentsOf: store)
+        for command in [["inspect", "--store", store.path], ["status", "--store", store.path]] {
+            let result = try runInstar(command)
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("database disk image is malformed"), "\(result.stderr)")
+            #expect(result.stderr.contains("Moody.sqlite-wal came from another store"), "\(result.stderr)")
+        }
+        #expect(try Data(contentsOf: store) == before)
+    }
+
+    @Test func instarMetadataOfAnotherTypeIsAStoreError() throws {
+        let f = try StoreFixture(try model("entities:\n  Note:\n    attributes:\n      title: string?\n", name: "V1"))
+        // The column has text affinity: a number would become text, bytes that are not UTF-8 stay a blob.
+        try f.execute("UPDATE \"_instar_metadata\" SET \"value\" = x'FF00' WHERE \"key\" = 'version'")
+        let before = try f.fileBytes()
+        #expect {
+            _ = try f.store.metadata()
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains(f.path) && text.contains("_instar_metadata key 'version' holds a blob, not text")
+        }
+        #expect(try f.fileBytes() == before)
+    }
+}
