@@ -178,6 +178,7 @@ extension SQLiteStore {
                                 }
                             }
                             let counted = try counts(checked.survivingEntities, db: db, source: true)
+                            try RemovedRows.record(unit.program, actual: actual, db)
                             for statement in unitPlan.statements {
                                 onStatement?(statementIndex)
                                 statementIndex += 1
@@ -202,6 +203,7 @@ extension SQLiteStore {
                     try pending.check(db, path: path)
                     try checkViews(extras ?? [], db: db, version: last.name)
                     if !metadataWritten { try layout.writeMetadata(db, model: last) }
+                    try RemovedRows.finish(db)
                     try beforeCommit?(db)
                     return .commit
                 }
