@@ -150,7 +150,8 @@ public final class VersionGraph: @unchecked Sendable {
             return Step(from: versions[i].name, to: versions[j].name, kind: .custom, diff: d, cost: cost(i, j), stage: stage)
         }
         guard d.isInferable else { return nil }
-        if j > i + 1 && !preservesChain(i, j) { return nil }
+        // Versions of a bundle have no order: there is no "in between" to preserve.
+        if plan.versionsAreOrdered && j > i + 1 && !preservesChain(i, j) { return nil }
         return Step(from: versions[i].name, to: versions[j].name, kind: .lightweight, diff: d, cost: cost(i, j))
     }
 
