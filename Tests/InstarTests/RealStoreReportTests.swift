@@ -23,3 +23,24 @@ import Testing
         #expect(try f.fileBytes() == before)
     }
 }
+
+/// `instar test` on a chain that does not exist names the version it started from.
+@Suite struct MissingChainReportTests {
+    @Test func aRunWithoutAChainNamesItsVersion() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "name: V1\nentities:\n  Track:\n    attributes:\n      title: string?\n"
+            .write(to: directory.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        // String → Integer 64 cannot be inferred: no chain leads from V1 to V2.
+        try "name: V2\nentities:\n  Track:\n    attributes:\n      title: int64?\n"
+            .write(to: directory.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        let plan = directory.appendingPathComponent("plan.yaml")
+        try "name: p\nlayout: instar\nversions:\n  - v1.yaml\n  - v2.yaml\n".write(to: plan, atomically: true, encoding: .utf8)
+        let result = try runInstar(["test", plan.path, "--rows", "3", "--format", "json"])
+        #expect(result.status == 1)
+        let runs = (result.json?["runs"] as? [[String: Any]]) ?? []
+        #expect(runs.map { $0["fromVersion"] as? String } == ["V1"], "\(result.stdout)")
+        let text = try runInstar(["test", plan.path, "--rows", "3"])
+        #expect(text.stdout.contains("FAIL  V1:") && !text.stdout.contains("FAIL  ?"), "\(text.stdout)")
+    }
+}

@@ -9,13 +9,18 @@ extension MigrationTester {
         let snapshot = folder.appendingPathComponent("before.sqlite").path
         let current: Model
         let chain: Chain
+        // The store's version, when it is known but no chain leads from it: a failed run names it
+        // ("?" only for a store that matches no version).
+        var detected: String?
         do {
             let store = try SQLiteStore.open(at: path, layout: migrator.layout, readOnly: true)
             defer { try? store.close() }
+            detected = try? migrator.currentVersion(of: store).0.name
             (current, chain, _) = try migrator.chain(for: store)
             try store.backup(to: snapshot)
         } catch {
-            return failedRun(source: source, from: "?", "no chain to the target: " + Self.message(error, path: path, source: source))
+            return failedRun(
+                source: source, from: detected ?? "?", "no chain to the target: " + Self.message(error, path: path, source: source))
         }
         let target = plan.targetVersion ?? current.name
         var run = MigrationTestRun(
