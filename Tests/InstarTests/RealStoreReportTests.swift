@@ -44,3 +44,24 @@ import Testing
         #expect(text.stdout.contains("FAIL  V1:") && !text.stdout.contains("FAIL  ?"), "\(text.stdout)")
     }
 }
+
+/// Versions with identical hashes (nothing Core Data hashes changed between them) are each reported
+/// under their own name, and the run says which version their stores are detected as.
+@Suite struct IdenticalVersionReportTests {
+    @Test func eachVersionIsReportedUnderItsOwnName() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let entities = "entities:\n  Track:\n    attributes:\n      title: string?\n"
+        for (file, name, extra) in [("v1", "V1", ""), ("v2", "V2", ""), ("v3", "V3", "      plays: int64?\n")] {
+            try "name: \(name)\n\(entities)\(extra)".write(to: directory.appendingPathComponent("\(file).yaml"), atomically: true, encoding: .utf8)
+        }
+        let plan = directory.appendingPathComponent("plan.yaml")
+        try "name: p\nlayout: coredata\nversions:\n  - v1.yaml\n  - v2.yaml\n  - v3.yaml\n".write(to: plan, atomically: true, encoding: .utf8)
+        let result = try runInstar(["test", plan.path, "--rows", "3", "--format", "json"])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let runs = (result.json?["runs"] as? [[String: Any]]) ?? []
+        #expect(runs.compactMap { $0["fromVersion"] as? String } == ["V1", "V2"])
+        let notes = runs.last.flatMap { ($0["checks"] as? [[String: Any]])?.first?["notes"] as? [String] } ?? []
+        #expect(notes.contains { $0.hasPrefix("a store of V2 is detected as V1") }, "\(notes)")
+    }
+}

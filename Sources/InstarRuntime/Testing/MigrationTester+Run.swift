@@ -5,7 +5,12 @@ import InstarStore
 
 extension MigrationTester {
     /// Snapshots the store, migrates it through the real chain (timed, its disk sampled), then checks it.
-    func migrateAndCheck(path: String, source: String, folder: URL, options: MigrationTestOptions) -> MigrationTestRun {
+    /// `seeded` is the version a seeded store was created at: the run is reported under it even when
+    /// the store is detected as another version with identical hashes (a store cannot tell them apart,
+    /// and the run says so), so that no two runs are reported under one name.
+    func migrateAndCheck(
+        path: String, source: String, folder: URL, options: MigrationTestOptions, seeded: Model? = nil
+    ) -> MigrationTestRun {
         let snapshot = folder.appendingPathComponent("before.sqlite").path
         let current: Model
         let chain: Chain
@@ -20,16 +25,22 @@ extension MigrationTester {
             try store.backup(to: snapshot)
         } catch {
             return failedRun(
-                source: source, from: detected ?? "?", "no chain to the target: " + Self.message(error, path: path, source: source))
+                source: source, from: seeded?.name ?? detected ?? "?",
+                "no chain to the target: " + Self.message(error, path: path, source: source))
         }
+        let detectedAs = seeded.flatMap { $0.name == current.name ? nil : current.name }
         let target = plan.targetVersion ?? current.name
         var run = MigrationTestRun(
-            source: source, fromVersion: current.name, steps: chain.steps.map(Self.label), rowsBefore: [:], rowsAfter: [:],
+            source: source, fromVersion: seeded?.name ?? current.name, steps: chain.steps.map(Self.label), rowsBefore: [:], rowsAfter: [:],
             checks: [], seconds: 0, extraBytes: 0, bytesBefore: DiskSampler.size(of: path), bytesAfter: 0)
         let sampler = DiskSampler(path: path)
         sampler.start()
         let started = Date()
         var migration = MigrationCheck(.migration, .passed, "ran \(chain.steps.count) step(s): " + chain.steps.map(describe).joined(separator: ", "))
+        if let detectedAs, let seeded {
+            migration.notes.append(
+                "a store of \(seeded.name) is detected as \(detectedAs): their entity hashes are identical and no version identifier tells them apart, so it is migrated from \(detectedAs)")
+        }
         do {
             if case .paused(let reason) = try migrator.migrate(storeAt: path, progress: { _ in sampler.sample() }) {
                 migration = MigrationCheck(.migration, .failed, "paused: \(reason)")

@@ -128,7 +128,7 @@ public struct MigrationTester: Sendable {
         } catch {
             return failedRun(source: "seeded", from: version.name, "could not create and seed the store: \(error)")
         }
-        return migrateAndCheck(path: path, source: "seeded", folder: folder, options: options)
+        return migrateAndCheck(path: path, source: "seeded", folder: folder, options: options, seeded: version)
     }
 
     /// A copy of a real store with its `-wal` and `-journal` (the original is never opened: even a
