@@ -65,3 +65,34 @@ import Testing
         #expect(notes.contains { $0.hasPrefix("a store of V2 is detected as V1") }, "\(notes)")
     }
 }
+
+/// Two attributes side by side for versions are no rename, even when a step skips from before the
+/// one was added to after the other was removed: `plan` and `test` judge alike.
+@Suite struct SkipRenameReportTests {
+    @Test func attributesThatLivedSideBySideAreNoProbableRename() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let versions = [
+            ("v1", "V1", "      x: string?\n"), ("v2", "V2", "      x: string?\n      y: string?\n"),
+            ("v3", "V3", "      x: string?\n      y: string?\n      z: int64?\n"), ("v4", "V4", "      y: string?\n      z: int64?\n"),
+        ]
+        for (file, name, attributes) in versions {
+            try "name: \(name)\nentities:\n  Item:\n    attributes:\n\(attributes)"
+                .write(to: directory.appendingPathComponent("\(file).yaml"), atomically: true, encoding: .utf8)
+        }
+        let plan = directory.appendingPathComponent("plan.yaml")
+        try "name: p\nlayout: instar\nversions:\n  - v1.yaml\n  - v2.yaml\n  - v3.yaml\n  - v4.yaml\n"
+            .write(to: plan, atomically: true, encoding: .utf8)
+        let planned = try runInstar(["plan", plan.path, "--from", "V1", "--format", "json"])
+        #expect(planned.status == 0, "\(planned.stdout)\n\(planned.stderr)")
+        let steps = (planned.json?["steps"] as? [[String: Any]]) ?? []
+        #expect(steps.map { "\($0["from"] ?? "") → \($0["to"] ?? "")" } == ["V1 → V4"])
+        // The skip alone sees x removed and y added; no consecutive step does.
+        let text = try runInstar(["plan", plan.path, "--from", "V1"])
+        #expect(!text.stdout.contains("probable rename"), "\(text.stdout)")
+        let risks = (planned.json?["risks"] as? [[String: Any]]) ?? []
+        #expect(!risks.contains { $0["kind"] as? String == "probableRename" }, "\(risks)")
+        let tested = try runInstar(["test", plan.path, "--from", "V1", "--rows", "3"])
+        #expect(tested.status == 0 && tested.stdout.contains("PASS  V1"), "\(tested.stdout)")
+    }
+}

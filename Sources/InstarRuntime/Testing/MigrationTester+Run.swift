@@ -100,7 +100,7 @@ extension MigrationTester {
             try? before.close()
         }
         var checks = [StoreChecks.schema(of: result, target: target, scratch: folder)]
-        let correspondence = RowCorrespondence(source: current, steps: chain.steps, versions: plan.versions)
+        let correspondence = RowCorrespondence(source: current, steps: chain.steps, versions: plan.versions, ordered: plan.versionsAreOrdered)
         do {
             let comparison = RowComparison(
                 before: .init(store: before, model: current, map: try before.layout.storageMap(for: current)),
