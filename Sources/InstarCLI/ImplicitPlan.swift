@@ -5,8 +5,9 @@ import Instar
 ///
 /// `instar migrate --store S --model App.xcdatamodeld` finds the store's version among the bundle's
 /// versions and runs the cheapest chain of inferred steps to the bundle's current version, with the
-/// journal, resume, lease and progress of a plan. Several `--model` arguments are versions in the order
-/// given (a bundle contributes all of its versions, in its order).
+/// journal, resume, lease and progress of a plan. A bundle's versions have no order but its current
+/// version (``Plan/versionsAreOrdered``): any of them is a starting point. Several `--model` arguments
+/// are versions in the order given (a bundle among them contributes its versions in name order).
 enum ImplicitPlan {
     /// - Parameters:
     ///   - references: the `--model` arguments.
@@ -48,6 +49,9 @@ enum ImplicitPlan {
         var plan = Plan(
             name: name, file: references.joined(separator: " "), layout: layout(of: storePath, references: references),
             versions: versions, target: target ?? current)
+        // One bundle: its versions have no order but the current one (several --model arguments are
+        // versions in the order given).
+        plan.versionsAreOrdered = !(references.count == 1 && isBundle(references[0]))
         // The app's mapping models beside its bundle fix their steps, as Core Data uses them first.
         for reference in references where isBundle(reference) {
             let near = URL(fileURLWithPath: reference).standardizedFileURL.deletingLastPathComponent()

@@ -76,7 +76,7 @@ struct LintCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "With --cloudkit: the first version released with CloudKit sync; the rules apply to it and later versions, and every step from it on must only add (default: the oldest version).",
+            "With --cloudkit: the first version released with CloudKit sync; the rules apply to it and later versions, and every step from it on must only add (default: the oldest version). With a bundle (no order but its current version): its step to the current version must only add (default: every version's).",
             valueName: "version"))
     var released: String?
 

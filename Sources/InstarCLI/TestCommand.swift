@@ -10,7 +10,8 @@ struct TestCommand: ParsableCommand {
         commandName: "test",
         abstract: "Migrate a store of every version to the target and check the result.",
         discussion: """
-            For every version of the history before the target (or each --from), creates a store, seeds \
+            For every version of the history before the target (every other version of a bundle, which \
+            has no order; or each --from; versions left out are listed as skipped), creates a store, seeds \
             it with --rows synthetic rows per entity (edge values first, as 'instar store seed' does), \
             copies it, migrates it to the target through the real chain with its hooks (as 'instar \
             migrate' would), and checks:
@@ -64,7 +65,7 @@ struct TestCommand: ParsableCommand {
     @Option(help: "Seed of the synthetic rows.")
     var seed: UInt64 = 1
 
-    @Option(help: ArgumentHelp("A version to start from (repeatable; default: every version before the target).", valueName: "version"))
+    @Option(help: ArgumentHelp("A version to start from (repeatable; default: every version before the target, every other version of a bundle).", valueName: "version"))
     var from: [String] = []
 
     @Option(help: ArgumentHelp("Real stores to test instead of seeded ones: a folder of SQLite files, or a file (repeatable).", valueName: "path"))

@@ -64,6 +64,7 @@ package struct ChainFinder {
         guard let start = plan.index(of: from), let end = plan.index(of: to) else {
             throw NoChain(from: from, to: to, gaps: [], message: "unknown version '\(plan.index(of: from) == nil ? from : to)'")
         }
+        if !plan.versionsAreOrdered { return try unorderedChain(from: start, to: end) }
         guard start <= end else {
             throw NoChain(
                 from: from, to: to, gaps: [],
@@ -218,8 +219,9 @@ package struct ChainFinder {
     /// single direct step, when they exist, differ from the choice and obey the plan (stop at every
     /// pinned version and take every custom stage in the range, as ``cheapestChain(from:to:)`` does).
     package func alternatives(to chosen: Chain) -> [Chain] {
-        guard let first = chosen.steps.first, let last = chosen.steps.last,
-            let a = graph.plan.index(of: first.from), let b = graph.plan.index(of: last.to)
+        // A bundle's versions have no order to step through.
+        guard graph.plan.versionsAreOrdered, let first = chosen.steps.first, let last = chosen.steps.last,
+            let a = graph.plan.index(of: first.from), let b = graph.plan.index(of: last.to), a < b
         else { return [] }
         var result: [Chain] = []
         let everyVersion = (a..<b).compactMap { graph.step($0, $0 + 1) }

@@ -27,10 +27,67 @@ public enum CloudKitLint {
     /// step from it on with the step rules. A violation that several versions share is reported once, at
     /// the newest version that has it. `firstReleased` must name a version of the plan (else the oldest
     /// is used).
+    ///
+    /// The versions of an Xcode bundle have no order but the current one (``Plan/versionsAreOrdered``):
+    /// there every released version (`firstReleased`, else every version but the current) is checked
+    /// with the model rules, and its step straight to the current version with the step rules, as the
+    /// app that ships the current version meets the records of every released one.
     public static func check(_ plan: Plan, firstReleased: String? = nil) -> [LintFinding] {
         guard !plan.versions.isEmpty else { return [] }
+        if !plan.versionsAreOrdered, let target = plan.targetVersion, let current = plan.versions.first(where: { $0.name == target }) {
+            let released = firstReleased.flatMap { name in plan.versions.first { $0.name == name } }.map { [$0] }
+                ?? plan.versions.filter { $0.name != target }
+            let sources = released.filter { $0.name != target }
+            let steps = mergedStepFindings(sources.map { ($0.name, check(from: $0, to: current)) }, current: current.name)
+            return PlanLint.sorted(mergedModelFindings(sources + [current]) + steps)
+        }
         let first = firstReleased.flatMap(plan.index(of:)) ?? 0
         let versions = Array(plan.versions[first...])
+        // Step rules.
+        var steps: [LintFinding] = []
+        if versions.count > 1 {
+            for k in 0..<(versions.count - 1) {
+                steps += check(from: versions[k], to: versions[k + 1])
+            }
+        }
+        return PlanLint.sorted(mergedModelFindings(versions) + steps)
+    }
+
+    /// Step findings of several released versions to the current one, one per violation: the same
+    /// removal seen from three released versions is one finding naming the three.
+    static func mergedStepFindings(_ perVersion: [(String, [LintFinding])], current: String) -> [LintFinding] {
+        var order: [String] = []
+        var merged: [String: (finding: LintFinding, core: String, versions: [String])] = [:]
+        for (version, findings) in perVersion {
+            let prefix = "\(version) → \(current): ", suffix = " after \(version) was released"
+            for finding in findings {
+                guard finding.message.hasPrefix(prefix), finding.message.hasSuffix(suffix) else {
+                    order.append(finding.message)
+                    merged[finding.message] = (finding, "", [])
+                    continue
+                }
+                let core = String(finding.message.dropFirst(prefix.count).dropLast(suffix.count))
+                let key = "\(finding.check.rawValue)\u{0}\(core)"
+                if merged[key] == nil {
+                    order.append(key)
+                    merged[key] = (finding, core, [])
+                }
+                merged[key]?.versions.append(version)
+            }
+        }
+        return order.compactMap { key in
+            guard var (finding, core, versions) = merged[key] else { return nil }
+            if !versions.isEmpty {
+                let names = versions.joined(separator: ", ")
+                finding.message = "\(names) → \(current): \(core) after " + (versions.count == 1 ? "\(names) was released" : "these versions were released")
+            }
+            return finding
+        }
+    }
+
+    /// The model rules of `versions` (oldest first): a violation that several versions share is
+    /// reported once, at the last version that has it.
+    static func mergedModelFindings(_ versions: [Model]) -> [LintFinding] {
         var findings: [LintFinding] = []
         // Model rules, newest first, so each violation is reported where it would be fixed.
         var seen: [String: Int] = [:]
@@ -52,13 +109,7 @@ public enum CloudKitLint {
             if let older = seen[key], older > 0 { finding.message += " (also in \(older) older version(s))" }
             findings.append(finding)
         }
-        // Step rules.
-        if versions.count > 1 {
-            for k in 0..<(versions.count - 1) {
-                findings += check(from: versions[k], to: versions[k + 1])
-            }
-        }
-        return PlanLint.sorted(findings)
+        return findings
     }
 
     /// The model rules for one version.

@@ -31,6 +31,12 @@ public struct Plan: Sendable {
     /// Mapping models found beside the bundle that fit no pair of the plan's versions, each with the
     /// closest pair: said in the dry run, since they may belong to another bundle.
     public var unmatchedMappings: [String] = []
+    /// False for the versions of an Xcode bundle: a bundle has no order but its current version
+    /// (`.xccurrentversion`), and version names say nothing about release order (`AppPartner 5` may
+    /// come before `AppFolio v1.4`). Then every version is a starting point, a chain goes straight to
+    /// the target as Core Data infers it, through other versions only where a mapping model leads,
+    /// and nothing is "newer" than the target. Plan files keep the order they declare (true).
+    public var versionsAreOrdered = true
 
     /// A plan built in code; ``PlanFileReader`` reads one from a file. Validation happens in the reader and
     /// in ``PlanLint``, not here.
@@ -58,6 +64,13 @@ public struct Plan: Sendable {
 
     /// The default target: `target`, else the newest version.
     public var targetVersion: String? { target ?? versions.last?.name }
+
+    /// The versions a store may be at when it is migrated to `target`: with ordered versions those
+    /// before it, else every other version.
+    public func startingVersions(for target: String) -> [Model] {
+        guard let end = index(of: target) else { return [] }
+        return versionsAreOrdered ? Array(versions.prefix(end)) : versions.filter { $0.name != target }
+    }
 
     /// The mapping model for the step from `from` to `to`, if the plan has one.
     public func mapping(from: String, to: String) -> PlannedMapping? {

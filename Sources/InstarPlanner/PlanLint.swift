@@ -226,16 +226,16 @@ public enum PlanLint {
 
     // MARK: - Reachability
 
-    /// Every version older than the target must have a chain to it: a store in the field may be at any
-    /// of them. One finding per blocking pair, naming the versions it strands.
+    /// Every version older than the target (every other version of a bundle, which has no order) must
+    /// have a chain to it: a store in the field may be at any of them. One finding per blocking pair, naming the versions it strands.
     static func reachability(_ plan: Plan, _ graph: VersionGraph) -> [LintFinding] {
-        guard let target = plan.targetVersion, let t = plan.index(of: target) else { return [] }
+        guard let target = plan.targetVersion, plan.index(of: target) != nil else { return [] }
         let finder = ChainFinder(graph: graph)
         var stranded: [String: (gap: NoChain.Gap, starts: [String])] = [:]
         var order: [String] = []
         var other: [LintFinding] = []
-        for s in 0..<t {
-            let start = plan.versions[s].name
+        for version in plan.startingVersions(for: target) {
+            let start = version.name
             do {
                 _ = try finder.cheapestChain(from: start, to: target)
             } catch {
@@ -293,16 +293,25 @@ public enum PlanLint {
         }
     }
 
-    static func probableRenames(_ plan: Plan, _ graph: VersionGraph) -> [LintFinding] {
+    /// The steps whose diffs lint reads, as version indexes: consecutive versions of a plan, or each
+    /// version of a bundle (which has no order) to the target, the step a store of it takes.
+    static func lintedSteps(_ plan: Plan) -> [(Int, Int)] {
         guard plan.versions.count > 1 else { return [] }
+        guard !plan.versionsAreOrdered, let target = plan.targetVersion.flatMap(plan.index(of:)) else {
+            return (0..<(plan.versions.count - 1)).map { ($0, $0 + 1) }
+        }
+        return plan.versions.indices.filter { $0 != target }.map { ($0, target) }
+    }
+
+    static func probableRenames(_ plan: Plan, _ graph: VersionGraph) -> [LintFinding] {
         var findings: [LintFinding] = []
-        for k in 0..<(plan.versions.count - 1) {
-            let newer = plan.versions[k + 1]
-            for warning in graph.diff(k, k + 1).warnings {
+        for (k, n) in lintedSteps(plan) {
+            let newer = plan.versions[n]
+            for warning in graph.diff(k, n).warnings {
                 guard warning.kind == .probableRename || warning.kind == .probableEntityRename else { continue }
                 let location =
                     warning.entity.flatMap { newer.location(ofEntity: $0, property: warning.property) }
-                    ?? versionLocation(plan, k + 1)
+                    ?? versionLocation(plan, n)
                 findings.append(
                     LintFinding(
                         .warning, .probableRename, "\(plan.versions[k].name) → \(newer.name): \(warning.message)",
@@ -320,15 +329,14 @@ public enum PlanLint {
     /// Raw SQL naming what a step between consecutive versions renames or drops (``RawSQLReference``),
     /// at the newer version's `raw:` list, naming the object and the step.
     static func rawSQLReferences(_ plan: Plan, _ graph: VersionGraph) -> [LintFinding] {
-        guard plan.versions.count > 1 else { return [] }
         var findings: [LintFinding] = []
-        for k in 0..<(plan.versions.count - 1) {
-            let (older, newer) = (plan.versions[k], plan.versions[k + 1])
-            for reference in RawSQLReference.find(from: older, to: newer, diff: graph.diff(k, k + 1)) {
+        for (k, n) in lintedSteps(plan) {
+            let (older, newer) = (plan.versions[k], plan.versions[n])
+            for reference in RawSQLReference.find(from: older, to: newer, diff: graph.diff(k, n)) {
                 findings.append(
                     LintFinding(
                         .error, .rawSQLReference, "\(older.name) → \(newer.name): \(reference.message)",
-                        location: newer.locations["raw"] ?? versionLocation(plan, k + 1), hint: reference.hint))
+                        location: newer.locations["raw"] ?? versionLocation(plan, n), hint: reference.hint))
             }
         }
         return findings

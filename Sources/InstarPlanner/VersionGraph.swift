@@ -150,7 +150,8 @@ public final class VersionGraph: @unchecked Sendable {
             return Step(from: versions[i].name, to: versions[j].name, kind: .custom, diff: d, cost: cost(i, j), stage: stage)
         }
         guard d.isInferable else { return nil }
-        if j > i + 1 && !preservesChain(i, j) { return nil }
+        // Versions of a bundle have no order: there is no "in between" to preserve.
+        if plan.versionsAreOrdered && j > i + 1 && !preservesChain(i, j) { return nil }
         return Step(from: versions[i].name, to: versions[j].name, kind: .lightweight, diff: d, cost: cost(i, j))
     }
 
@@ -180,5 +181,43 @@ public final class VersionGraph: @unchecked Sendable {
             }
         }
         return true
+    }
+}
+
+extension VersionGraph {
+    /// The step's warnings, less the probable renames that only skipping versions makes up.
+    ///
+    /// A step that skips versions (A → D) sees every removal and addition of the way at once, so an
+    /// attribute removed in C → D and one of the same type added in A → B (the two side by side for
+    /// every version in between) look like a rename there. Such a warning counts only when a
+    /// consecutive step within the skip gives it as well (by the skip's starting names: a drop renamed
+    /// earlier within the skip is then not suspected). `plan` and `test` both judge by this, so they
+    /// agree. Versions of a bundle have nothing in between: every warning counts.
+    public func confirmedWarnings(of step: Step) -> [Warning] {
+        Self.confirmedWarnings(of: step, versions: versions, ordered: plan.versionsAreOrdered) { diff($0, $1) }
+    }
+
+    /// ``confirmedWarnings(of:)`` over `versions`, with `diff` giving the diff of two of them by index.
+    package static func confirmedWarnings(
+        of step: Step, versions: [Model], ordered: Bool, diff: (Int, Int) -> ModelDiff
+    ) -> [Warning] {
+        guard ordered, let i = versions.firstIndex(where: { $0.name == step.from }),
+            let j = versions.firstIndex(where: { $0.name == step.to }), j > i + 1
+        else { return step.diff.warnings }
+        var within: [Warning]?
+        return step.diff.warnings.filter { warning in
+            guard warning.kind == .probableRename || warning.kind == .probableEntityRename else { return true }
+            if within == nil { within = (i..<j).flatMap { diff($0, $0 + 1).warnings } }
+            let dropped = droppedPart(of: warning.message)
+            return within!.contains { $0.kind == warning.kind && $0.message.contains(dropped) }
+        }
+    }
+
+    /// What a rename warning says is dropped ("… data in 'E.x' will be dropped", "… 'E' is removed").
+    static func droppedPart(of message: String) -> String {
+        for marker in [" will be dropped", " is removed"] {
+            if let range = message.range(of: marker) { return String(message[..<range.upperBound]) }
+        }
+        return message
     }
 }

@@ -208,7 +208,7 @@ public enum DryRun {
             report.steps.append(
                 DryRunReport.StepReport(
                     from: step.from, to: step.to, kind: step.kind, changes: step.diff.changes,
-                    warnings: step.diff.warnings, sql: sql, tablesRebuilt: step.cost.tablesRebuilt,
+                    warnings: graph.confirmedWarnings(of: step), sql: sql, tablesRebuilt: step.cost.tablesRebuilt,
                     rowsTouched: step.cost.rowsRewritten, extraBytes: step.cost.rowsRewritten * bytesPerRow,
                     hooks: hooks, mappingModel: step.mapping?.model.name, mappingHookTemplates: templates))
             // A mapping step's data goes where its entity mappings say, not where inference would.
@@ -216,7 +216,7 @@ public enum DryRun {
                 lineage.advance(through: step.diff)
                 continue
             }
-            report.risks += step.diff.warnings.map {
+            report.risks += graph.confirmedWarnings(of: step).map {
                 DryRunReport.Risk(kind: .probableRename, step: label, message: $0.message, count: nil)
             }
             report.risks += try dataRisks(

@@ -11,7 +11,8 @@ enum TestRendering {
 
     static func summary(_ report: MigrationTestReport) -> String {
         let failed = report.failures.count
-        return "\(report.runs.count - failed) passed, \(failed) failed"
+        let skipped = report.skipped.isEmpty ? "" : ", \(report.skipped.count) version(s) skipped"
+        return "\(report.runs.count - failed) passed, \(failed) failed\(skipped)"
     }
 
     static func subject(_ run: MigrationTestRun) -> String {
@@ -35,6 +36,7 @@ enum TestRendering {
             }
             if let kept = run.keptAt { lines.append("  kept: \(kept)") }
         }
+        lines += report.skipped.map { "SKIP  \($0.version): \($0.reason)" }
         lines.append(summary(report))
         return lines.joined(separator: "\n")
     }
@@ -54,6 +56,7 @@ enum TestRendering {
             ]
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
+        lines += report.skipped.map { "| \($0.version) | skipped | | | | | \($0.reason) |" }
         lines += ["", summary(report)]
         return lines.joined(separator: "\n")
     }

@@ -14,14 +14,28 @@ public struct MigrationTestReport: Sendable, Codable, Hashable {
     public var rows: Int?
     /// One run per starting store, in the order they ran.
     public var runs: [MigrationTestRun]
+    /// Versions of the plan that no run started from, each with the reason: a report that covers
+    /// less than every version says which and why, so nobody reads "all passed" as "all tested".
+    public var skipped: [SkippedVersion]
+
+    /// A version the test did not start from.
+    public struct SkippedVersion: Sendable, Codable, Hashable {
+        /// The version's name.
+        public var version: String
+        /// Why no run started from it.
+        public var reason: String
+    }
 
     /// Makes a report from runs already made (``MigrationTester/run(_:)`` builds them).
-    package init(plan: String, target: String, layout: String, rows: Int?, runs: [MigrationTestRun]) {
+    package init(
+        plan: String, target: String, layout: String, rows: Int?, runs: [MigrationTestRun], skipped: [SkippedVersion] = []
+    ) {
         self.plan = plan
         self.target = target
         self.layout = layout
         self.rows = rows
         self.runs = runs
+        self.skipped = skipped
     }
 
     /// True when no check of any run failed (skipped checks do not fail).

@@ -40,7 +40,7 @@ extension MigrationTester {
             let comparison = RowComparison(
                 before: .init(store: before, model: from, map: try before.layout.storageMap(for: from)),
                 after: .init(store: after, model: to, map: try after.layout.storageMap(for: to)),
-                correspondence: RowCorrespondence(source: from, steps: [step], versions: plan.versions))
+                correspondence: RowCorrespondence(source: from, steps: [step], versions: plan.versions, ordered: plan.versionsAreOrdered))
             findings.append(StepFinding(step: step, outcome: try comparison.run()))
         }
         return findings

@@ -5,26 +5,42 @@ import InstarStore
 
 extension MigrationTester {
     /// Snapshots the store, migrates it through the real chain (timed, its disk sampled), then checks it.
-    func migrateAndCheck(path: String, source: String, folder: URL, options: MigrationTestOptions) -> MigrationTestRun {
+    /// `seeded` is the version a seeded store was created at: the run is reported under it even when
+    /// the store is detected as another version with identical hashes (a store cannot tell them apart,
+    /// and the run says so), so that no two runs are reported under one name.
+    func migrateAndCheck(
+        path: String, source: String, folder: URL, options: MigrationTestOptions, seeded: Model? = nil
+    ) -> MigrationTestRun {
         let snapshot = folder.appendingPathComponent("before.sqlite").path
         let current: Model
         let chain: Chain
+        // The store's version, when it is known but no chain leads from it: a failed run names it
+        // ("?" only for a store that matches no version).
+        var detected: String?
         do {
             let store = try SQLiteStore.open(at: path, layout: migrator.layout, readOnly: true)
             defer { try? store.close() }
+            detected = try? migrator.currentVersion(of: store).0.name
             (current, chain, _) = try migrator.chain(for: store)
             try store.backup(to: snapshot)
         } catch {
-            return failedRun(source: source, from: "?", "no chain to the target: " + Self.message(error, path: path, source: source))
+            return failedRun(
+                source: source, from: seeded?.name ?? detected ?? "?",
+                "no chain to the target: " + Self.message(error, path: path, source: source))
         }
+        let detectedAs = seeded.flatMap { $0.name == current.name ? nil : current.name }
         let target = plan.targetVersion ?? current.name
         var run = MigrationTestRun(
-            source: source, fromVersion: current.name, steps: chain.steps.map(Self.label), rowsBefore: [:], rowsAfter: [:],
+            source: source, fromVersion: seeded?.name ?? current.name, steps: chain.steps.map(Self.label), rowsBefore: [:], rowsAfter: [:],
             checks: [], seconds: 0, extraBytes: 0, bytesBefore: DiskSampler.size(of: path), bytesAfter: 0)
         let sampler = DiskSampler(path: path)
         sampler.start()
         let started = Date()
         var migration = MigrationCheck(.migration, .passed, "ran \(chain.steps.count) step(s): " + chain.steps.map(describe).joined(separator: ", "))
+        if let detectedAs, let seeded {
+            migration.notes.append(
+                "a store of \(seeded.name) is detected as \(detectedAs): their entity hashes are identical and no version identifier tells them apart, so it is migrated from \(detectedAs)")
+        }
         do {
             if case .paused(let reason) = try migrator.migrate(storeAt: path, progress: { _ in sampler.sample() }) {
                 migration = MigrationCheck(.migration, .failed, "paused: \(reason)")
@@ -84,7 +100,7 @@ extension MigrationTester {
             try? before.close()
         }
         var checks = [StoreChecks.schema(of: result, target: target, scratch: folder)]
-        let correspondence = RowCorrespondence(source: current, steps: chain.steps, versions: plan.versions)
+        let correspondence = RowCorrespondence(source: current, steps: chain.steps, versions: plan.versions, ordered: plan.versionsAreOrdered)
         do {
             let comparison = RowComparison(
                 before: .init(store: before, model: current, map: try before.layout.storageMap(for: current)),

@@ -86,15 +86,14 @@ public struct MigrationTester: Sendable {
         }
         return MigrationTestReport(
             plan: plan.name, target: target, layout: migrator.layout.name,
-            rows: options.fixtures.isEmpty ? options.rows : nil, runs: runs)
+            rows: options.fixtures.isEmpty ? options.rows : nil, runs: runs,
+            skipped: options.fixtures.isEmpty && options.versions == nil ? skippedVersions(target: target) : [])
     }
 
-    /// The asked versions, checked against the plan; by default every version older than the target.
+    /// The asked versions, checked against the plan; by default every version a store may be at
+    /// (``Plan/startingVersions(for:)``).
     func startingVersions(_ options: MigrationTestOptions, target: String) throws -> [Model] {
-        guard let asked = options.versions else {
-            let end = plan.index(of: target) ?? plan.versions.count
-            return Array(plan.versions.prefix(end))
-        }
+        guard let asked = options.versions else { return plan.startingVersions(for: target) }
         return try asked.map { name in
             guard let version = plan.versions.first(where: { $0.name == name }) else {
                 var message = "'\(name)' is not a version of \(plan.name); versions: " + plan.versions.map(\.name).joined(separator: ", ")
@@ -102,6 +101,17 @@ public struct MigrationTester: Sendable {
                 throw MigrationTestError(message: message)
             }
             return version
+        }
+    }
+
+    /// The versions that no default run starts from, besides the target: in a plan file's declared
+    /// order, those after the target.
+    func skippedVersions(target: String) -> [MigrationTestReport.SkippedVersion] {
+        let starting = Set(plan.startingVersions(for: target).map(\.name))
+        return plan.versions.filter { $0.name != target && !starting.contains($0.name) }.map {
+            MigrationTestReport.SkippedVersion(
+                version: $0.name,
+                reason: "declared after the target \(target) in the plan's order: a plan migrates forward only")
         }
     }
 
@@ -118,7 +128,7 @@ public struct MigrationTester: Sendable {
         } catch {
             return failedRun(source: "seeded", from: version.name, "could not create and seed the store: \(error)")
         }
-        return migrateAndCheck(path: path, source: "seeded", folder: folder, options: options)
+        return migrateAndCheck(path: path, source: "seeded", folder: folder, options: options, seeded: version)
     }
 
     /// A copy of a real store with its `-wal` and `-journal` (the original is never opened: even a

@@ -40,11 +40,14 @@ struct RowCorrespondence {
     var suspectDrops: [SuspectDrop] = []
     /// The plan's versions, oldest first: a step that skips versions is judged by their own diffs.
     private let versions: [Model]
+    /// False for a bundle's versions, which have no order (no versions lie between two of them).
+    private let ordered: Bool
 
     /// Follows every entity of `source` through `steps` (each with its diff and, for mapping steps, its
     /// mapping model).
-    init(source: Model, steps: [Step], versions: [Model]) {
+    init(source: Model, steps: [Step], versions: [Model], ordered: Bool = true) {
         self.versions = versions
+        self.ordered = ordered
         for entity in source.entities {
             var path = EntityPath(target: entity.name)
             for property in source.attributes(of: entity.name) where !property.isTransient {
@@ -109,23 +112,15 @@ struct RowCorrespondence {
         path.target = next
     }
 
-    /// The step's warning of this kind that says `text`, if the versions it goes through say it too.
-    ///
-    /// A step that skips versions (A → D) sees every removal and addition of the way at once, so an
-    /// attribute removed in A → B and an unrelated one of the same type added in C → D look like a
-    /// rename there. The warning counts only when a consecutive pair within the step gives it as well
-    /// (by the step's starting names: a drop renamed earlier within the skip is then not suspected).
+    /// The step's warning of this kind that says `text`, if the versions it goes through say it too
+    /// (``VersionGraph/confirmedWarnings(of:)``, as `instar plan` judges it).
     private func suspicion(in step: Step, _ kind: Warning.Kind, _ text: String) -> Warning? {
-        guard let warning = step.diff.warnings.first(where: { $0.kind == kind && $0.message.contains(text) }) else { return nil }
-        guard let start = versions.firstIndex(where: { $0.name == step.from }),
-            let end = versions.firstIndex(where: { $0.name == step.to }), end - start > 1
-        else { return warning }
-        for k in start..<end where ModelDiff(from: versions[k], to: versions[k + 1]).warnings.contains(where: {
-            $0.kind == kind && $0.message.contains(text)
-        }) {
-            return warning
+        guard step.diff.warnings.contains(where: { $0.kind == kind && $0.message.contains(text) }) else { return nil }
+        let versions = self.versions
+        let confirmed = VersionGraph.confirmedWarnings(of: step, versions: versions, ordered: ordered) {
+            ModelDiff(from: versions[$0], to: versions[$1])
         }
-        return nil
+        return confirmed.first { $0.kind == kind && $0.message.contains(text) }
     }
 
     /// The change that points a kept to-one at another entity, whose links the step drops.

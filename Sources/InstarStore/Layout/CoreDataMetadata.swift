@@ -157,7 +157,8 @@ package enum CoreDataMetadata {
 
         let map = try layout.storageMap(for: model)
         let removed = try renumber(db, model: model, layout: layout, map: map)
-        if removed { try unlinkMissingRows(db, model: model, map: map) }
+        if removed { try unlinkMissingRows(db, model: model, map: map, onlyRemoved: try RemovedRows.isRecording(db)) }
+        try RemovedRows.forget(db)
 
         // The cached model describes the version before this step: Core Data must not migrate from it.
         if try db.tableExists(CoreDataLayout.modelCacheTable) {
@@ -213,8 +214,11 @@ package enum CoreDataMetadata {
 
     /// After a step that removed entities, links to rows that are gone become NULL (a to-one key, its
     /// entity column and its ordering column) or go (join-table rows), as Core Data's delete leaves them.
-    /// Links are checked against the destination's table and entity kinds.
-    static func unlinkMissingRows(_ db: Database, model: Model, map: StorageMap) throws {
+    /// Links are checked against the destination's table and entity kinds. With `onlyRemoved`, only
+    /// links to rows the steps removed (``RemovedRows``) are touched: a key that led nowhere before
+    /// the step (Core Data does not enforce references) is the store's data, kept as it is. Without it
+    /// (a mapping step, which removes rows by its own rules) every link to a missing row is cleared.
+    static func unlinkMissingRows(_ db: Database, model: Model, map: StorageMap, onlyRemoved: Bool) throws {
         /// `column IN (keys of the entity's rows)`; entity numbers are integers printed from their values.
         func exists(_ destination: String, _ column: String) -> String? {
             guard let storage = map.entities[destination], let info = map.entityTables[storage.table] else { return nil }
@@ -236,13 +240,29 @@ package enum CoreDataMetadata {
                         cleared.append(position)
                     }
                     let assignments = cleared.map { "\($0.sqlQuoted) = NULL" }.joined(separator: ", ")
-                    try db.execute(
-                        sql: "UPDATE \(table.sqlQuoted) SET \(assignments) WHERE \(column.sqlQuoted) IS NOT NULL AND NOT \(live)")
+                    var sql = "UPDATE \(table.sqlQuoted) SET \(assignments) WHERE \(column.sqlQuoted) IS NOT NULL AND NOT \(live)"
+                    var arguments = StatementArguments()
+                    if onlyRemoved, let destination = map.entities[relationship.destination]?.table {
+                        let removed = RemovedRows.removedFrom(destination, column: column)
+                        sql += " AND " + removed.sql
+                        arguments = removed.arguments
+                    }
+                    try db.execute(sql: sql, arguments: arguments)
                 case .joinTable(let name, let owner, let destination, _)?:
                     guard let ownerLive = exists(entity.name, owner.sqlQuoted),
                         let destinationLive = exists(relationship.destination, destination.sqlQuoted)
                     else { continue }
-                    try db.execute(sql: "DELETE FROM \(name.sqlQuoted) WHERE NOT \(ownerLive) OR NOT \(destinationLive)")
+                    var sql = "DELETE FROM \(name.sqlQuoted) WHERE (NOT \(ownerLive) OR NOT \(destinationLive))"
+                    var arguments = StatementArguments()
+                    if onlyRemoved, let ownerTable = map.entities[entity.name]?.table,
+                        let destinationTable = map.entities[relationship.destination]?.table
+                    {
+                        let fromOwner = RemovedRows.removedFrom(ownerTable, column: owner)
+                        let fromDestination = RemovedRows.removedFrom(destinationTable, column: destination)
+                        sql += " AND (\(fromOwner.sql) OR \(fromDestination.sql))"
+                        arguments = fromOwner.arguments + fromDestination.arguments
+                    }
+                    try db.execute(sql: sql, arguments: arguments)
                 default:
                     continue
                 }

@@ -38,7 +38,7 @@ extension SQLiteStore {
     package func checkDataConditions(from old: Model, to new: Model) throws(StoreError) {
         do {
             try queue.inDatabase { db in
-                try checkConditions(ModelDiff(from: old, to: new).conditions, db: db, map: layout.storageMap(for: old))
+                try checkConditions(ModelDiff(from: old, to: new).conditions, db: db, map: layout.storageMap(for: old), step: (old, new))
             }
         } catch let error as StoreError {
             throw error
@@ -161,7 +161,7 @@ extension SQLiteStore {
                                 try pending.check(db, path: path)
                             }
                             pending.follow(unit.program)
-                            try checkConditions(unit.conditions, db: db, map: layout.storageMap(for: unit.from))
+                            try checkConditions(unit.conditions, db: db, map: layout.storageMap(for: unit.from), step: (unit.from, unit.to))
                             let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
                             let unitPlan = StepSQLPlanner.plan(
                                 unit.program, actual: actual,
@@ -178,6 +178,7 @@ extension SQLiteStore {
                                 }
                             }
                             let counted = try counts(checked.survivingEntities, db: db, source: true)
+                            try RemovedRows.record(unit.program, actual: actual, db)
                             for statement in unitPlan.statements {
                                 onStatement?(statementIndex)
                                 statementIndex += 1
@@ -202,6 +203,7 @@ extension SQLiteStore {
                     try pending.check(db, path: path)
                     try checkViews(extras ?? [], db: db, version: last.name)
                     if !metadataWritten { try layout.writeMetadata(db, model: last) }
+                    try RemovedRows.finish(db)
                     try beforeCommit?(db)
                     return .commit
                 }
@@ -253,14 +255,16 @@ extension SQLiteStore {
     }
 
     /// Refuses, with counts, when the data would make a conditional change fail.
-    private func checkConditions(_ conditions: [DataCondition], db: Database, map: StorageMap) throws {
+    private func checkConditions(
+        _ conditions: [DataCondition], db: Database, map: StorageMap, step: (from: Model, to: Model)
+    ) throws {
         for condition in conditions {
             let (entity, sql, arguments, message): (String, String, StatementArguments, (Int) -> String)
             switch condition {
             case .noRows(let e):
                 guard let (from, filter, args) = rowsOf(e, map: map) else { continue }
                 (entity, sql, arguments) = (e, "SELECT count(*) FROM \(from)\(filter)", args)
-                message = { "\($0) '\(e)' row(s) exist, but the step adds a required value without a default" }
+                message = { "\($0) '\(e)' row(s) exist, but " + Self.rowsMustNotExist(e, step: step) }
             case .noNulls(let e, let property):
                 guard let (from, filter, args) = rowsOf(e, map: map), let column = map.entities[e]?.columns[property]
                 else { continue }
@@ -284,6 +288,18 @@ extension SQLiteStore {
                     hint: "fix the '\(entity)' data first (for example in a hook of a custom stage), or give the attribute a default")
             }
         }
+    }
+
+    /// What in the step needs `entity` to have no rows, naming the attributes or relationships (the
+    /// diff is only made again here, when the check already failed).
+    static func rowsMustNotExist(_ entity: String, step: (from: Model, to: Model)) -> String {
+        let changes = ModelDiff(from: step.from, to: step.to).changes.filter { $0.verdict.condition == .noRows(entity: entity) }
+        let added = changes.filter { $0.kind == .attributeAdded || $0.kind == .relationshipAdded }.map { "'\($0.subject)'" }
+        if !added.isEmpty {
+            return "the step \(step.from.name) → \(step.to.name) adds \(added.joined(separator: ", ")), required and without a default"
+        }
+        if let change = changes.first { return "the step \(step.from.name) → \(step.to.name): \(change.subject): \(change.verdict.reason)" }
+        return "the step \(step.from.name) → \(step.to.name) adds a required value without a default"
     }
 
     /// `"table" WHERE discriminator IN (…)` for the rows of an entity and its sub-entities.

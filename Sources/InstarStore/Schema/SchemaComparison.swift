@@ -76,7 +76,9 @@ public enum SchemaComparison {
     /// Differences from `expected` to `actual`. Column order is ignored (SQLite appends added columns),
     /// declared types compare case-insensitively. Raw objects (``RawSQL``) compare by their exact SQL;
     /// with `includingViewsAndTriggers`, a view or trigger `expected` does not list is drift. With `ignoringExtraIndexes`, indexes the store has
-    /// beyond the expected ones are tolerated (Core Data leaves stale indexes behind).
+    /// beyond the expected ones are tolerated (Core Data leaves stale indexes behind), and an expected
+    /// index the store holds under another name (same table, columns, order, uniqueness) is there: the
+    /// layouts that tolerate indexes they did not name cannot rely on names either.
     public static func differences(
         expected: StoreSchema, actual: StoreSchema, ignoringExtraIndexes: Bool = false,
         includingViewsAndTriggers: Bool = true
@@ -97,8 +99,12 @@ public enum SchemaComparison {
         }
         result += rawDifferences(expected: expected.raw, actual: actual, strict: includingViewsAndTriggers)
         let actualIndexes = Dictionary(actual.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var sameShape = ignoringExtraIndexes ? IndexShapes(expected: expected.indexes, actual: actual.indexes) : nil
         for index in expected.indexes {
             guard let found = actualIndexes[index.name] else {
+                // Stores whose indexes Instar does not name alone (Core Data) may hold this index under
+                // another name: an index's name carries no data.
+                if sameShape?.take(like: index) == true { continue }
                 result.append(SchemaDifference(kind: .missingIndex, table: index.table, index: index.name))
                 continue
             }
@@ -117,6 +123,31 @@ public enum SchemaComparison {
             }
         }
         return result
+    }
+
+    /// Indexes of a store matched by what they index (table, columns in order with their direction,
+    /// uniqueness) rather than by name, one store index per expected index. Core Data has named the
+    /// same index differently across framework versions (`docs/coredata-layout.md`, "Index names"), and
+    /// keeps two indexes of the same shape when a model asks for both, so an index already matched by
+    /// its name is never taken again.
+    struct IndexShapes {
+        private var free: [IndexDefinition]
+
+        init(expected: [IndexDefinition], actual: [IndexDefinition]) {
+            let named = Set(expected.map(\.name))
+            free = actual.filter { !named.contains($0.name) }
+        }
+
+        /// Takes a store index of the same shape as `index`; false when there is none left.
+        mutating func take(like index: IndexDefinition) -> Bool {
+            guard let position = free.firstIndex(where: { Self.sameShape($0, index) }) else { return false }
+            free.remove(at: position)
+            return true
+        }
+
+        static func sameShape(_ a: IndexDefinition, _ b: IndexDefinition) -> Bool {
+            a.table == b.table && a.elements == b.elements && a.isUnique == b.isUnique
+        }
     }
 
     static func columnDifferences(_ expected: TableDefinition, _ actual: TableDefinition) -> [SchemaDifference] {
