@@ -4,12 +4,12 @@ import InstarModel
 struct DiffBuilder {
     let old: Model
     let new: Model
-    let mappings: [EntityMapping]
+    let mappings: [EntityCorrespondence]
     let destinationBySource: [String: String]
     var changes: [Change] = []
     var warnings: [Warning] = []
 
-    init(old: Model, new: Model, mappings: [EntityMapping]) {
+    init(old: Model, new: Model, mappings: [EntityCorrespondence]) {
         self.old = old
         self.new = new
         self.mappings = mappings
@@ -175,7 +175,7 @@ struct DiffBuilder {
         }
     }
 
-    mutating func propertyChanges(in mapping: EntityMapping) {
+    mutating func propertyChanges(in mapping: EntityCorrespondence) {
         let entityName = mapping.destination ?? mapping.source ?? ""
         guard let sourceEntity = mapping.source, let destinationEntity = mapping.destination else { return }
         let unmatchedSources = mapping.properties.compactMap { $0.destination == nil ? $0.source : nil }

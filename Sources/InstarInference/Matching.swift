@@ -4,17 +4,17 @@ import InstarModel
 ///
 /// This is the backbone shared by the diff (which describes it) and the store layouts (which compile
 /// it to SQL): a destination entity either has a source entity, or is new.
-public struct EntityMapping: Sendable, Hashable {
+public struct EntityCorrespondence: Sendable, Hashable {
     /// Entity name in the older version; nil when the entity is new.
     public var source: String?
     /// Entity name in the newer version; nil when the entity is removed.
     public var destination: String?
     /// Property correspondences over all properties, inherited ones included.
-    public var properties: [PropertyMapping]
+    public var properties: [PropertyCorrespondence]
 }
 
 /// How one property of the older version corresponds to one of the newer version.
-public struct PropertyMapping: Sendable, Hashable {
+public struct PropertyCorrespondence: Sendable, Hashable {
     /// The property in the older version; nil when the property is new.
     public var source: ResolvedProperty?
     /// The property in the newer version; nil when the property is removed.
@@ -97,16 +97,16 @@ enum Matcher {
     }
 }
 
-extension EntityMapping {
+extension EntityCorrespondence {
     /// Builds the entity and property correspondences between two versions.
     static func mappings(from old: Model, to new: Model) -> (
-        mappings: [EntityMapping], conflicts: [(String, [String])], unchanged: Set<String>
+        mappings: [EntityCorrespondence], conflicts: [(String, [String])], unchanged: Set<String>
     ) {
         let entityResult = Matcher.match(
             sources: old.entities.map { .init(name: $0.name, identifier: $0.renamingIdentifier, element: $0.name) },
             destinations: new.entities.map { .init(name: $0.name, identifier: $0.renamingIdentifier, element: $0.name) })
         var conflicts = entityResult.conflicts.map { ($0.identifier, $0.destinations) }
-        var mappings: [EntityMapping] = []
+        var mappings: [EntityCorrespondence] = []
         let destinationOf = Dictionary(entityResult.pairs.map { ($0.source, $0.destination) }, uniquingKeysWith: { a, _ in a })
         let parents = Set(old.entities.compactMap(\.parent)).union(new.entities.compactMap(\.parent))
         var unchanged: Set<String> = []
@@ -122,9 +122,9 @@ extension EntityMapping {
             {
                 let properties = old.properties(of: source)
                 mappings.append(
-                    EntityMapping(
+                    EntityCorrespondence(
                         source: source, destination: destination,
-                        properties: properties.map { PropertyMapping(source: $0, destination: $0) }))
+                        properties: properties.map { PropertyCorrespondence(source: $0, destination: $0) }))
                 unchanged.insert(destination)
                 continue
             }
@@ -138,31 +138,31 @@ extension EntityMapping {
                     .init(name: $0.name, identifier: $0.property.renamingIdentifier, element: $0)
                 })
             conflicts += propertyResult.conflicts.map { ("\(destination).\($0.identifier)", $0.destinations) }
-            var properties: [PropertyMapping] = []
+            var properties: [PropertyCorrespondence] = []
             for pair in propertyResult.pairs {
                 // An attribute never becomes a relationship in place: Core Data treats it as remove plus add.
                 if (pair.source.property.attribute == nil) != (pair.destination.property.attribute == nil) {
-                    properties.append(PropertyMapping(source: pair.source, destination: nil))
-                    properties.append(PropertyMapping(source: nil, destination: pair.destination))
+                    properties.append(PropertyCorrespondence(source: pair.source, destination: nil))
+                    properties.append(PropertyCorrespondence(source: nil, destination: pair.destination))
                 } else {
-                    properties.append(PropertyMapping(source: pair.source, destination: pair.destination))
+                    properties.append(PropertyCorrespondence(source: pair.source, destination: pair.destination))
                 }
             }
-            properties += propertyResult.unmatchedSources.map { PropertyMapping(source: $0, destination: nil) }
-            properties += propertyResult.unmatchedDestinations.map { PropertyMapping(source: nil, destination: $0) }
-            mappings.append(EntityMapping(source: source, destination: destination, properties: properties))
+            properties += propertyResult.unmatchedSources.map { PropertyCorrespondence(source: $0, destination: nil) }
+            properties += propertyResult.unmatchedDestinations.map { PropertyCorrespondence(source: nil, destination: $0) }
+            mappings.append(EntityCorrespondence(source: source, destination: destination, properties: properties))
         }
         for name in entityResult.unmatchedDestinations {
             mappings.append(
-                EntityMapping(
+                EntityCorrespondence(
                     source: nil, destination: name,
-                    properties: new.properties(of: name).map { PropertyMapping(source: nil, destination: $0) }))
+                    properties: new.properties(of: name).map { PropertyCorrespondence(source: nil, destination: $0) }))
         }
         for name in entityResult.unmatchedSources {
             mappings.append(
-                EntityMapping(
+                EntityCorrespondence(
                     source: name, destination: nil,
-                    properties: old.properties(of: name).map { PropertyMapping(source: $0, destination: nil) }))
+                    properties: old.properties(of: name).map { PropertyCorrespondence(source: $0, destination: nil) }))
         }
         return (mappings, conflicts, unchanged)
     }

@@ -11,7 +11,7 @@ public struct ModelDiff: Sendable {
     /// The newer version's name.
     public let toVersion: String
     /// How each entity of the older version corresponds to one of the newer, as the layouts compile it to SQL.
-    public let mappings: [EntityMapping]
+    public let mappings: [EntityCorrespondence]
     /// Every difference, each with its verdict.
     public let changes: [Change]
     /// Things that are probably unintended (a likely rename without a renaming identifier), which Core Data
@@ -35,7 +35,7 @@ public struct ModelDiff: Sendable {
     public init(from old: Model, to new: Model) {
         self.fromVersion = old.name
         self.toVersion = new.name
-        let (mappings, conflicts, unchanged) = EntityMapping.mappings(from: old, to: new)
+        let (mappings, conflicts, unchanged) = EntityCorrespondence.mappings(from: old, to: new)
         self.mappings = mappings
         var destinationBySource: [String: String] = [:]
         var sourceByDestination: [String: String] = [:]

@@ -190,8 +190,8 @@ public struct HookError: Error, Sendable, CustomStringConvertible {
         let first = missing.first
         self.init(
             hook: first?.hook ?? "", step: first?.step ?? "",
-            message: "the chain needs \(missing.count) hook(s) that are not provided; nothing was changed:\n  "
-                + missing.map(\.description).joined(separator: "\n  "),
+            message: "the chain needs hooks that are not provided:\n  " + missing.map(\.description).joined(separator: "\n  ")
+                + "\n  \(missing.count) hook(s) missing; nothing was changed",
             kind: .notDefined)
         self.missing = missing
     }
