@@ -64,7 +64,8 @@ extension DryRun {
                             + move.work.indexes.map { "index \($0)" }
                         return "after hook \(move.hooks.joined(separator: ", ")) at \(versions[move.position].name): "
                             + what.joined(separator: "; ")
-                    }))
+                    },
+                    notFused: transaction.refusals.map { "at \(versions[$0.position].name): \($0.reason)" }))
         }
         return segments
     }

@@ -116,11 +116,15 @@ public struct DryRunReport: Sendable {
         public var steps: Int
         /// The transaction's SQL in order, hooks shown as `-- hook <name>` lines.
         public var sql: [String]
-        /// Tables the transaction rebuilds, each at most once.
+        /// Tables the transaction rebuilds, with a count where it rebuilds one more than once (its steps
+        /// could not all be fused: see ``notFused``).
         public var tablesRebuilt: [String]
         /// Work moved past hooks, e.g. "after hook artistsFromJSON: rebuild of track (fused with the
         /// steps after it); index track_artist_artist_idx".
         public var moved: [String] = []
+        /// Where consecutive steps of the transaction were not fused, and why, e.g. "at V2: the second
+        /// step has data conditions, checked on the data the first step leaves".
+        public var notFused: [String] = []
     }
     /// Set when no chain exists: why.
     public var noChain: NoChain?

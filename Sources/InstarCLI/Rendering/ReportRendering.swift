@@ -24,6 +24,7 @@ enum ReportRendering {
                 [
                     "from": $0.from, "to": $0.to, "steps": $0.steps, "sql": $0.sql, "tablesRebuilt": $0.tablesRebuilt,
                     "movedAcrossHooks": $0.moved,
+                    "notFused": $0.notFused,
                 ] as [String: Any]
             },
             "risks": r.risks.map { risk -> [String: Any] in
@@ -108,6 +109,7 @@ enum ReportRendering {
                 "fused: \(segment.from) → \(segment.to) (\(segment.steps) steps) runs as one transaction; tables rebuilt: \(segment.tablesRebuilt.isEmpty ? "none" : segment.tablesRebuilt.joined(separator: ", "))"
             )
             lines += segment.moved.map { "  moved \($0)" }
+            lines += segment.notFused.map { "  not fused \($0)" }
             lines += segment.sql.map { "    \($0)" }
         }
         lines.append("")

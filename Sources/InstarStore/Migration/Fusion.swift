@@ -11,9 +11,43 @@
 /// numbered before a later filter removes rows, positions numbered after an earlier step removed rows
 /// (and with them links from the numbered table), a per-entity choice over a renumbered discriminator,
 /// or a data condition of the second step (it must be checked on the data as the first step leaves it).
+/// Why two consecutive steps were not fused, for the dry run (each table they both rewrite is then
+/// rewritten twice in the same transaction).
+package enum FusionRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The second step's data conditions must be checked on the data the first step leaves.
+    case conditions
+    /// The steps are not consecutive versions.
+    case notConsecutive
+    /// A table the second step reads was not produced by the first (`table`).
+    case unknownSource(String)
+    /// A value looked up in another table while the first step replaces or filters it (`table`).
+    case lookup(String)
+    /// Positions (ordered relationships) numbered around rows the other step removes (`table`).
+    case positions(String)
+    /// A per-entity choice over an entity number the first step computes (`table`).
+    case discriminator(String)
+
+    package var description: String {
+        switch self {
+        case .conditions: "the second step has data conditions, checked on the data the first step leaves"
+        case .notConsecutive: "the steps are not consecutive"
+        case .unknownSource(let table): "\(table) is read by the second step but not written by the first"
+        case .lookup(let table): "\(table) takes a value from another table that the first step rewrites or filters"
+        case .positions(let table): "\(table) numbers ordered positions around rows the other step removes"
+        case .discriminator(let table): "\(table) chooses per entity by an entity number the first step recomputes"
+        }
+    }
+}
+
 extension StepProgram {
     package func fused(with next: StepProgram, nextHasConditions: Bool = false) -> StepProgram? {
-        guard !nextHasConditions, next.fromVersion == toVersion else { return nil }
+        try? fusion(with: next, nextHasConditions: nextHasConditions).get()
+    }
+
+    /// The two programs as one, or why they cannot be composed exactly.
+    package func fusion(with next: StepProgram, nextHasConditions: Bool = false) -> Result<StepProgram, FusionRefusal> {
+        if nextHasConditions { return .failure(.conditions) }
+        guard next.fromVersion == toVersion else { return .failure(.notConsecutive) }
         let byTarget = Dictionary(transformations.map { ($0.target.name, $0) }, uniquingKeysWith: { a, _ in a })
         var composed: [TableTransformation] = []
         let firstRemovesRows = transformations.contains { !$0.filter.isEmpty }
@@ -22,7 +56,7 @@ extension StepProgram {
                 composed.append(second)
                 continue
             }
-            guard let first = byTarget[source] else { return nil }
+            guard let first = byTarget[source] else { return .failure(.unknownSource(source)) }
             guard let firstSource = first.source else {
                 // The first step created this table empty: the second reads no rows either.
                 var empty = second
@@ -33,12 +67,13 @@ extension StepProgram {
                 composed.append(empty)
                 continue
             }
-            if first.columns.values.contains(where: \.containsLookup) && !second.filter.isEmpty { return nil }
-            if second.columns.values.contains(where: \.containsLookup) { return nil }
+            let table = second.target.name
+            if first.columns.values.contains(where: \.containsLookup) && !second.filter.isEmpty { return .failure(.lookup(table)) }
+            if second.columns.values.contains(where: \.containsLookup) { return .failure(.lookup(table)) }
             // Positions number the rows that are there: when the first step removes rows of some table,
             // it also removes the links to them (from this table too), before the second step numbers.
-            if firstRemovesRows && second.columns.values.contains(where: \.containsPosition) { return nil }
-            if first.columns.values.contains(where: \.containsPosition) && !second.filter.isEmpty { return nil }
+            if firstRemovesRows && second.columns.values.contains(where: \.containsPosition) { return .failure(.positions(table)) }
+            if first.columns.values.contains(where: \.containsPosition) && !second.filter.isEmpty { return .failure(.positions(table)) }
             let replacement: (String) -> ColumnExpression = { first.columns[$0] ?? .null }
             var chooseSafe = true
             var columns: [String: ColumnExpression] = [:]
@@ -48,7 +83,7 @@ extension StepProgram {
                 }
                 columns[column] = expression.substituting(replacement)
             }
-            guard chooseSafe else { return nil }
+            guard chooseSafe else { return .failure(.discriminator(table)) }
             composed.append(
                 TableTransformation(
                     target: second.target, role: second.role, source: firstSource, columns: columns,
@@ -67,10 +102,11 @@ extension StepProgram {
         }
         let continued = Set(composed.filter(\.continuesSource).compactMap(\.source))
         let sourceTables = Set(transformations.compactMap(\.source)).union(droppedTables)
-        return StepProgram(
-            fromVersion: fromVersion, toVersion: next.toVersion, transformations: composed,
-            droppedTables: sourceTables.subtracting(continued).sorted(), targetSchema: next.targetSchema,
-            survivingEntities: survivors)
+        return .success(
+            StepProgram(
+                fromVersion: fromVersion, toVersion: next.toVersion, transformations: composed,
+                droppedTables: sourceTables.subtracting(continued).sorted(), targetSchema: next.targetSchema,
+                survivingEntities: survivors))
     }
 }
 

@@ -54,6 +54,9 @@ package struct TransactionPlan {
     package var versions: [Model]
     package var parts: [Part]
     package var moves: [Move]
+    /// Where consecutive steps of the transaction were not fused, and why: the position of the version
+    /// between them, and the reason (tables both rewrite are then rewritten twice).
+    package var refusals: [(position: Int, reason: FusionRefusal)] = []
 
     /// Steps that fusion merged into others.
     package var fusedSteps: Int {
@@ -70,6 +73,7 @@ package struct TransactionPlan {
         versions: [Model], hooks: [Int: [InlineHook]], layout: any StoreLayout, fuse: Bool
     ) throws -> TransactionPlan {
         var parts: [Part] = []
+        var refusals: [(position: Int, reason: FusionRefusal)] = []
         var schema = try layout.storageMap(for: versions[0]).schema
         // Steps, folded into units between hooks.
         for position in 0..<versions.count {
@@ -81,9 +85,12 @@ package struct TransactionPlan {
             let diff = ModelDiff(from: old, to: new)
             let program = try StepCompiler(diff: diff, from: old, to: new, layout: layout).compile()
             schema = program.targetSchema
-            if fuse, case .steps(var unit)? = parts.last,
-                let fused = unit.program.fused(with: program, nextHasConditions: !diff.conditions.isEmpty)
-            {
+            var fusion: Result<StepProgram, FusionRefusal>?
+            if fuse, case .steps(let unit)? = parts.last {
+                fusion = unit.program.fusion(with: program, nextHasConditions: !diff.conditions.isEmpty)
+                if case .failure(let reason) = fusion { refusals.append((position, reason)) }
+            }
+            if case .success(let fused)? = fusion, case .steps(var unit)? = parts.last {
                 unit.program = fused
                 unit.to = new
                 unit.steps += 1
@@ -94,6 +101,7 @@ package struct TransactionPlan {
             }
         }
         var plan = TransactionPlan(versions: versions, parts: parts, moves: [])
+        plan.refusals = refusals
         if fuse { try plan.moveWorkAcrossHooks(layout: layout) }
         return plan
     }
