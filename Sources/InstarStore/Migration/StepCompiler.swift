@@ -175,9 +175,13 @@ package struct StepCompiler {
         let entity = new.entity(named: destination)!
         let storage = newMap.entities[destination]!
         for attribute in entity.attributes {
-            guard let column = storage.columns[attribute.name] else { continue }
-            columns[column] = perKind(of: destination, column: column, sourceTable: sourceTable) { member in
-                attributeValue(attribute, of: member)
+            // A composite's elements each have a column (``Attribute/storedParts``), filled from the same
+            // element of the composite the attribute maps from.
+            for (key, part) in attribute.storedParts {
+                guard let column = storage.columns[key] else { continue }
+                columns[column] = perKind(of: destination, column: column, sourceTable: sourceTable) { member in
+                    attributeValue(attribute, part: part, of: member)
+                }
             }
         }
         for relationship in entity.relationships where relationship.isToOne {
@@ -244,12 +248,21 @@ package struct StepCompiler {
         return result
     }
 
-    private func attributeValue(_ attribute: Attribute, of member: String) -> ColumnExpression {
-        let fallback: ColumnExpression = layout.storedDefault(of: attribute).map { .value($0) } ?? .null
+    /// The value of `attribute`'s column (or, for a composite, of its element `part`) in `member`'s rows.
+    private func attributeValue(_ attribute: Attribute, part: Attribute, of member: String) -> ColumnExpression {
+        let fallback: ColumnExpression = layout.storedDefault(of: part).map { .value($0) } ?? .null
         guard let source = sourceEntity(of: member), let sourceProperty = propertyMapping(member, attribute.name),
-            let sourceAttribute = sourceProperty.property.attribute,
-            let sourceColumn = oldMap.entities[source]?.columns[sourceProperty.name]
+            let sourceWhole = sourceProperty.property.attribute
         else { return fallback }
+        let composite = attribute.type == .composite
+        // A composite's element comes from the same-named element of the older composite; an element
+        // that is new (or a composite that was a plain attribute) starts empty.
+        guard composite == (sourceWhole.type == .composite),
+            let sourceAttribute = composite ? sourceWhole.elements.first(where: { $0.name == part.name }) : sourceWhole,
+            let sourceColumn = oldMap.entities[source]?.columns[
+                composite ? "\(sourceProperty.name).\(part.name)" : sourceProperty.name]
+        else { return fallback }
+        let attribute = part
         var value = layout.convert(.column(sourceColumn), from: sourceAttribute, to: attribute)
         if !attribute.isOptional, fallback != .null, sourceAttribute.isOptional || sourceAttribute.type != attribute.type {
             value = .coalesce(value, fallback)
