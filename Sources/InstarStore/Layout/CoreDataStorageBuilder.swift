@@ -25,6 +25,8 @@ struct CoreDataStorageBuilder {
     private var joinTables: [String: JoinTable] = [:]
     private var indexes: [IndexDefinition] = []
     private var indexNames = Set<String>()
+    /// Indexes of the keys of to-many relationships without an inverse (``buildHiddenKey(withoutInverse:_:)``).
+    private var hiddenKeys: [IndexDefinition] = []
 
     init(model: Model, layout: CoreDataLayout) {
         self.model = model
@@ -213,6 +215,8 @@ struct CoreDataStorageBuilder {
             } else if let inverseRelationship, let inverseKey {
                 paired.insert(inverseKey)
                 buildJoinTable(key, relationship, inverseKey: inverseKey, inverse: inverseRelationship)
+            } else if !relationship.isOrdered, entities[relationship.destination] != nil {
+                buildHiddenKey(withoutInverse: key, relationship)
             } else {
                 buildJoinTable(withoutInverse: key, relationship)
             }
@@ -273,8 +277,29 @@ struct CoreDataStorageBuilder {
                 destinationPosition: relationship.isOrdered ? "FOK_REFLEXIVE" : nil, ownerPosition: ownerPosition))
     }
 
+    /// An unordered to-many without an inverse, as the SwiftData stores show it: a key column
+    /// `Z<e><REL>` on the destination's table (with `<T>_<COL>_INDEX`) holding the owner's `Z_PK`, as
+    /// if the destination had an unnamed to-one back (MetaCocktails `ZINGREDIENT.Z1SPEC` for
+    /// `Cocktail.spec`, SwiftDeveloperBlog `ZPATHPOINT.Z1POINTS` for `Path.points`). The key is
+    /// recorded under ``hiddenKeyName(of:)`` so that migrations carry it like any foreign key.
+    private mutating func buildHiddenKey(withoutInverse key: RelationshipKey, _ relationship: Relationship) {
+        let e = numbers[key.entity]!
+        let destinationTable = entities[relationship.destination]!.table
+        let column = registries[destinationTable]!.claim("Z\(e)" + key.name.coreDataUppercased)
+        let hidden = RelationshipKey(entity: relationship.destination, name: Self.hiddenKeyName(of: key))
+        relationships[hidden] = .foreignKey(table: destinationTable, column: column)
+        relationships[key] = .inverseForeignKey(inverse: hidden, position: nil)
+        pending[destinationTable, default: []].append(
+            (0, numbers[relationship.destination] ?? 0, 2, hidden.name, ColumnDefinition(name: column, declaredType: "INTEGER")))
+        hiddenKeys.append(IndexDefinition(name: "\(destinationTable)_\(column)_INDEX", table: destinationTable, columns: [column]))
+    }
+
+    /// The name a hidden key is recorded under: no property can have it (it is not an identifier).
+    static func hiddenKeyName(of owner: RelationshipKey) -> String { "(\(owner.entity).\(owner.name))" }
+
     /// A to-many without an inverse (Core Data warns about these): a join table named after it, with an
-    /// owner column named after the owning entity. Not seen in a real store.
+    /// owner column named after the owning entity. Not seen in a real store; kept for ordered ones,
+    /// whose position column no store shows.
     private mutating func buildJoinTable(withoutInverse key: RelationshipKey, _ relationship: Relationship) {
         let e = numbers[key.entity]!
         let d = numbers[relationship.destination] ?? 0
@@ -337,6 +362,7 @@ struct CoreDataStorageBuilder {
                 addIndex(IndexDefinition(name: "\(table)_\(column)_INDEX", table: table, columns: [column]))
             }
         }
+        for index in hiddenKeys { addIndex(index) }
         for name in order {
             let entity = model.entity(named: name)!
             let storage = entities[name]!

@@ -190,6 +190,23 @@ package struct StepCompiler {
                 foreignKeyValue(relationship, of: member, sourceTable: sourceTable)
             }
         }
+        // Keys of to-many relationships without an inverse, kept on this (destination) entity's rows
+        // (Core Data layout): carried from the owner relationship's older key when it had one.
+        for (owner, storageKind) in newMap.relationships {
+            guard case .inverseForeignKey(let hidden, nil) = storageKind, hidden.entity == destination,
+                new.entity(named: destination)?.relationship(named: hidden.name) == nil,
+                case .foreignKey(_, let column)? = newMap.relationships[hidden]
+            else { continue }
+            var value = ColumnExpression.null
+            if let source = propertyMapping(owner.entity, owner.name),
+                case .inverseForeignKey(let oldHidden, _)? = oldMap.relationships[
+                    RelationshipKey(entity: source.declaringEntity, name: source.name)],
+                case .foreignKey(let oldTable, let oldColumn)? = oldMap.relationships[oldHidden], oldTable == sourceTable
+            {
+                value = .column(oldColumn)
+            }
+            columns[column] = value
+        }
         // Position columns of ordered to-many relationships whose foreign key lives in this entity.
         for (key, storageKind) in newMap.relationships {
             guard case .inverseForeignKey(let inverse, let position?) = storageKind, inverse.entity == destination,
