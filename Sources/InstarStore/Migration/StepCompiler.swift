@@ -347,8 +347,16 @@ package struct StepCompiler {
     {
         guard let inverseName = relationship.inverse,
             let inverse = new.property(inverseName, of: relationship.destination),
-            let (storage, _) = oldStorage(of: RelationshipKey(entity: inverse.declaringEntity, name: inverse.name)),
-            case .joinTable(let table, let ownerColumn, let destinationColumn, _) = storage,
+            let (storage, _) = oldStorage(of: RelationshipKey(entity: inverse.declaringEntity, name: inverse.name))
+        else { return nil }
+        // A to-many that had no inverse kept its links in a key on these very rows (Core Data layout):
+        // the new to-one takes them over (SwiftDeveloperBlog V01 → V02 adds `PathPoint.path`).
+        if case .inverseForeignKey(let hidden, _) = storage, case .foreignKey(let table, let column)? = oldMap.relationships[hidden],
+            table == sourceTable, oldMap.entities[hidden.entity].flatMap({ _ in old.entity(named: hidden.entity)?.relationship(named: hidden.name) }) == nil
+        {
+            return .column(column)
+        }
+        guard case .joinTable(let table, let ownerColumn, let destinationColumn, _) = storage,
             let pk = oldMap.entityTables[sourceTable]?.primaryKey
         else { return nil }
         return .lookup(table: table, value: ownerColumn, key: destinationColumn, equals: .column(pk))
