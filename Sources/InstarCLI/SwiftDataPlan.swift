@@ -43,7 +43,11 @@ struct SwiftDataPlan {
             printError(error.description)
             throw InstarExit.unreadable
         }
-        for diagnostic in read.diagnostics { printError(diagnostic.description) }
+        // Errors in full; warnings (assumed mappings, app-evaluated defaults) only counted: they do not
+        // change the plan, and `instar model swiftdata` lists each at its position.
+        for diagnostic in read.errors { printError(diagnostic.description) }
+        let warnings = read.diagnostics.count - read.errors.count
+        if warnings > 0 { printError("note: \(warnings) warning(s) reading the sources; 'instar model swiftdata' lists them") }
         var candidates = read.plans.filter { planName == nil || $0.name == planName || $0.name.hasSuffix(".\(planName!)") }
         // Apps often keep each release's plan (V01 … V05): the one whose schemas include every other
         // plan's is the one the current app runs.
@@ -239,7 +243,7 @@ struct SwiftDataPlan {
             var line = "  \(stage.kind.rawValue) \(stage.fromVersion) → \(stage.toVersion)"
             if stage.kind == .custom {
                 let hooks = plan.stages.first { $0.from == stage.fromVersion && $0.to == stage.toVersion }?.hooks ?? []
-                line += " hooks: " + hooks.map { name in
+                line += hooks.isEmpty ? " (no closures)" : " hooks: " + hooks.map { name in
                     if case .sql? = plan.hooks[name] { return "\(name) (SQL)" }
                     return "\(name) (missing: give it as SQL with --hooks, or register it in Swift)"
                 }.joined(separator: ", ")
