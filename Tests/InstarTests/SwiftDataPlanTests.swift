@@ -94,6 +94,20 @@ import Testing
     }
 }
 
+extension SwiftDataPlanTests {
+    /// `= Date()` is a default in SwiftData's model (computed once): CloudKit's rule is satisfied; a
+    /// required attribute without any initializer is not.
+    @Test func cloudKitLintCountsAppEvaluatedDefaults() throws {
+        let folder = try Self.sources(
+            [Self.schema("V1", "1.0.0", "var created: Date = Date(); var name: String; init() { name = \"\" }")],
+            stages: "", plan: ["V1"])
+        let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("'Drink.name' is required and has no default"), "\(result.stdout)")
+        #expect(!result.stdout.contains("Drink.created"), "\(result.stdout)")
+    }
+}
+
 /// The corpus apps' own plans, against their own stores.
 @Suite(.needsCorpus) struct SwiftDataPlanCorpusTests {
     static let root = corpusRoot.appendingPathComponent("swiftdata")
