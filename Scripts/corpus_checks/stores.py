@@ -46,7 +46,9 @@ def discover_stores(corpus):
     """Every file under the corpus (`_analysis` excluded) that starts with the SQLite header and is not a
     -wal/-shm/-journal sidecar."""
     found = []
-    for repo_dir in sorted(p for p in corpus.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))):
+    # `swiftdata/` holds stores written from Swift sources, not Xcode models: corpus_checks/swiftdata.py checks them.
+    for repo_dir in sorted(p for p in corpus.iterdir()
+                           if p.is_dir() and not p.name.startswith(("_", ".")) and p.name != "swiftdata"):
         for dirpath, dirnames, filenames in os.walk(repo_dir):
             dirnames[:] = sorted(d for d in dirnames if d != "_analysis")
             for name in sorted(filenames):
