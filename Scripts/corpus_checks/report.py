@@ -17,6 +17,7 @@ from .models import (check_diff, check_model, discover_mapping_models, discover_
 from .mappings import run_mapping_checks
 from .modelcache import run_modelcache_checks
 from .stores import match_stores
+from .swiftdata import check_swiftdata
 from .testing import test_bundle, test_tasks
 
 
@@ -195,6 +196,7 @@ def main(argv=None, description=None):
     with tempfile.TemporaryDirectory(prefix="check-corpus-") as tmp:
         records = match_stores(corpus, versions_by_repo, results, drift, Path(tmp), notes)
         run_store_checks(instar, corpus, bundles, lambda b: orders[id(b)], mappings, records, results, skipped, Path(tmp))
+        check_swiftdata(instar, corpus, results, skipped, Path(tmp))
 
     verdict_index = {(v["repo"], v["bundle"], v["older"], v["newer"]): v for v in verdicts}
     flagged = [dict(st, verdict=verdict_index.get((st["repo"], st["bundle"], st["older"], st["newer"])))

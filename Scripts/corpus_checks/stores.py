@@ -46,6 +46,9 @@ def discover_stores(corpus):
     """Every file under the corpus (`_analysis` excluded) that starts with the SQLite header and is not a
     -wal/-shm/-journal sidecar."""
     found = []
+    # `swiftdata/` holds stores written from Swift sources, not Xcode models: they are found here for the
+    # model-cache check, kept out of the matching against bundles (match_stores), and checked against
+    # their sources by corpus_checks/swiftdata.py.
     for repo_dir in sorted(p for p in corpus.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))):
         for dirpath, dirnames, filenames in os.walk(repo_dir):
             dirnames[:] = sorted(d for d in dirnames if d != "_analysis")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Instar
+import InstarSwiftData
 
 /// `instar lint <plan>`: mistakes in a plan, found before any store is touched; with `--cloudkit`, what
 /// Core Data with CloudKit would refuse or could not sync.
@@ -58,6 +59,7 @@ struct LintCommand: ParsableCommand {
               instar lint plan.yaml --format json | jq '.findings[] | select(.severity == "error")'
               instar lint plan.yaml --cloudkit --released 'App 3'
               instar lint --model App.xcdatamodeld --cloudkit
+              instar lint --swiftdata MyApp/Models --cloudkit     # the SchemaMigrationPlan's schemas
             """
     )
 
@@ -70,6 +72,12 @@ struct LintCommand: ParsableCommand {
             "Without a plan: the app's model bundle (.xcdatamodeld, every version), or versions oldest first (repeatable).",
             valueName: "model"))
     var models: [String] = []
+
+    @Option(help: ArgumentHelp("Without a plan: the app's SwiftData sources (its SchemaMigrationPlan is the plan).", valueName: "sources"))
+    var swiftdata: [String] = []
+
+    @Option(name: .customLong("migration-plan"), help: "With --swiftdata: the SchemaMigrationPlan to use, when the sources have several.")
+    var migrationPlan: String?
 
     @Flag(name: .customLong("cloudkit"), help: "Also check the rules of Core Data with CloudKit.")
     var cloudKit = false
@@ -84,8 +92,9 @@ struct LintCommand: ParsableCommand {
     var format: OutputFormat = .text
 
     func validate() throws {
-        if plan == nil && models.isEmpty { throw ValidationError("give a plan file, or --model with the app's model bundle") }
-        if plan != nil && !models.isEmpty { throw ValidationError("give either a plan file or --model, not both") }
+        let given = [plan != nil, !models.isEmpty, !swiftdata.isEmpty].filter { $0 }.count
+        if given == 0 { throw ValidationError("give a plan file, --model with the app's model bundle, or --swiftdata with its sources") }
+        if given > 1 { throw ValidationError("give one of a plan file, --model and --swiftdata") }
         if released != nil && !cloudKit { throw ValidationError("--released applies to the --cloudkit rules: add --cloudkit") }
     }
 
@@ -94,8 +103,10 @@ struct LintCommand: ParsableCommand {
         var readerStatus: ExitCode?
         var loaded: Plan?
         do {
-            let plan = try self.plan.map { try PlanFileReader.read(path: $0) }
-                ?? ImplicitPlan.make(models: models, storePath: nil, target: nil)
+            let plan =
+                try swiftdata.isEmpty
+                ? self.plan.map { try PlanFileReader.read(path: $0) } ?? ImplicitPlan.make(models: models, storePath: nil, target: nil)
+                : SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: nil).plan
             findings = PlanLint.check(plan)
             loaded = plan
         } catch let error as PlanError {
@@ -110,9 +121,20 @@ struct LintCommand: ParsableCommand {
                 printError(message + "\n  versions: \(plan.versions.map(\.name).joined(separator: ", "))")
                 throw ExitCode.validationFailure
             }
-            findings = PlanLint.sorted(findings + CloudKitLint.check(plan, firstReleased: released))
+            var cloudKitFindings = CloudKitLint.check(plan, firstReleased: released)
+            if !swiftdata.isEmpty {
+                // `var createdAt: Date = Date()` has a default in SwiftData's model (computed once by the app).
+                let computed = Set(plan.versions.flatMap { model in
+                    model.entities.flatMap { entity in
+                        entity.attributes.filter { $0.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] != nil }
+                            .compactMap { model.location(ofEntity: entity.name, property: $0.name)?.description }
+                    }
+                })
+                cloudKitFindings.removeAll { $0.check == .cloudKitRequiredAttribute && computed.contains($0.location.description) }
+            }
+            findings = PlanLint.sorted(findings + cloudKitFindings)
         }
-        let subject = plan ?? models.joined(separator: " ")
+        let subject = plan ?? (swiftdata.isEmpty ? models : swiftdata).joined(separator: " ")
         switch format {
         case .text: printOut(LintRendering.text(findings))
         case .json: printOut(jsonText(LintRendering.json(findings, plan: subject)))

@@ -38,8 +38,17 @@ struct PlanCommand: ParsableCommand {
             Exit status 0 when a chain exists (or --scaffold wrote its files), 1 when none does (the \
             report says why) or the scaffold could not be written, 65/66 when an input cannot be read.
 
+            With --swiftdata <sources> the plan is the app's SchemaMigrationPlan, read from its Swift \
+            sources (layout coredata), and checked first as SwiftData checks it at launch: distinct \
+            version checksums, every .lightweight stage inferable (else the entity, attribute and why), \
+            every schema reachable from every earlier one by the stages, and --store matched to a schema \
+            by its entity hashes (else the closest schema and what was edited in it: SwiftData's error \
+            134504). Custom stages become hooks named after their closures (willMigrate before the step, \
+            didMigrate after); --hooks hooks.yaml gives them as SQL (name: SQL or a list of statements).
+
             Example:
               instar plan Plans/music/plan.yaml --store music.sqlite --format markdown
+              instar plan --swiftdata MyApp/Models --store default.store
               instar plan --model App.xcdatamodeld --store App.sqlite --format json
             """
     )
@@ -53,6 +62,15 @@ struct PlanCommand: ParsableCommand {
             "Without a plan: the app's model bundle (.xcdatamodeld, every version), or versions oldest first (repeatable).",
             valueName: "model"))
     var models: [String] = []
+
+    @Option(help: ArgumentHelp("Without a plan: the app's SwiftData sources (files or folders, repeatable).", valueName: "sources"))
+    var swiftdata: [String] = []
+
+    @Option(name: .customLong("migration-plan"), help: "With --swiftdata: the SchemaMigrationPlan to use, when the sources have several.")
+    var migrationPlan: String?
+
+    @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
+    var hooks: String?
 
     @Option(help: "The store to plan for (opened read-only).")
     var store: String?
@@ -77,12 +95,33 @@ struct PlanCommand: ParsableCommand {
 
     func validate() throws {
         if let timeBudget, !(timeBudget > 0) { throw ValidationError("--time-budget takes a number of seconds above 0") }
-        if plan == nil && models.isEmpty { throw ValidationError("give a plan file, or --model with the app's model bundle") }
-        if plan != nil && !models.isEmpty { throw ValidationError("give either a plan file or --model, not both") }
+        let given = [plan != nil, !models.isEmpty, !swiftdata.isEmpty].filter { $0 }.count
+        if given == 0 { throw ValidationError("give a plan file, --model with the app's model bundle, or --swiftdata with its sources") }
+        if given > 1 { throw ValidationError("give one of a plan file, --model and --swiftdata") }
+        if swiftdata.isEmpty && (migrationPlan != nil || hooks != nil) { throw ValidationError("--migration-plan and --hooks go with --swiftdata") }
     }
 
     func run() throws {
-        let plan = try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: store, target: to)
+        if !swiftdata.isEmpty {
+            var checked = try SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: hooks)
+            if let store { try checked.matchStore(store) }
+            if !checked.findings.isEmpty {
+                if format == .json {
+                    printOut(jsonText(["plan": checked.migrationPlan.name, "passed": false, "problems": checked.findings.map(\.json)]))
+                } else {
+                    printOut(checked.summary.joined(separator: "\n"))
+                }
+                for finding in checked.findings { printError(finding.text) }
+                throw InstarExit.failure
+            }
+            if format == .text { printOut(checked.summary.joined(separator: "\n") + "\n") }
+            try report(checked.plan)
+            return
+        }
+        try report(try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: store, target: to))
+    }
+
+    private func report(_ plan: Plan) throws {
         var report: DryRunReport
         do {
             report = try DryRun.report(plan: plan, storePath: store, from: from, to: to)

@@ -36,7 +36,9 @@ struct TestCommand: ParsableCommand {
 
             --fixtures takes real stores instead (a folder of SQLite files, or files; each is copied \
             first, never written): their version is found among the plan's, as migrate finds it. \
-            Without a plan, --model App.xcdatamodeld tests what 'instar migrate --model' runs. \
+            Without a plan, --model App.xcdatamodeld tests what 'instar migrate --model' runs, and \
+            --swiftdata <sources> the app's SchemaMigrationPlan (checked as 'instar plan --swiftdata' \
+            checks it; custom stages' hooks as SQL from --hooks, else reported missing). \
             Command hooks run only with --allow-commands; Swift hooks cannot run here (register them on \
             a Migrator and call MigrationTester from the app's tests).
 
@@ -48,6 +50,7 @@ struct TestCommand: ParsableCommand {
               instar test Plans/music/plan.yaml --rows 200
               instar test Plans/garage/plan.yaml --from 'Garage 1' --format markdown
               instar test --model App.xcdatamodeld --fixtures Tests/Stores --format json
+              instar test --swiftdata MyApp/Models --hooks hooks.yaml --fixtures Tests/Stores
             """
     )
 
@@ -58,6 +61,15 @@ struct TestCommand: ParsableCommand {
         name: .customLong("model"),
         help: ArgumentHelp("Without a plan: the app's model bundle (.xcdatamodeld, every version).", valueName: "model"))
     var models: [String] = []
+
+    @Option(help: ArgumentHelp("Without a plan: the app's SwiftData sources (files or folders, repeatable); the SchemaMigrationPlan is the chain.", valueName: "sources"))
+    var swiftdata: [String] = []
+
+    @Option(name: .customLong("migration-plan"), help: "With --swiftdata: the SchemaMigrationPlan to use, when the sources have several.")
+    var migrationPlan: String?
+
+    @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL); hooks not given are reported missing.", valueName: "file"))
+    var hooks: String?
 
     @Option(help: "Rows per concrete entity of each seeded store.")
     var rows: Int = 100
@@ -86,15 +98,29 @@ struct TestCommand: ParsableCommand {
     var allowCommands = false
 
     func validate() throws {
-        if plan == nil && models.isEmpty { throw ValidationError("give a plan file, or --model with the app's model bundle") }
-        if plan != nil && !models.isEmpty { throw ValidationError("give either a plan file or --model, not both") }
+        let given = [plan != nil, !models.isEmpty, !swiftdata.isEmpty].filter { $0 }.count
+        if given == 0 { throw ValidationError("give a plan file, --model with the app's model bundle, or --swiftdata with its sources") }
+        if given > 1 { throw ValidationError("give one of a plan file, --model and --swiftdata") }
         if rows < 0 { throw ValidationError("--rows must be 0 or more") }
         if !fixtures.isEmpty && !from.isEmpty { throw ValidationError("give either --fixtures or --from: a fixture's version is its own") }
     }
 
     func run() throws {
         let stores = try fixtures.flatMap(Self.storeFiles)
-        let plan = try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: stores.first, target: nil)
+        let plan: Plan
+        if !swiftdata.isEmpty {
+            // The SwiftData checks first (as `plan --swiftdata`): a plan SwiftData would refuse is not run.
+            let checked = try SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: hooks)
+            for finding in checked.findings { printError(finding.text) }
+            if !checked.findings.isEmpty { throw InstarExit.failure }
+            let missing = checked.plan.hooks.filter { if case .swift = $0.value { return true } else { return false } }.keys.sorted()
+            if !missing.isEmpty {
+                printError("note: hooks not given as SQL (their stages' runs report them missing): \(missing.joined(separator: ", "))\n  hint: give them in a --hooks file, or test them in the app with MigrationTester")
+            }
+            plan = checked.plan
+        } else {
+            plan = try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: stores.first, target: nil)
+        }
         let migrator = Migrator(plan: plan, allowCommands: allowCommands)
         let options = MigrationTestOptions(
             rows: rows, seed: seed, versions: from.isEmpty ? nil : from, fixtures: stores, keep: keep,

@@ -37,6 +37,11 @@ struct AttributeMapper {
         attribute.preservesValueInHistoryOnDeletion = options.preservesValueOnDeletion
         if attribute.type != .composite, let initializer = property.initializer {
             attribute.defaultValue = defaultValue(initializer, for: attribute.type, at: property.location)
+            // `= UUID()`, `= Date()`: the model has a default, one the app computes; kept apart (not
+            // hashed) so that checks needing "some default" (CloudKit's) do not report it missing.
+            if attribute.defaultValue == nil, !initializer.is(NilLiteralExprSyntax.self) {
+                attribute.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] = initializer.trimmedDescription
+            }
         }
         return attribute
     }

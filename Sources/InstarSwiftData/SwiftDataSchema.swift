@@ -16,6 +16,11 @@ public struct SwiftDataSchema: Sendable {
     public let model: Model
     /// Where the schema is declared.
     public let location: SourceLocation
+
+    /// `userInfo` key of an attribute whose Swift initializer is not a literal (`= Date()`): its text.
+    /// SwiftData evaluates it once and the model keeps that value as the default, so the attribute has
+    /// a default the reader cannot know; it is not hashed.
+    public static let appEvaluatedDefaultKey = "instar.swiftdata.appEvaluatedDefault"
 }
 
 /// One stage of a `SchemaMigrationPlan`, as a plain value.

@@ -25,6 +25,8 @@ struct CoreDataStorageBuilder {
     private var joinTables: [String: JoinTable] = [:]
     private var indexes: [IndexDefinition] = []
     private var indexNames = Set<String>()
+    /// Indexes of the keys of to-many relationships without an inverse (``buildHiddenKey(withoutInverse:_:)``).
+    private var hiddenKeys: [IndexDefinition] = []
 
     init(model: Model, layout: CoreDataLayout) {
         self.model = model
@@ -108,22 +110,34 @@ struct CoreDataStorageBuilder {
             // The keys Core Data hashes for this entity: the parent's (in their table order) or the
             // bookkeeping ones, then each attribute, each key column and each relationship.
             var keys = entity.parent.flatMap { keyOrders[$0] } ?? ["_ent", "_pk", "_opt"]
-            for attribute in inWalkOrder(entity.attributes, of: name, name: \.name, names: { model.attributes(of: $0).map(\.name) }) {
-                guard !attribute.isTransient, let type = try layout.columnType(of: attribute, entity: name) else { continue }
-                let column = registry.claim("Z" + attribute.name.coreDataUppercased)
-                map[attribute.name] = column
-                keys.append(attribute.name)
-                let group: Int
-                switch type {
-                case "INTEGER": group = 0
-                case "FLOAT", "TIMESTAMP": group = 1
-                case "DECIMAL": group = 2
-                case "VARCHAR": group = 3
-                default: group = attribute.type == .transformable ? 4 : 5
+            // Composite elements share the entity's column names, and there SwiftData claims in property
+            // name order (MetaCocktails: `Cocktail.author.id` → ZID before `id` → ZID1, but
+            // `IngredientBase.id` → ZID before `prep.id` → ZID1, read off which column every row fills).
+            // Without composites the order cannot change a name within one entity, so the walk stays.
+            // The hashed key order keeps the walk either way.
+            let walk = inWalkOrder(entity.attributes, of: name, name: \.name, names: { model.attributes(of: $0).map(\.name) })
+            let attributes =
+                entity.attributes.contains { $0.type == .composite }
+                ? entity.attributes.sorted { CoreDataOrder.precedes($0.name, $1.name) } : walk
+            var stored = Set<String>()
+            for attribute in attributes {
+                guard !attribute.isTransient else { continue }
+                // A composite's elements take columns of their own, named after the element alone and
+                // claimed in the hierarchy's registry like any other (MetaCocktails: `author.id` → `ZID`,
+                // `Cocktail.id` → `ZID1`); they sort with the composite's name, in element order.
+                var claimed = false
+                for (key, part) in attribute.storedParts where !part.isTransient {
+                    guard let type = try layout.columnType(of: part, entity: name) else { continue }
+                    let column = registry.claim("Z" + part.name.coreDataUppercased)
+                    map[key] = column
+                    claimed = true
+                    pending[table, default: []].append(
+                        (Self.columnGroup(type, part.type), number, 0, attribute.name,
+                         ColumnDefinition(name: column, declaredType: type)))
                 }
-                pending[table, default: []].append(
-                    (group, number, 0, attribute.name, ColumnDefinition(name: column, declaredType: type)))
+                if claimed { stored.insert(attribute.name) }
             }
+            keys += walk.map(\.name).filter(stored.contains)
             for relationship in inWalkOrder(entity.relationships, of: name, name: \.name, names: { model.relationships(of: $0).map(\.name) })
             where !relationship.isTransient {
                 if relationship.isToOne {
@@ -150,6 +164,19 @@ struct CoreDataStorageBuilder {
         }
         registries[table] = registry
         entityTables[table] = EntityTable(root: root, primaryKey: "Z_PK", discriminator: "Z_ENT", bookkeeping: bookkeeping)
+    }
+
+    /// The `CREATE TABLE` group of a column: INTEGER, FLOAT/TIMESTAMP, DECIMAL, VARCHAR, then BLOBs —
+    /// Transformable first, UUID next, Binary last (Wire's ZCONVERSATION shows Transformable before
+    /// Binary; MetaCocktails' ZCOCKTAIL shows `ZID`, `ZID1` (UUIDs) before the Binary elements).
+    static func columnGroup(_ declaredType: String, _ type: AttributeType) -> Int {
+        switch declaredType {
+        case "INTEGER": 0
+        case "FLOAT", "TIMESTAMP": 1
+        case "DECIMAL": 2
+        case "VARCHAR": 3
+        default: type == .transformable ? 4 : type == .uuid ? 5 : 6
+        }
     }
 
     // MARK: To-many relationships
@@ -188,6 +215,8 @@ struct CoreDataStorageBuilder {
             } else if let inverseRelationship, let inverseKey {
                 paired.insert(inverseKey)
                 buildJoinTable(key, relationship, inverseKey: inverseKey, inverse: inverseRelationship)
+            } else if !relationship.isOrdered, entities[relationship.destination] != nil {
+                buildHiddenKey(withoutInverse: key, relationship)
             } else {
                 buildJoinTable(withoutInverse: key, relationship)
             }
@@ -248,8 +277,29 @@ struct CoreDataStorageBuilder {
                 destinationPosition: relationship.isOrdered ? "FOK_REFLEXIVE" : nil, ownerPosition: ownerPosition))
     }
 
+    /// An unordered to-many without an inverse, as the SwiftData stores show it: a key column
+    /// `Z<e><REL>` on the destination's table (with `<T>_<COL>_INDEX`) holding the owner's `Z_PK`, as
+    /// if the destination had an unnamed to-one back (MetaCocktails `ZINGREDIENT.Z1SPEC` for
+    /// `Cocktail.spec`, SwiftDeveloperBlog `ZPATHPOINT.Z1POINTS` for `Path.points`). The key is
+    /// recorded under ``hiddenKeyName(of:)`` so that migrations carry it like any foreign key.
+    private mutating func buildHiddenKey(withoutInverse key: RelationshipKey, _ relationship: Relationship) {
+        let e = numbers[key.entity]!
+        let destinationTable = entities[relationship.destination]!.table
+        let column = registries[destinationTable]!.claim("Z\(e)" + key.name.coreDataUppercased)
+        let hidden = RelationshipKey(entity: relationship.destination, name: Self.hiddenKeyName(of: key))
+        relationships[hidden] = .foreignKey(table: destinationTable, column: column)
+        relationships[key] = .inverseForeignKey(inverse: hidden, position: nil)
+        pending[destinationTable, default: []].append(
+            (0, numbers[relationship.destination] ?? 0, 2, hidden.name, ColumnDefinition(name: column, declaredType: "INTEGER")))
+        hiddenKeys.append(IndexDefinition(name: "\(destinationTable)_\(column)_INDEX", table: destinationTable, columns: [column]))
+    }
+
+    /// The name a hidden key is recorded under: no property can have it (it is not an identifier).
+    static func hiddenKeyName(of owner: RelationshipKey) -> String { "(\(owner.entity).\(owner.name))" }
+
     /// A to-many without an inverse (Core Data warns about these): a join table named after it, with an
-    /// owner column named after the owning entity. Not seen in a real store.
+    /// owner column named after the owning entity. Not seen in a real store; kept for ordered ones,
+    /// whose position column no store shows.
     private mutating func buildJoinTable(withoutInverse key: RelationshipKey, _ relationship: Relationship) {
         let e = numbers[key.entity]!
         let d = numbers[relationship.destination] ?? 0
@@ -312,6 +362,7 @@ struct CoreDataStorageBuilder {
                 addIndex(IndexDefinition(name: "\(table)_\(column)_INDEX", table: table, columns: [column]))
             }
         }
+        for index in hiddenKeys { addIndex(index) }
         for name in order {
             let entity = model.entity(named: name)!
             let storage = entities[name]!

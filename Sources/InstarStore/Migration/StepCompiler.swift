@@ -175,9 +175,13 @@ package struct StepCompiler {
         let entity = new.entity(named: destination)!
         let storage = newMap.entities[destination]!
         for attribute in entity.attributes {
-            guard let column = storage.columns[attribute.name] else { continue }
-            columns[column] = perKind(of: destination, column: column, sourceTable: sourceTable) { member in
-                attributeValue(attribute, of: member)
+            // A composite's elements each have a column (``Attribute/storedParts``), filled from the same
+            // element of the composite the attribute maps from.
+            for (key, part) in attribute.storedParts {
+                guard let column = storage.columns[key] else { continue }
+                columns[column] = perKind(of: destination, column: column, sourceTable: sourceTable) { member in
+                    attributeValue(attribute, part: part, of: member)
+                }
             }
         }
         for relationship in entity.relationships where relationship.isToOne {
@@ -185,6 +189,23 @@ package struct StepCompiler {
             columns[column] = perKind(of: destination, column: column, sourceTable: sourceTable) { member in
                 foreignKeyValue(relationship, of: member, sourceTable: sourceTable)
             }
+        }
+        // Keys of to-many relationships without an inverse, kept on this (destination) entity's rows
+        // (Core Data layout): carried from the owner relationship's older key when it had one.
+        for (owner, storageKind) in newMap.relationships {
+            guard case .inverseForeignKey(let hidden, nil) = storageKind, hidden.entity == destination,
+                new.entity(named: destination)?.relationship(named: hidden.name) == nil,
+                case .foreignKey(_, let column)? = newMap.relationships[hidden]
+            else { continue }
+            var value = ColumnExpression.null
+            if let source = propertyMapping(owner.entity, owner.name),
+                case .inverseForeignKey(let oldHidden, _)? = oldMap.relationships[
+                    RelationshipKey(entity: source.declaringEntity, name: source.name)],
+                case .foreignKey(let oldTable, let oldColumn)? = oldMap.relationships[oldHidden], oldTable == sourceTable
+            {
+                value = .column(oldColumn)
+            }
+            columns[column] = value
         }
         // Position columns of ordered to-many relationships whose foreign key lives in this entity.
         for (key, storageKind) in newMap.relationships {
@@ -244,12 +265,21 @@ package struct StepCompiler {
         return result
     }
 
-    private func attributeValue(_ attribute: Attribute, of member: String) -> ColumnExpression {
-        let fallback: ColumnExpression = layout.storedDefault(of: attribute).map { .value($0) } ?? .null
+    /// The value of `attribute`'s column (or, for a composite, of its element `part`) in `member`'s rows.
+    private func attributeValue(_ attribute: Attribute, part: Attribute, of member: String) -> ColumnExpression {
+        let fallback: ColumnExpression = layout.storedDefault(of: part).map { .value($0) } ?? .null
         guard let source = sourceEntity(of: member), let sourceProperty = propertyMapping(member, attribute.name),
-            let sourceAttribute = sourceProperty.property.attribute,
-            let sourceColumn = oldMap.entities[source]?.columns[sourceProperty.name]
+            let sourceWhole = sourceProperty.property.attribute
         else { return fallback }
+        let composite = attribute.type == .composite
+        // A composite's element comes from the same-named element of the older composite; an element
+        // that is new (or a composite that was a plain attribute) starts empty.
+        guard composite == (sourceWhole.type == .composite),
+            let sourceAttribute = composite ? sourceWhole.elements.first(where: { $0.name == part.name }) : sourceWhole,
+            let sourceColumn = oldMap.entities[source]?.columns[
+                composite ? "\(sourceProperty.name).\(part.name)" : sourceProperty.name]
+        else { return fallback }
+        let attribute = part
         var value = layout.convert(.column(sourceColumn), from: sourceAttribute, to: attribute)
         if !attribute.isOptional, fallback != .null, sourceAttribute.isOptional || sourceAttribute.type != attribute.type {
             value = .coalesce(value, fallback)
@@ -317,8 +347,16 @@ package struct StepCompiler {
     {
         guard let inverseName = relationship.inverse,
             let inverse = new.property(inverseName, of: relationship.destination),
-            let (storage, _) = oldStorage(of: RelationshipKey(entity: inverse.declaringEntity, name: inverse.name)),
-            case .joinTable(let table, let ownerColumn, let destinationColumn, _) = storage,
+            let (storage, _) = oldStorage(of: RelationshipKey(entity: inverse.declaringEntity, name: inverse.name))
+        else { return nil }
+        // A to-many that had no inverse kept its links in a key on these very rows (Core Data layout):
+        // the new to-one takes them over (SwiftDeveloperBlog V01 → V02 adds `PathPoint.path`).
+        if case .inverseForeignKey(let hidden, _) = storage, case .foreignKey(let table, let column)? = oldMap.relationships[hidden],
+            table == sourceTable, oldMap.entities[hidden.entity].flatMap({ _ in old.entity(named: hidden.entity)?.relationship(named: hidden.name) }) == nil
+        {
+            return .column(column)
+        }
+        guard case .joinTable(let table, let ownerColumn, let destinationColumn, _) = storage,
             let pk = oldMap.entityTables[sourceTable]?.primaryKey
         else { return nil }
         return .lookup(table: table, value: ownerColumn, key: destinationColumn, equals: .column(pk))

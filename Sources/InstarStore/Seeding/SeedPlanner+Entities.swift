@@ -20,10 +20,11 @@ extension SeedPlanner {
             }
         }
         let roles = try uniqueRoles(for: entity, table: table, db)
-        for attribute in model.attributes(of: entity) where !attribute.isTransient {
-            guard let column = storage.columns[attribute.name] else { continue }
+        // A composite is seeded element by element, each in its own column (``Attribute/storedParts``).
+        for (key, attribute) in model.attributes(of: entity).flatMap(\.storedParts) where !attribute.isTransient {
+            guard let column = storage.columns[key] else { continue }
             var seeder = AttributeSeeder(
-                attribute: attribute, entity: entity, role: roles[attribute.name] ?? .plain, layout: layout,
+                attribute: attribute, entity: entity, role: roles[key] ?? .plain, layout: layout,
                 encoding: encoding, random: random)
             if let definition = map.schema.tables.first(where: { $0.name == table })?.columns.first(where: { $0.name == column }) {
                 seeder.check = try SeedColumnCheck(column: definition)

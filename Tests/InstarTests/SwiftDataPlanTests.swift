@@ -1,0 +1,139 @@
+import Foundation
+import InstarModel
+import InstarStore
+import InstarSwiftData
+import Testing
+
+/// `instar plan --swiftdata` and `instar test --swiftdata`: what SwiftData would refuse, found from the
+/// sources; and the corpus apps' real plans accepted against their real stores.
+@Suite struct SwiftDataPlanTests {
+    static func schema(_ name: String, _ version: String, _ drink: String) -> String {
+        """
+        enum \(name): VersionedSchema {
+            static var versionIdentifier = Schema.Version(\(version.replacingOccurrences(of: ".", with: ", ")))
+            static var models: [any PersistentModel.Type] { [Drink.self] }
+            @Model final class Drink { \(drink) }
+        }
+        """
+    }
+
+    /// Writes `Models.swift` with the schemas and a plan of `stages`, in a temporary folder.
+    static func sources(_ schemas: [String], stages: String, plan: [String]) throws -> URL {
+        let folder = try temporaryDirectory()
+        let text = "import SwiftData\n" + schemas.joined(separator: "\n") + """
+
+            enum Plan: SchemaMigrationPlan {
+                static var schemas: [any VersionedSchema.Type] { [\(plan.map { "\($0).self" }.joined(separator: ", "))] }
+                static var stages: [MigrationStage] { [\(stages)] }
+            }
+            """
+        try text.write(to: folder.appendingPathComponent("Models.swift"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    @Test func duplicateChecksumsNameBothSchemas() throws {
+        let folder = try Self.sources(
+            [Self.schema("V1", "1.0.0", "var name: String = \"\""), Self.schema("V2", "2.0.0", "var name: String = \"\"")],
+            stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2"])
+        let result = try runInstar(["plan", "--swiftdata", folder.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Duplicate version checksums: V1 and V2"), "\(result.stderr)")
+    }
+
+    @Test func aLightweightStageThatCannotBeInferredSaysWhichAttributeAndTheFix() throws {
+        let folder = try Self.sources(
+            [Self.schema("V1", "1.0.0", "var when: String = \"\""), Self.schema("V2", "2.0.0", "var when: Date = Date()")],
+            stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2"])
+        let result = try runInstar(["plan", "--swiftdata", folder.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Models.swift:"), "\(result.stderr)")
+        #expect(result.stderr.contains("the lightweight stage V1 → V2 cannot be inferred: Drink.when"), "\(result.stderr)")
+        #expect(result.stderr.contains(".custom(fromVersion:toVersion:willMigrate:didMigrate:)"))
+    }
+
+    @Test func aSchemaNoStageReachesIsNamed() throws {
+        let folder = try Self.sources(
+            [Self.schema("V1", "1.0.0", "var name: String = \"\""), Self.schema("V2", "2.0.0", "var name: String = \"\"; var note: String?"),
+             Self.schema("V3", "3.0.0", "var name: String = \"\"; var note: String?; var rating: Int?")],
+            stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2", "V3"])
+        let result = try runInstar(["plan", "--swiftdata", folder.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no stages lead from V1 to V3"), "\(result.stderr)")
+        #expect(result.stderr.contains("no stages lead from V2 to V3"))
+    }
+
+    @Test func customStagesBecomeHooksThatRunAsSQL() throws {
+        let folder = try Self.sources(
+            [Self.schema("V1", "1.0.0", "var name: String = \"\""), Self.schema("V2", "2.0.0", "var name: String = \"\"; var note: String?")],
+            stages: ".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { context in try context.save() })",
+            plan: ["V1", "V2"])
+        let missing = try runInstar(["test", "--swiftdata", folder.path, "--rows", "5"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("V1→V2.didMigrate"), "\(missing.stderr)")
+        let hooks = folder.appendingPathComponent("hooks.yaml")
+        try "V1→V2.didMigrate: UPDATE ZDRINK SET ZNOTE = 'migrated'\n".write(to: hooks, atomically: true, encoding: .utf8)
+        let given = try runInstar(["test", "--swiftdata", folder.path, "--hooks", hooks.path, "--rows", "5"])
+        #expect(given.status == 0, "\(given.stdout)\(given.stderr)")
+        #expect(given.stdout.contains("PASS  V1"))
+    }
+
+    /// A store written by a schema that was edited after it shipped: SwiftData's 134504, with the edit.
+    @Test func aStoreOfAnEditedSchemaNamesTheClosestSchemaAndTheEdit() throws {
+        let shipped = Self.schema("V1", "1.0.0", "var name: String = \"\"; var price: Double = 0")
+        let folder = try Self.sources(
+            [Self.schema("V1", "1.0.0", "var name: String = \"\""), Self.schema("V2", "2.0.0", "var name: String = \"\"; var note: String?")],
+            stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2"])
+        let read = SwiftDataReader().read(files: [(path: "Shipped.swift", text: "import SwiftData\n" + shipped)])
+        let model = try #require(read.schemas.first).model
+        let store = folder.appendingPathComponent("shipped.store").path
+        try SQLiteStore.create(at: store, model: model, layout: CoreDataLayout()).close()
+        let result = try runInstar(["plan", "--swiftdata", folder.path, "--store", store])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("134504") && result.stderr.contains("closest is V1"), "\(result.stderr)")
+        #expect(result.stderr.contains("the store has columns ZPRICE V1 lacks"), "\(result.stderr)")
+    }
+}
+
+extension SwiftDataPlanTests {
+    /// `= Date()` is a default in SwiftData's model (computed once): CloudKit's rule is satisfied; a
+    /// required attribute without any initializer is not.
+    @Test func cloudKitLintCountsAppEvaluatedDefaults() throws {
+        let folder = try Self.sources(
+            [Self.schema("V1", "1.0.0", "var created: Date = Date(); var name: String; init() { name = \"\" }")],
+            stages: "", plan: ["V1"])
+        let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("'Drink.name' is required and has no default"), "\(result.stdout)")
+        #expect(!result.stdout.contains("Drink.created"), "\(result.stdout)")
+    }
+}
+
+/// The corpus apps' own plans, against their own stores.
+@Suite(.needsCorpus) struct SwiftDataPlanCorpusTests {
+    static let root = corpusRoot.appendingPathComponent("swiftdata")
+    static let andrei = "AndreiMaksimovich__SwiftDeveloperBlog/06 - SwiftData Migration"
+
+    @Test(arguments: [
+        ("TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRayTestApp", "TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRay/Fixtures/1.0.0/App-1_0_0.sqlite", "AppSchemaV1"),
+        ("TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRayTestApp", "TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRayTestApp/FreezeRay/Fixtures/2.0.0/App-2_0_0.sqlite", "AppSchemaV2"),
+        ("\(andrei)/06 - SwiftData Migration/Lib/AppData", "\(andrei)/06 - SwiftData MigrationTests/Resources/AppData/V01/app-model-v01-container", "AppDataSchemaV01"),
+        ("nobelnrj__myhome/MyHomeApp", "nobelnrj__myhome/@33a81a50/MyHomeTests/Resources/MyHomeV1Seed.store", "SchemaV1"),
+    ])
+    func theAppsPlanIsAcceptedForItsStore(sources: String, store: String, schema: String) throws {
+        let result = try runInstar(["plan", "--swiftdata", Self.root.appendingPathComponent(sources).path, "--store", Self.root.appendingPathComponent(store).path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("store: written by \(schema)"), "\(result.stdout)")
+        #expect(result.stdout.contains("checks: passed"))
+    }
+
+    @Test func freezeRaysPlanPassesInstarTestSeededAndWithItsFixtures() throws {
+        let sources = Self.root.appendingPathComponent("TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRayTestApp").path
+        let seeded = try runInstar(["test", "--swiftdata", sources, "--rows", "20"])
+        #expect(seeded.status == 0, "\(seeded.stdout)\(seeded.stderr)")
+        #expect(seeded.stdout.contains("2 passed, 0 failed"))
+        let fixtures = Self.root.appendingPathComponent("TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRay/Fixtures").path
+        let real = try runInstar(["test", "--swiftdata", sources, "--fixtures", fixtures])
+        #expect(real.status == 0, "\(real.stdout)\(real.stderr)")
+        #expect(real.stdout.contains("2 passed, 0 failed"))
+    }
+}
