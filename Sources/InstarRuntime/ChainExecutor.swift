@@ -142,13 +142,15 @@ final class ChainExecutor {
     /// Whether `error` is what a stop request does to the work in flight: an interrupted statement,
     /// a cancelled task, or a hook that failed with one of those.
     static func isInterruption(_ error: any Error) -> Bool {
-        switch error {
-        case is CancellationError: return true
-        case let error as DatabaseError: return error.resultCode == .SQLITE_INTERRUPT
-        case let error as StoreError: return error.kind == .interrupted || error.sqlite?.code == ResultCode.SQLITE_INTERRUPT.rawValue
-        case let error as HookError: return error.underlying.map(isInterruption) ?? false
-        default: return false
+        // Written as plain casts: a `switch` over the existential with a recursive `map` crashed the
+        // Swift 6.3 optimizer (CopyPropagation ownership verification) in release builds.
+        if error is CancellationError { return true }
+        if let database = error as? DatabaseError { return database.resultCode == .SQLITE_INTERRUPT }
+        if let store = error as? StoreError {
+            return store.kind == .interrupted || store.sqlite?.code == ResultCode.SQLITE_INTERRUPT.rawValue
         }
+        if let hook = error as? HookError, let underlying = hook.underlying { return isInterruption(underlying) }
+        return false
     }
 
     // MARK: Journal
@@ -292,7 +294,21 @@ final class ChainExecutor {
         }
         entry.status = .finished
         if store.layout.keepsMigrationJournal {
-            try commit(entry, failpoint: "journal.finish")
+            // The finished record and the lease's release commit together: a run killed right after
+            // leaves no lease behind in a store that then has nothing to do (and so is not written).
+            interruptible.withLock { $0 = false }
+            defer { interruptible.withLock { $0 = true } }
+            var finished = entry
+            finished.updatedAt = Date()
+            try store.withDatabase { db in
+                try db.inTransaction(.immediate) {
+                    try saveRecord(finished, db)
+                    try Lease.release(lease, db)
+                    Failpoints.hit("journal.finish.before-commit")
+                    return .commit
+                }
+            }
+            Failpoints.hit("journal.finish.after-commit")
         } else {
             try store.withDatabase { db in
                 try db.inTransaction(.immediate) {
