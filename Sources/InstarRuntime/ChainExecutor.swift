@@ -144,13 +144,12 @@ final class ChainExecutor {
     static func isInterruption(_ error: any Error) -> Bool {
         // Written as plain casts: a `switch` over the existential with a recursive `map` crashed the
         // Swift 6.3 optimizer (CopyPropagation ownership verification) in release builds.
+        // (StoreError.from gives SQLITE_INTERRUPT the kind `interrupted`, so the kind says it all.)
         if error is CancellationError { return true }
         if let database = error as? DatabaseError { return database.resultCode == .SQLITE_INTERRUPT }
-        if let store = error as? StoreError {
-            return store.kind == .interrupted || store.sqlite?.code == ResultCode.SQLITE_INTERRUPT.rawValue
-        }
-        if let hook = error as? HookError, let underlying = hook.underlying { return isInterruption(underlying) }
-        return false
+        if let store = error as? StoreError { return store.kind == .interrupted }
+        guard let hook = error as? HookError, let underlying = hook.underlying else { return false }
+        return isInterruption(underlying)
     }
 
     // MARK: Journal
