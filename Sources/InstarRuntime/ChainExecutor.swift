@@ -145,7 +145,12 @@ final class ChainExecutor {
         switch error {
         case is CancellationError: return true
         case let error as DatabaseError: return error.resultCode == .SQLITE_INTERRUPT
-        case let error as StoreError: return error.kind == .interrupted || error.sqlite?.code == ResultCode.SQLITE_INTERRUPT.rawValue
+        case let error as StoreError:
+            // Spelled out, not `error.sqlite?.code == …`: Swift 6.3.1's optimizer crashes on that form
+            // ("Found outside of lifetime use") in a release build.
+            if error.kind == .interrupted { return true }
+            guard let sqlite = error.sqlite else { return false }
+            return sqlite.code == ResultCode.SQLITE_INTERRUPT.rawValue
         case let error as HookError: return error.underlying.map(isInterruption) ?? false
         default: return false
         }
