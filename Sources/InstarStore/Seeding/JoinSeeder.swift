@@ -28,16 +28,28 @@ package struct JoinSeeder: Sendable {
 
     /// The destination pool indexes of owner `j`, in the order of an ordered relationship.
     package func targets(of j: Int64) -> [Int64] {
+        var result: [Int64] = []
+        forEachTarget(of: j) { _, t in result.append(t) }
+        return result
+    }
+
+    /// Calls `body` with the place (0-based) and destination pool index of each of owner `j`'s targets,
+    /// in order: ``targets(of:)`` without an array per owner, for the seeding loop.
+    @inline(__always)
+    package func forEachTarget<E: Error>(of j: Int64, _ body: (Int, Int64) throws(E) -> Void) throws(E) {
         let p = destinations.count
-        if symmetric { return ring(j, p) }
+        if symmetric {
+            for (place, t) in ring(j, p).enumerated() { try body(place, t) }
+            return
+        }
         let available = samePool ? p - 1 : p
-        guard available > 0 else { return [] }
+        guard available > 0 else { return }
         let wanted = 1 + Int64(SeedRandom.below(3, stream, UInt64(j)))
         let k = min(min(max(wanted, minimum), maximum), available)
         let start = Int64(SeedRandom.below(UInt64(available), stream ^ 0x7374_6172, UInt64(j)))
-        return (0..<k).map { m in
+        for m in 0..<k {
             let t = (start + m) % available
-            return samePool ? (j + 1 + t) % p : t
+            try body(Int(m), samePool ? (j + 1 + t) % p : t)
         }
     }
 

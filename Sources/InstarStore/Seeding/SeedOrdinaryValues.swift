@@ -16,50 +16,91 @@ package enum SeedOrdinaryValues {
         case .float: return .real(Double(Float(SeedRandom.unit(stream, index) * 1000)))
         case .decimal: return .real(Double(Int64(r % 10_000_000) - 1_000_000) / 100)
         case .string: return .text(phrase(r))
-        case .uri: return .text("https://example.com/\(word(r))/\(r % 100_000)")
+        case .uri: return .text(text { uri(r, into: &$0) })
         case .date:
             // 2010-01-01 … 2030-01-01, whole milliseconds.
             let start: Int64 = 283_996_800_000
             return .date(milliseconds: start + Int64(r % 631_152_000_000))
         case .uuid: return .uuid(uuidBytes(r, SeedRandom.value(stream ^ 0x5555, index)))
         case .binary, .transformable:
-            let count = Int(r % 57) + 8
-            var bytes = Data(count: count)
-            var x = SeedRandom.value(stream ^ 0xAAAA, index)
-            for i in 0..<count {
-                if i % 8 == 0 { x = SeedRandom.mix(x &+ SeedRandom.gamma) }
-                bytes[i] = UInt8(truncatingIfNeeded: x >> UInt64((i % 8) * 8))
-            }
-            return .bytes(bytes)
+            var bytes: [UInt8] = []
+            blob(stream: stream, index: index, into: &bytes)
+            return .bytes(Data(bytes))
         case .undefined, .objectID, .composite: return nil
         }
     }
 
     /// One to four words, capitalised like a title.
-    static func phrase(_ r: UInt64) -> String {
+    static func phrase(_ r: UInt64) -> String { text { phrase(r, into: &$0) } }
+
+    /// The UTF-8 bytes of ``phrase(_:)``, appended to `bytes`: the seeding loop binds them from a reused
+    /// buffer, so that no `String` is built per row. ``phrase(_:)`` is made from this, so both agree.
+    static func phrase(_ r: UInt64, into bytes: inout [UInt8]) {
         let count = Int(r >> 60) % 4 + 1
-        var words: [String] = []
         var x = r
-        for _ in 0..<count {
-            let w = word(x)
-            words.append(w.prefix(1).uppercased() + w.dropFirst())
+        for n in 0..<count {
+            if n > 0 { bytes.append(UInt8(ascii: " ")) }
+            bytes.append(contentsOf: capitalised[Int(x % UInt64(vocabulary.count))])
             x = SeedRandom.mix(x)
         }
-        return words.joined(separator: " ")
+    }
+
+    /// The bytes of an ordinary URI value, appended to `bytes`.
+    static func uri(_ r: UInt64, into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "https://example.com/".utf8)
+        bytes.append(contentsOf: word(r).utf8)
+        bytes.append(UInt8(ascii: "/"))
+        decimal(Int64(r % 100_000), into: &bytes)
+    }
+
+    /// The bytes of an ordinary binary value (8 to 64 of them), appended to `bytes`.
+    static func blob(stream: UInt64, index: UInt64, into bytes: inout [UInt8]) {
+        let count = Int(SeedRandom.value(stream, index) % 57) + 8
+        var x = SeedRandom.value(stream ^ 0xAAAA, index)
+        for i in 0..<count {
+            if i % 8 == 0 { x = SeedRandom.mix(x &+ SeedRandom.gamma) }
+            bytes.append(UInt8(truncatingIfNeeded: x >> UInt64((i % 8) * 8)))
+        }
+    }
+
+    /// `value` in decimal, as `String(value)` writes it, appended to `bytes`.
+    static func decimal(_ value: Int64, into bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
+    }
+
+    /// A `String` from bytes a writer appends.
+    static func text(_ write: (inout [UInt8]) -> Void) -> String {
+        var bytes: [UInt8] = []
+        write(&bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func word(_ r: UInt64) -> String { vocabulary[Int(r % UInt64(vocabulary.count))] }
 
+    /// The words with their first character upper-cased, as UTF-8, computed once.
+    static let capitalised: [[UInt8]] = vocabulary.map { Array(($0.prefix(1).uppercased() + $0.dropFirst()).utf8) }
+
     /// A version-4 UUID's bytes from two random words.
     static func uuidBytes(_ a: UInt64, _ b: UInt64) -> Data {
-        var bytes = Data(count: 16)
-        for i in 0..<8 {
-            bytes[i] = UInt8(truncatingIfNeeded: a >> UInt64(i * 8))
-            bytes[8 + i] = UInt8(truncatingIfNeeded: b >> UInt64(i * 8))
-        }
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return bytes
+        var bytes: [UInt8] = []
+        uuidBytes(a, b, into: &bytes)
+        return Data(bytes)
+    }
+
+    /// The same, appended to `bytes`.
+    static func uuidBytes(_ a: UInt64, _ b: UInt64, into bytes: inout [UInt8]) {
+        let start = bytes.count
+        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: a >> UInt64(i * 8))) }
+        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: b >> UInt64(i * 8))) }
+        bytes[start + 6] = (bytes[start + 6] & 0x0F) | 0x40
+        bytes[start + 8] = (bytes[start + 8] & 0x3F) | 0x80
     }
 
     /// Plain and accented words (a few non-Latin), so ordinary rows are not all ASCII either.

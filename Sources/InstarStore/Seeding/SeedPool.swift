@@ -33,6 +33,18 @@ package struct SeedPool: Sendable, Hashable {
         preconditionFailure("seed pool index \(index) out of range \(count)")
     }
 
+    /// The key of the pool's `index`th row: ``row(at:)`` without copying the block, for the seeding loop.
+    @inline(__always)
+    package func key(at index: Int64) -> Int64 {
+        var rest = index
+        for b in blocks.indices {
+            let count = blocks[b].count
+            if rest < count { return blocks[b].firstKey + rest }
+            rest -= count
+        }
+        preconditionFailure("seed pool index \(index) out of range \(count)")
+    }
+
     /// Where the rows of `entity` start within this pool (the pool of one of its ancestors).
     package func offset(of entity: String) -> Int64? {
         var offset: Int64 = 0
