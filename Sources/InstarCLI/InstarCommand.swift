@@ -23,8 +23,9 @@ struct InstarCommand: ParsableCommand {
             Core Data mapping models (.xcmappingmodel) beside a bundle are found and matched to its \
             versions: each fixes its step, which no chain skips ('instar mapping' shows one).
 
-            Exit codes: 0 success; 1 the operation failed; 64 bad command line; \
-            65 invalid model or plan file; 66 a file could not be read.
+            Exit codes: 0 success; 1 the operation failed; 2 another migration holds the store (or \
+            another connection has it locked): try again later; 64 bad command line; 65 invalid model or \
+            plan file; 66 a file could not be read; 75 stopped at a safe point (time budget): run again.
             """,
         subcommands: [
             ModelCommand.self, DiffCommand.self, StoreCommand.self, InspectCommand.self, PlanCommand.self,

@@ -242,18 +242,7 @@ import Testing
             "name: V2\nentities: {Item: {attributes: {n: int32 = 0}}}\n",
             "name: V3\nentities: {Item: {attributes: {n: int32 = 0, note: string?}}}\n",
         ]
-        for (index, text) in versions.enumerated() {
-            try text.write(to: dir.appendingPathComponent("v\(index + 1).yaml"), atomically: true, encoding: .utf8)
-        }
-        let planPath = dir.appendingPathComponent("plan.yaml").path
-        try "name: items\nversions: [v1.yaml, v2.yaml, v3.yaml]\npinned: [V2]\n".write(toFile: planPath, atomically: true, encoding: .utf8)
-        let plan = try PlanFileReader.read(path: planPath)
-        let store = dir.appendingPathComponent("items.sqlite").path
-        let created = try SQLiteStore.create(at: store, model: plan.versions[0])
-        try created.withDatabase { db in
-            for n in 1...7 { try db.execute(sql: #"INSERT INTO "Item" ("_pk", "n") VALUES (?, ?)"#, arguments: [n, n]) }
-        }
-        try created.close()
+        let (plan, store) = try pinnedItemsPlan(versions, in: dir, insert: (1...7).map { "INSERT INTO \"Item\" (\"_pk\", \"n\") VALUES (\($0), \($0));" }.joined())
         let report = try DryRun.report(plan: plan, storePath: store)
         let risks = report.unitsExceeding(timeBudget: 1, rowsPerSecond: 5)
         #expect(risks.map(\.kind) == [.exceedsTimeBudget])

@@ -87,16 +87,7 @@ import Testing
             "name: V2\nentities: {Item: {attributes: {n: int32 = 0, m: int32?}}}\n",
             "name: V3\nentities: {Item: {attributes: {n: int32 = 0, m: int32}}}\n",  // required, no default: a data condition
         ]
-        for (index, text) in versions.enumerated() {
-            try text.write(to: dir.appendingPathComponent("v\(index + 1).yaml"), atomically: true, encoding: .utf8)
-        }
-        let planPath = dir.appendingPathComponent("plan.yaml").path
-        try "name: items\nversions: [v1.yaml, v2.yaml, v3.yaml]\npinned: [V2]\n".write(toFile: planPath, atomically: true, encoding: .utf8)
-        let plan = try PlanFileReader.read(path: planPath)
-        let store = dir.appendingPathComponent("items.sqlite").path
-        let created = try SQLiteStore.create(at: store, model: plan.versions[0])
-        try created.withDatabase { db in try db.execute(sql: #"INSERT INTO "Item" ("_pk", "n", "m") VALUES (1, 1, 1)"#) }
-        try created.close()
+        let (plan, store) = try pinnedItemsPlan(versions, in: dir, insert: #"INSERT INTO "Item" ("_pk", "n", "m") VALUES (1, 1, 1)"#)
         let report = try DryRun.report(plan: plan, storePath: store)
         let segment = try #require(report.segments.first)
         #expect(segment.tablesRebuilt == ["Item (2 times)"])

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import InstarModel
 import InstarModelIO
+import InstarPlanner
+import InstarStore
 
 /// Parses an Instar YAML model written inline in a test.
 func model(_ yaml: String, name: String = "M") throws(ModelError) -> Model {
@@ -38,4 +40,22 @@ func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("instar-test-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
+}
+
+/// Writes `versions` (model YAML texts V1, V2, …, oldest first) and a plan `items` that pins every middle
+/// version into `dir`, and creates a store at the first version with `insert` run on it (instar layout).
+func pinnedItemsPlan(_ versions: [String], in dir: URL, insert: String) throws -> (plan: Plan, store: String) {
+    for (index, text) in versions.enumerated() {
+        try text.write(to: dir.appendingPathComponent("v\(index + 1).yaml"), atomically: true, encoding: .utf8)
+    }
+    let files = versions.indices.map { "v\($0 + 1).yaml" }.joined(separator: ", ")
+    let pinned = versions.indices.dropFirst().dropLast().map { "V\($0 + 1)" }.joined(separator: ", ")
+    let planPath = dir.appendingPathComponent("plan.yaml").path
+    try "name: items\nversions: [\(files)]\npinned: [\(pinned)]\n".write(toFile: planPath, atomically: true, encoding: .utf8)
+    let plan = try PlanFileReader.read(path: planPath)
+    let store = dir.appendingPathComponent("items.sqlite").path
+    let created = try SQLiteStore.create(at: store, model: plan.versions[0])
+    try created.withDatabase { db in try db.execute(sql: insert) }
+    try created.close()
+    return (plan, store)
 }
