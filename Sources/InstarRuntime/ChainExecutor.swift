@@ -133,9 +133,7 @@ final class ChainExecutor {
         let stop = self.stop
         let deadline = self.deadline
         return {
-            guard interruptible.current else { return false }
-            if let deadline, Date() >= deadline { stop.request(.timeBudget) }
-            return stop.requested != nil
+            interruptible.current && stop.reason(by: deadline) != nil
         }
     }
 
@@ -333,10 +331,7 @@ final class ChainExecutor {
 
     /// Why the run must stop now, if it must: a stop request, or the time budget spent (which holds
     /// whether or not this call has made progress: a unit that cannot fit is reported by the dry run).
-    func pauseReason() -> PauseReason? {
-        if let deadline, Date() >= deadline { stop.request(.timeBudget) }
-        return stop.requested
-    }
+    func pauseReason() -> PauseReason? { stop.reason(by: deadline) }
 
     func pause(_ entry: inout JournalEntry, _ reason: PauseReason) throws -> MigrationResult {
         entry.status = .paused

@@ -88,10 +88,7 @@ public final class HookContext: @unchecked Sendable {
 
     /// True once the run was asked to stop (task cancelled, time budget spent, signal): finish or undo
     /// the current unit and throw, so that the run pauses at the last checkpoint.
-    public var isCancelled: Bool {
-        if let deadline, Date() >= deadline { stop.request(.timeBudget) }
-        return stop.requested != nil
-    }
+    public var isCancelled: Bool { stop.reason(by: deadline) != nil }
 
     /// Throws `CancellationError` when ``isCancelled`` is true.
     public func checkCancellation() throws {

@@ -52,14 +52,10 @@ extension Migrator {
                 .unknownVersion, path: plan.file, "the target '\(target)' is not a version of the plan; nothing was changed",
                 hint: Spelling.suggestion(for: target, among: plan.versions.map(\.name)))
         }
-        func stopReason() -> PauseReason? {
-            if let deadline, Date() >= deadline { stop.request(.timeBudget) }
-            return stop.requested
-        }
         let identity = StoreIdentity(path: path)
         let lease = Lease.mine()
-        guard let token = lease.token, ActiveRuns.shared.enter(identity, token: token, stopWaiting: { stopReason() != nil })
-        else { return .paused(stopReason() ?? .cancelled) }
+        guard let token = lease.token, ActiveRuns.shared.enter(identity, token: token, stopWaiting: { stop.reason(by: deadline) != nil })
+        else { return .paused(stop.reason(by: deadline) ?? .cancelled) }
         defer { ActiveRuns.shared.leave(identity, token: lease.token ?? "") }
         do {
             let run = RunRequest(
@@ -85,10 +81,7 @@ extension Migrator {
         var progress: ((ProgressEvent) -> Void)?
 
         /// The reason to stop now, if any (a spent budget becomes a stop request).
-        func stopReason() -> PauseReason? {
-            if let deadline, Date() >= deadline { stop.request(.timeBudget) }
-            return stop.requested
-        }
+        func stopReason() -> PauseReason? { stop.reason(by: deadline) }
     }
 
     private func run(_ request: RunRequest) throws -> MigrationResult {

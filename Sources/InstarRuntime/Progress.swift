@@ -79,6 +79,13 @@ public final class StopRequest: @unchecked Sendable {
         return reason
     }
 
+    /// The reason to stop now: a request already made, or `deadline` passed (which then becomes the
+    /// request, so every part of a run sees the same answer from then on).
+    package func reason(by deadline: Date?) -> PauseReason? {
+        if let deadline, Date() >= deadline { request(.timeBudget) }
+        return requested
+    }
+
     /// Runs `action` when a stop is requested (at once if one already was), until ``removeHandler(_:)``.
     package func onRequest(_ action: @escaping @Sendable () -> Void) -> UUID {
         let id = UUID()
