@@ -626,9 +626,19 @@ import Testing
         #expect(try f.values("SELECT ZDATA FROM ZPHOTO ORDER BY Z_PK") == [[Data([0x01, 0xFF, 0xD8, 0x00]).databaseValue], [.null]])
     }
 
-    @Test func aJoinTableWithinOneEntityKeepsTheNameTheStoreHas() throws {
-        // Core Data's choice of side is not stable there (Wire: Z_24TRUSTEDCLIENTS in one store,
-        // Z_24TRUSTEDBYCLIENTS in another); a store with the other name is not drift.
+    static let reflexivePairYAML = """
+        entities:
+          Client:
+            attributes: {label: string?}
+            relationships:
+              trusted: Client[] inverse trustedBy
+              trustedBy: Client[] inverse trusted
+        """
+
+    @Test func aJoinTableWithinOneEntityIsReadUnderTheStoresNameAndMigratedToTheTargetsName() throws {
+        // Core Data's choice of side varies (Wire: Z_24TRUSTEDCLIENTS in one store,
+        // Z_24TRUSTEDBYCLIENTS in another); a store with the other name is not drift at its version,
+        // and a migration writes the name Core Data gives the target version.
         let yaml = """
             entities:
               Client:
@@ -649,9 +659,85 @@ import Testing
         let store = try f.reopened()
         #expect(try store.detectVersion(among: [v1]).isExactMatch)
         let v2 = try model(yaml.replacingOccurrences(of: "{label: string?}", with: "{label: string?, key: binary?}"), name: "V2")
+        #expect(try layout.storageMap(for: v2).joinTables["Z_1TRUSTEDBY"] != nil)
         try store.migrate(from: v1, to: v2)
-        #expect(try store.withDatabase { db in try Row.fetchAll(db, sql: "SELECT * FROM Z_1TRUSTED").count } == 1)
+        let tables = try store.schema().tables.map(\.name)
+        #expect(tables.contains("Z_1TRUSTEDBY") && !tables.contains("Z_1TRUSTED"))
+        #expect(try store.withDatabase { db in try Row.fetchAll(db, sql: "SELECT Z_1TRUSTEDBY, Z_1TRUSTED FROM Z_1TRUSTEDBY").map { [$0[0] as Int64, $0[1] as Int64] } } == [[1, 2]])
         try store.close()
+        let migrated = try SQLiteStore.open(at: f.path, readOnly: true)
+        defer { try? migrated.close() }
+        #expect(try migrated.detectVersion(among: [v1, v2]).version?.name == "V2")
+        #expect(try migrated.detectVersion(among: [v2]).isExactMatch)
+    }
+
+    @Test func aJoinTableWithinOneEntityMayHoldItsKeyTheOtherWayRound() throws {
+        // What Core Data's own migration leaves when it renames such a table to the other side's name
+        // (`ALTER TABLE … RENAME`, so the name is quoted in sqlite_master): the columns, the key and
+        // the index keep the old side's order. The pair is the same; not drift, and it migrates.
+        let v1 = try model(Self.reflexivePairYAML, name: "V1")
+        let f = try Fixture(v1)
+        try f.execute("DROP TABLE Z_1TRUSTEDBY")
+        try f.execute(
+            "CREATE TABLE Z_1TRUSTED ( Z_1TRUSTEDBY INTEGER, Z_1TRUSTED INTEGER, PRIMARY KEY (Z_1TRUSTEDBY, Z_1TRUSTED) )")
+        try f.execute("CREATE INDEX Z_1TRUSTED_Z_1TRUSTED_INDEX ON Z_1TRUSTED (Z_1TRUSTED, Z_1TRUSTEDBY)")
+        try f.execute("ALTER TABLE Z_1TRUSTED RENAME TO Z_1TRUSTEDBY")
+        try f.execute("INSERT INTO ZCLIENT (Z_PK, Z_ENT, Z_OPT) VALUES (1, 1, 1), (2, 1, 1), (3, 1, 1)")
+        try f.execute("INSERT INTO Z_1TRUSTEDBY (Z_1TRUSTEDBY, Z_1TRUSTED) VALUES (1, 2), (3, 2)")
+        let store = try f.reopened()
+        let detection = try store.detectVersion(among: [v1])
+        #expect(detection.isExactMatch, "\(detection)")
+        // A key that differs otherwise is still drift.
+        let v2 = try model(Self.reflexivePairYAML.replacingOccurrences(of: "{label: string?}", with: "{label: string?, key: binary?}"), name: "V2")
+        try store.migrate(from: v1, to: v2)
+        #expect(try store.withDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM Z_1TRUSTEDBY WHERE Z_1TRUSTED = 2") } == 2)
+        try store.close()
+        let migrated = try SQLiteStore.open(at: f.path, readOnly: true)
+        defer { try? migrated.close() }
+        #expect(try migrated.detectVersion(among: [v2]).isExactMatch)
+    }
+
+    @Test func aMigrationRenamesAJoinTableWithinOneEntityWhenTheTargetsWalkMeetsTheOtherSideFirst() throws {
+        // Core Data's walk over an entity's keys (CoreDataKeyOrder) depends on all of its property
+        // names, so adding an attribute can make the other side of the pair name the table (Wire's
+        // UserClient pairs between model versions). Find such an attribute, then migrate across it.
+        let v1 = try model(Self.reflexivePairYAML, name: "V1")
+        #expect(try layout.storageMap(for: v1).joinTables["Z_1TRUSTEDBY"] != nil)
+        var flipping: Model?
+        // One added attribute of many names, then growing numbers of them (the tables resize).
+        let additions = (0..<200).map { ["extra\($0)"] } + (2..<40).map { k in (0..<k).map { "x\($0)" } }
+        for names in additions where flipping == nil {
+            let attributes = names.map { "\($0): string?" }.joined(separator: ", ")
+            let candidate = try model(
+                Self.reflexivePairYAML.replacingOccurrences(of: "{label: string?}", with: "{label: string?, \(attributes)}"),
+                name: "V2")
+            if try layout.storageMap(for: candidate).joinTables["Z_1TRUSTED"] != nil { flipping = candidate }
+        }
+        guard let v2 = flipping else {
+            Issue.record("no added attributes make the other side name the join table")
+            return
+        }
+        let f = try Fixture(v1)
+        try f.execute("INSERT INTO ZCLIENT (Z_PK, Z_ENT, Z_OPT) VALUES (1, 1, 1), (2, 1, 1)")
+        try f.execute("INSERT INTO Z_1TRUSTEDBY (Z_1TRUSTEDBY, Z_1TRUSTED) VALUES (1, 2)")
+        try f.store.migrate(from: v1, to: v2)
+        let tables = try f.store.schema().tables.map(\.name)
+        #expect(tables.contains("Z_1TRUSTED") && !tables.contains("Z_1TRUSTEDBY"))
+        #expect(try f.values("SELECT Z_1TRUSTEDBY, Z_1TRUSTED FROM Z_1TRUSTED") == [[1.databaseValue, 2.databaseValue]])
+        #expect(try f.store.detectVersion(among: [v2]).isExactMatch)
+    }
+
+    @Test func aJoinTableKeyInAnotherOrderIsDriftOnlyForTwoColumnKeysInCoreDataStores() throws {
+        let table = TableDefinition(
+            name: "Z_1TRUSTEDBY", columns: [ColumnDefinition(name: "A", declaredType: "INTEGER"), ColumnDefinition(name: "B", declaredType: "INTEGER")],
+            primaryKey: ["A", "B"])
+        var swapped = table
+        swapped.primaryKey = ["B", "A"]
+        let expected = StoreSchema(tables: [table])
+        let actual = StoreSchema(tables: [swapped])
+        #expect(SchemaComparison.differences(expected: expected, actual: actual, ignoringExtraIndexes: true).isEmpty)
+        // Layouts that name every index themselves (Instar's, plain SQL) compare keys exactly.
+        #expect(SchemaComparison.differences(expected: expected, actual: actual).map(\.kind) == [.primaryKeyDiffers])
     }
 
     @Test(.needsCorpus) func aPlanOverABundleRunsOnARealCoreDataStore() throws {

@@ -47,8 +47,13 @@ public struct CoreDataLayout: StoreLayout {
     public let frameworkVersion: Int
     /// Tables of the store this layout was adapted to (folded names): a join table between two
     /// relationships of one entity may carry either relationship's name in real stores, and the one
-    /// the store has wins.
+    /// the store has wins — for the version the store is at only (``storeEntityHashes``): a version a
+    /// migration writes gets the name Core Data gives it, or Core Data at that version would look for
+    /// a table that does not exist.
     let storeTables: Set<String>
+    /// The entity hashes recorded in the store this layout was adapted to (nil: none recorded, and
+    /// every version reads the store's names).
+    let storeEntityHashes: [String: Data]?
 
     /// The version new stores claim by default: a recent one (macOS 15 / iOS 18 era).
     public static let defaultFrameworkVersion = 1448
@@ -67,12 +72,21 @@ public struct CoreDataLayout: StoreLayout {
     /// A layout for stores as the given Core Data version writes them (index naming and bookkeeping
     /// differ between versions); an opened store adapts it to what the store has.
     public init(frameworkVersion: Int = CoreDataLayout.defaultFrameworkVersion) {
-        self.init(frameworkVersion: frameworkVersion, storeTables: [])
+        self.init(frameworkVersion: frameworkVersion, storeTables: [], storeEntityHashes: nil)
     }
 
-    init(frameworkVersion: Int, storeTables: Set<String>) {
+    init(frameworkVersion: Int, storeTables: Set<String>, storeEntityHashes: [String: Data]?) {
         self.frameworkVersion = frameworkVersion
         self.storeTables = storeTables
+        self.storeEntityHashes = storeEntityHashes
+    }
+
+    /// Whether `model` is the version the adapted store is at, so its storage follows the store's
+    /// table names where Core Data's have varied.
+    func followsStoreNames(of model: Model) -> Bool {
+        guard !storeTables.isEmpty else { return false }
+        guard let storeEntityHashes, !storeEntityHashes.isEmpty else { return true }
+        return model.versionHashes.entityHashes == storeEntityHashes
     }
 
     /// `coredata`, or `coredata:<framework version>` (for example `coredata:637`).
@@ -121,9 +135,10 @@ public struct CoreDataLayout: StoreLayout {
     public func adapted(to db: Database) throws -> any StoreLayout {
         guard try recognizes(db) else { return self }
         let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        let metadata = try CoreDataMetadata.read(db)
         return CoreDataLayout(
-            frameworkVersion: try CoreDataMetadata.read(db)?.frameworkVersion ?? frameworkVersion,
-            storeTables: Set(tables.map(\.sqliteFolded)))
+            frameworkVersion: metadata?.frameworkVersion ?? frameworkVersion,
+            storeTables: Set(tables.map(\.sqliteFolded)), storeEntityHashes: metadata?.entityHashes)
     }
 
     public func createBookkeeping(_ db: Database, model: Model) throws {

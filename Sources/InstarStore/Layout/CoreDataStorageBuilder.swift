@@ -28,9 +28,13 @@ struct CoreDataStorageBuilder {
     /// Indexes of the keys of to-many relationships without an inverse (``buildHiddenKey(withoutInverse:_:)``).
     private var hiddenKeys: [IndexDefinition] = []
 
+    /// Whether join tables within one entity take the names the store has (``CoreDataLayout/followsStoreNames(of:)``).
+    private let followsStoreNames: Bool
+
     init(model: Model, layout: CoreDataLayout) {
         self.model = model
         self.layout = layout
+        followsStoreNames = layout.followsStoreNames(of: model)
     }
 
     /// Entities in `Z_ENT` order: roots by name, each followed by its sub-entities depth-first, siblings
@@ -236,9 +240,10 @@ struct CoreDataStorageBuilder {
             return
         }
         var (named, namedRelationship, other, otherRelationship) = (key, relationship, inverseKey, inverse)
-        if key.entity == inverseKey.entity, let e = numbers[key.entity] {
+        if key.entity == inverseKey.entity, let e = numbers[key.entity], followsStoreNames {
             // A store written by a Core Data release whose walk met the other side first keeps its name:
-            // the pair is the same either way, so the store's name is honoured rather than called drift.
+            // the pair is the same either way, so the store's name is honoured rather than called drift
+            // (at the store's own version only: a migration writes the name of its target).
             let (chosen, alternative) = ("Z_\(e)" + key.name.coreDataUppercased, "Z_\(e)" + inverseKey.name.coreDataUppercased)
             if layout.storeTables.contains(alternative.sqliteFolded) && !layout.storeTables.contains(chosen.sqliteFolded) {
                 (named, namedRelationship, other, otherRelationship) = (inverseKey, inverse, key, relationship)

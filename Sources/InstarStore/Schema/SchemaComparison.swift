@@ -86,12 +86,19 @@ public enum SchemaComparison {
         var result: [SchemaDifference] = []
         let actualTables = Dictionary(actual.tables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let expectedNames = Set(expected.tables.map(\.name))
+        // Tables whose two-column key the store holds the other way round (tolerant layouts only).
+        var swappedKeys: [String: [String: String]] = [:]
         for table in expected.tables {
             guard let found = actualTables[table.name] else {
                 result.append(SchemaDifference(kind: .missingTable, table: table.name))
                 continue
             }
-            result += columnDifferences(table, found)
+            var expectedTable = table
+            if ignoringExtraIndexes, let swap = swappedKey(table, found) {
+                swappedKeys[table.name] = swap
+                expectedTable.primaryKey = found.primaryKey
+            }
+            result += columnDifferences(expectedTable, found)
         }
         let rawNames = RawNames(expected.raw)
         for table in actual.tables where !expectedNames.contains(table.name) && !rawNames.coversTable(table.name) {
@@ -101,14 +108,16 @@ public enum SchemaComparison {
         let actualIndexes = Dictionary(actual.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var sameShape = ignoringExtraIndexes ? IndexShapes(expected: expected.indexes, actual: actual.indexes) : nil
         for index in expected.indexes {
+            // On a table whose key is held the other way round, the index may be too.
+            let variants = [index] + (swappedKeys[index.table].map { [swapping(index, $0)] } ?? [])
             guard let found = actualIndexes[index.name] else {
                 // Stores whose indexes Instar does not name alone (Core Data) may hold this index under
                 // another name: an index's name carries no data.
-                if sameShape?.take(like: index) == true { continue }
+                if variants.contains(where: { sameShape?.take(like: $0) == true }) { continue }
                 result.append(SchemaDifference(kind: .missingIndex, table: index.table, index: index.name))
                 continue
             }
-            if found.table != index.table || found.elements != index.elements || found.isUnique != index.isUnique {
+            if !variants.contains(where: { IndexShapes.sameShape(found, $0) }) {
                 result.append(
                     SchemaDifference(
                         kind: .indexDiffers, table: index.table, index: index.name, expected: render(index),
@@ -123,6 +132,28 @@ public enum SchemaComparison {
             }
         }
         return result
+    }
+
+    /// When `actual` holds `expected`'s two-column primary key in the other order, the swap of the
+    /// two columns. The order of a join table's two keys carries no data, and Core Data's own
+    /// migrations leave it as it was when they rename a join table between two relationships of one
+    /// entity to the other relationship's name (a real store's `"Z_24TRUSTEDBYCLIENTS"`, quoted as
+    /// only `ALTER TABLE … RENAME` writes it; `docs/coredata-layout.md`, "Join tables").
+    static func swappedKey(_ expected: TableDefinition, _ actual: TableDefinition) -> [String: String]? {
+        let key = expected.primaryKey
+        guard key.count == 2, key[0] != key[1], actual.primaryKey == [key[1], key[0]] else { return nil }
+        return [key[0]: key[1], key[1]: key[0]]
+    }
+
+    /// `index` with its columns renamed through `swap`.
+    static func swapping(_ index: IndexDefinition, _ swap: [String: String]) -> IndexDefinition {
+        var copy = index
+        copy.elements = index.elements.map { element in
+            var element = element
+            element.column = swap[element.column] ?? element.column
+            return element
+        }
+        return copy
     }
 
     /// Indexes of a store matched by what they index (table, columns in order with their direction,
