@@ -150,12 +150,16 @@ public enum DataCondition: Sendable, Hashable, CustomStringConvertible {
     case noRows(entity: String)
     /// No two rows of the entity share values in these properties.
     case unique(entity: String, properties: [String])
+    /// Every row of the (older) entity is linked by the (older) to-many `owner.relationship`, whose
+    /// links a new required to-one takes over.
+    case linked(entity: String, by: String, relationship: String)
 
     public var description: String {
         switch self {
         case .noNulls(let e, let p): "no NULL in \(e).\(p)"
         case .noRows(let e): "no \(e) rows exist"
         case .unique(let e, let ps): "no duplicate \(e).(\(ps.joined(separator: ", ")))"
+        case .linked(let e, let owner, let relationship): "every \(e) row linked by \(owner).\(relationship)"
         }
     }
 }

@@ -224,6 +224,20 @@ struct DiffBuilder {
         }
     }
 
+    /// The older to-many without an inverse that a new relationship `r` becomes the inverse of, as
+    /// `(entity, relationship)` of the older model: its links are `r`'s values (SwiftDeveloperBlog
+    /// V01 → V02: `Path.points` gains the inverse `PathPoint.path`).
+    private func olderInverse(of r: Relationship) -> (entity: String, relationship: String)? {
+        guard let inverseName = r.inverse, let inverse = new.property(inverseName, of: r.destination),
+            let newRelationship = inverse.property.relationship, newRelationship.isToMany,
+            let source = mappings.first(where: { $0.destination == inverse.declaringEntity })?.source,
+            let older = old.property(newRelationship.renamingIdentifier ?? newRelationship.name, of: source),
+            let olderRelationship = older.property.relationship, olderRelationship.isToMany,
+            olderRelationship.inverse == nil, !olderRelationship.isTransient
+        else { return nil }
+        return (older.declaringEntity, older.name)
+    }
+
     private mutating func removed(_ s: ResolvedProperty, entity: String) {
         switch s.property {
         case .attribute(let a):
@@ -249,7 +263,7 @@ struct DiffBuilder {
             changes.append(
                 Change(
                     .relationshipAdded, entity: entity, property: r.name, after: InferenceRules.describe(r),
-                    verdict: InferenceRules.addedRelationship(r, sourceEntity: sourceEntity)))
+                    verdict: InferenceRules.addedRelationship(r, sourceEntity: sourceEntity, linkedBy: olderInverse(of: r))))
         }
     }
 

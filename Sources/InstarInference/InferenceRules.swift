@@ -234,8 +234,18 @@ package enum InferenceRules {
         return changes
     }
 
-    package static func addedRelationship(_ r: Relationship, sourceEntity: String) -> Verdict {
+    /// `linkedBy`: the older to-many without an inverse whose links the new relationship takes over.
+    package static func addedRelationship(
+        _ r: Relationship, sourceEntity: String, linkedBy older: (entity: String, relationship: String)? = nil
+    ) -> Verdict {
         if r.isTransient { return .inferable("a transient relationship: nothing is stored") }
+        if let older {
+            let takes = "the inverse of '\(older.entity).\(older.relationship)', which had none: it takes over that relationship's links"
+            if r.isToMany || r.isOptional { return .inferable(takes) }
+            return .conditional(
+                "a new required to-one, \(takes), so the step fails if a '\(sourceEntity)' row has no link. Link those rows (or delete them) in a hook first, or make it optional",
+                .linked(entity: sourceEntity, by: older.entity, relationship: older.relationship))
+        }
         if r.isToMany || r.isOptional {
             return .inferable("a new relationship: existing rows start with no links")
         }

@@ -77,6 +77,12 @@ extension DryRun {
                         kind: .blockingRows, step: label,
                         message: "\(n.map { "\($0) existing '\(entity)' row(s)" } ?? "existing '\(entity)' rows") would block the step (\(change.subject) is required without a default)",
                         count: n))
+            case .linked(let entity, let owner, let relationship)?:
+                risks.append(
+                    DryRunReport.Risk(
+                        kind: .blockingRows, step: label,
+                        message: "'\(entity)' rows without a link from '\(owner).\(relationship)' would block the step (\(change.subject) is required and takes over those links)",
+                        count: nil))
             case .unique(let entity, let properties)?:
                 risks.append(
                     DryRunReport.Risk(

@@ -36,6 +36,8 @@ enum DiffRendering {
             ["kind": "noRows", "entity": entity, "text": condition.description]
         case .unique(let entity, let properties):
             ["kind": "unique", "entity": entity, "properties": properties, "text": condition.description]
+        case .linked(let entity, let owner, let relationship):
+            ["kind": "linked", "entity": entity, "owner": owner, "relationship": relationship, "text": condition.description]
         }
     }
 

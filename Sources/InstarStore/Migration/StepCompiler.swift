@@ -198,12 +198,21 @@ package struct StepCompiler {
                 case .foreignKey(_, let column)? = newMap.relationships[hidden]
             else { continue }
             var value = ColumnExpression.null
-            if let source = propertyMapping(owner.entity, owner.name),
-                case .inverseForeignKey(let oldHidden, _)? = oldMap.relationships[
-                    RelationshipKey(entity: source.declaringEntity, name: source.name)],
-                case .foreignKey(let oldTable, let oldColumn)? = oldMap.relationships[oldHidden], oldTable == sourceTable
-            {
-                value = .column(oldColumn)
+            if let source = propertyMapping(owner.entity, owner.name) {
+                switch oldMap.relationships[RelationshipKey(entity: source.declaringEntity, name: source.name)] {
+                case .inverseForeignKey(let oldHidden, _)?:
+                    // Kept in a key before (its own, or its to-one inverse's).
+                    if case .foreignKey(let oldTable, let oldColumn)? = oldMap.relationships[oldHidden], oldTable == sourceTable {
+                        value = .column(oldColumn)
+                    }
+                case .joinTable(let table, let ownerColumn, let destinationColumn, _)?:
+                    // A many-to-many whose inverse was removed: each row keeps one of its owners.
+                    if let primaryKey = oldMap.entityTables[sourceTable]?.primaryKey {
+                        value = .lookup(table: table, value: ownerColumn, key: destinationColumn, equals: .column(primaryKey))
+                    }
+                default:
+                    break
+                }
             }
             columns[column] = value
         }

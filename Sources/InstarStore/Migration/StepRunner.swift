@@ -271,6 +271,15 @@ extension SQLiteStore {
                 let clause = (filter.isEmpty ? " WHERE " : filter + " AND ") + "\(column.sqlQuoted) IS NULL"
                 (entity, sql, arguments) = (e, "SELECT count(*) FROM \(from)\(clause)", args)
                 message = { "\($0) '\(e)' row(s) hold NULL in '\(property)', which becomes required without a default" }
+            case .linked(let e, let owner, let relationship):
+                guard let (from, filter, args) = rowsOf(e, map: map), let unlinked = unlinkedRows(e, by: owner, relationship, map: map)
+                else { continue }
+                let clause = (filter.isEmpty ? " WHERE " : filter + " AND ") + unlinked
+                (entity, sql, arguments) = (e, "SELECT count(*) FROM \(from)\(clause)", args)
+                message = {
+                    "\($0) '\(e)' row(s) have no link from '\(owner).\(relationship)', but "
+                        + Self.rowsMustNotExist(e, step: step, linkedBy: (owner, relationship))
+                }
             case .unique(let e, let properties):
                 guard let (from, filter, args) = rowsOf(e, map: map) else { continue }
                 let columns = properties.compactMap { map.entities[e]?.columns[$0] }
@@ -292,14 +301,32 @@ extension SQLiteStore {
 
     /// What in the step needs `entity` to have no rows, naming the attributes or relationships (the
     /// diff is only made again here, when the check already failed).
-    static func rowsMustNotExist(_ entity: String, step: (from: Model, to: Model)) -> String {
-        let changes = ModelDiff(from: step.from, to: step.to).changes.filter { $0.verdict.condition == .noRows(entity: entity) }
+    static func rowsMustNotExist(
+        _ entity: String, step: (from: Model, to: Model), linkedBy older: (String, String)? = nil
+    ) -> String {
+        let wanted: DataCondition = older.map { .linked(entity: entity, by: $0.0, relationship: $0.1) } ?? .noRows(entity: entity)
+        let changes = ModelDiff(from: step.from, to: step.to).changes.filter { $0.verdict.condition == wanted }
         let added = changes.filter { $0.kind == .attributeAdded || $0.kind == .relationshipAdded }.map { "'\($0.subject)'" }
         if !added.isEmpty {
             return "the step \(step.from.name) → \(step.to.name) adds \(added.joined(separator: ", ")), required and without a default"
         }
         if let change = changes.first { return "the step \(step.from.name) → \(step.to.name): \(change.subject): \(change.verdict.reason)" }
         return "the step \(step.from.name) → \(step.to.name) adds a required value without a default"
+    }
+
+    /// The SQL condition, on `entity`'s rows, of having no link from the to-many `owner.relationship`
+    /// (kept in a key on these rows, or in a join table).
+    private func unlinkedRows(_ entity: String, by owner: String, _ relationship: String, map: StorageMap) -> String? {
+        switch map.relationships[RelationshipKey(entity: owner, name: relationship)] {
+        case .inverseForeignKey(let hidden, _)?:
+            guard case .foreignKey(_, let column)? = map.relationships[hidden] else { return nil }
+            return "\(column.sqlQuoted) IS NULL"
+        case .joinTable(let table, _, let destinationColumn, _)?:
+            guard let primaryKey = map.entities[entity].flatMap({ map.entityTables[$0.table]?.primaryKey }) else { return nil }
+            return "\(primaryKey.sqlQuoted) NOT IN (SELECT \(destinationColumn.sqlQuoted) FROM \(table.sqlQuoted) WHERE \(destinationColumn.sqlQuoted) IS NOT NULL)"
+        default:
+            return nil
+        }
     }
 
     /// `"table" WHERE discriminator IN (…)` for the rows of an entity and its sub-entities.

@@ -42,10 +42,13 @@ extension SeedPlanner {
         for case .inverseForeignKey(let inverse, let position?) in map.relationships.values {
             positions[inverse] = position
         }
-        for resolved in model.properties(of: entity) {
+        var toOnes: [(RelationshipKey, Relationship)] = model.properties(of: entity).compactMap { resolved in
             guard let relationship = resolved.property.relationship, relationship.isToOne, !relationship.isTransient
-            else { continue }
-            let key = RelationshipKey(entity: resolved.declaringEntity, name: relationship.name)
+            else { return nil }
+            return (RelationshipKey(entity: resolved.declaringEntity, name: relationship.name), relationship)
+        }
+        toOnes += hiddenKeys(of: entity)
+        for (key, relationship) in toOnes {
             guard case .foreignKey(_, let column)? = map.relationships[key],
                 let seeder = toOneSeeder(key, relationship, column: column, entity: entity)
             else { continue }
@@ -62,6 +65,19 @@ extension SeedPlanner {
                 plan.fills.append(.position(index))
             }
         }
+    }
+
+    /// The keys a layout keeps on `entity`'s rows for to-manys without an inverse (Core Data's
+    /// `Z<e><REL>`), each as the to-one back to its owner that it amounts to. Seeded linked on every
+    /// row: an app creates such rows to put them in the owner's relationship, and a later version
+    /// that gives the relationship a required inverse needs every row linked.
+    private func hiddenKeys(of entity: String) -> [(RelationshipKey, Relationship)] {
+        map.relationships.compactMap { owner, storage -> (RelationshipKey, Relationship)? in
+            guard case .inverseForeignKey(let hidden, _) = storage, model.property(hidden.name, of: hidden.entity) == nil,
+                model.entity(entity, isKindOf: hidden.entity), case .foreignKey? = map.relationships[hidden]
+            else { return nil }
+            return (hidden, Relationship(name: hidden.name, destination: owner.entity, isOptional: false))
+        }.sorted { $0.0.description < $1.0.description }
     }
 
     /// How `entity`'s rows fill the to-one `key`; nil (NULL throughout) when there is nothing to link
