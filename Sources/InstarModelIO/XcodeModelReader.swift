@@ -85,6 +85,7 @@ package enum XcodeModelReader {
                     hint: "this is not the 'contents' file of an Xcode data model"))
         }
         var interpreter = Interpreter()
+        interpreter.compositeDefinitions(root.children(named: "compositeAttribute") + root.children(named: "composite"))
         let entities = root.children(named: "entity").compactMap { interpreter.entity(from: $0) }
         let model: Model
         do {
@@ -121,6 +122,49 @@ private struct Interpreter {
     /// `Entity.property` keys the reader has already reported; validation problems about the same
     /// property would only repeat the cause (an unknown type read as Undefined, a missing destination).
     private var reported: Set<String> = []
+    /// The model's composite types (Xcode 15, iOS 17): model-level elements named once and used by
+    /// attributes of type Composite, by name.
+    private var composites: [String: XMLSourceElement] = [:]
+    /// Composites being resolved, to refuse one that contains itself.
+    private var resolving: Set<String> = []
+
+    mutating func compositeDefinitions(_ elements: [XMLSourceElement]) {
+        for element in elements {
+            guard let name = element["name"], !name.isEmpty else {
+                report(.missingKey, "a <\(element.name)> has no name", at: element, hint: "add name=\"…\" to the composite")
+                continue
+            }
+            if composites[name] != nil {
+                report(.invalidValue, "the composite '\(name)' is defined twice", at: element, hint: "remove or rename one of them")
+            }
+            composites[name] = element
+        }
+    }
+
+    /// The elements of a Composite attribute: the attributes of the composite it names (`composite=`),
+    /// or of the model's only composite when it names none.
+    private mutating func compositeElements(of element: XMLSourceElement, entity: String, property: String) -> [Attribute] {
+        let named = element["composite"] ?? element["compositeName"]
+        guard let name = named ?? (composites.count == 1 ? composites.keys.first : nil) else {
+            report(
+                .missingKey, "the Composite attribute names no composite (\(composites.count) are defined)", at: element,
+                entity: entity, property: property, hint: "choose the composite type in Xcode's data model inspector")
+            return []
+        }
+        guard let definition = composites[name] else {
+            report(
+                .invalidValue, "the composite '\(name)' is not defined in this model", at: element, entity: entity,
+                property: property,
+                hint: composites.isEmpty ? "define it in Xcode's Composite Attributes list" : "defined: " + composites.keys.sorted().joined(separator: ", "))
+            return []
+        }
+        guard resolving.insert(name).inserted else {
+            report(.invalidValue, "the composite '\(name)' contains itself", at: element, entity: entity, property: property)
+            return []
+        }
+        defer { resolving.remove(name) }
+        return definition.children(named: "attribute").compactMap { attribute(from: $0, entity: entity, within: property) }
+    }
 
     mutating func entity(from element: XMLSourceElement) -> Entity? {
         guard let name = element["name"], !name.isEmpty else {
@@ -167,12 +211,13 @@ private struct Interpreter {
         return entity
     }
 
-    private mutating func attribute(from element: XMLSourceElement, entity: String) -> Attribute? {
+    /// `within`: the composite attribute whose element this is (locations are kept for properties only).
+    private mutating func attribute(from element: XMLSourceElement, entity: String, within composite: String? = nil) -> Attribute? {
         guard let name = element["name"], !name.isEmpty else {
-            report(.missingKey, "an <attribute> has no name", at: element, entity: entity)
+            report(.missingKey, "an <attribute> has no name", at: element, entity: entity, property: composite)
             return nil
         }
-        let key = "\(entity).\(name)"
+        let key = "\(entity).\(composite.map { "\($0)." } ?? "")\(name)"
         if locations[key] == nil { locations[key] = element.location }
 
         var type = AttributeType.undefined
@@ -193,7 +238,7 @@ private struct Interpreter {
             }
         }
         func flags(_ xml: String) -> Bool { flag(xml, of: element, entity: entity, property: name) }
-        return Attribute(
+        var attribute = Attribute(
             name: name,
             type: type,
             isOptional: flags("optional"),
@@ -208,6 +253,8 @@ private struct Interpreter {
                 || flags("preservesValueInHistoryOnDeletion"),
             isIndexed: flags("indexed"),
             userInfo: userInfo)
+        if type == .composite { attribute.elements = compositeElements(of: element, entity: entity, property: name) }
+        return attribute
     }
 
     private mutating func relationship(from element: XMLSourceElement, entity: String) -> Relationship? {

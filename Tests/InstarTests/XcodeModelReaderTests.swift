@@ -100,6 +100,60 @@ import Testing
         xml.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(text) }.map { $0 + 1 }
     }
 
+    // MARK: - Composite attributes (Xcode 15, iOS 17)
+
+    static func compositeModel(_ reference: String, definitions: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+            <entity name="Quake" representedClassName="Quake" syncable="YES">
+                <attribute name="code" optional="YES" attributeType="String"/>
+                <attribute name="magnitude" optional="YES" attributeType="Composite"\(reference)/>
+            </entity>
+        \(definitions)
+        </model>
+        """
+    }
+
+    static let magnitude = """
+            <composite name="Magnitude">
+                <attribute name="richter" optional="YES" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
+                <attribute name="scale" optional="YES" attributeType="String"/>
+            </composite>
+        """
+
+    @Test func compositeAttributesTakeTheElementsOfTheCompositeTheyName() throws {
+        // The composite type is a model-level element, used by name; both spellings Xcode-era tools write.
+        for definitions in [Self.magnitude, Self.magnitude.replacingOccurrences(of: "composite", with: "compositeAttribute")] {
+            let model = try Self.parse(Self.compositeModel(" composite=\"Magnitude\"", definitions: definitions))
+            let attribute = model.entity(named: "Quake")?.attribute(named: "magnitude")
+            #expect(attribute?.type == .composite)
+            #expect(attribute?.elements.map(\.name) == ["richter", "scale"])
+            #expect(attribute?.elements.map(\.type) == [.double, .string])
+        }
+        // Naming none is read as the only composite there is.
+        let only = try Self.parse(Self.compositeModel("", definitions: Self.magnitude))
+        #expect(only.entity(named: "Quake")?.attribute(named: "magnitude")?.elements.count == 2)
+    }
+
+    @Test func aCompositeThatCannotBeResolvedIsAnErrorAtItsLine() throws {
+        let second = Self.magnitude.replacingOccurrences(of: "Magnitude", with: "Depth")
+        for (reference, definitions, message) in [
+            ("", Self.magnitude + second, "names no composite (2 are defined)"),
+            (" composite=\"Intensity\"", Self.magnitude, "the composite 'Intensity' is not defined in this model"),
+        ] {
+            do {
+                _ = try Self.parse(Self.compositeModel(reference, definitions: definitions))
+                Issue.record("\(message): no error")
+            } catch {
+                let problem = error.problems.first
+                #expect(problem?.message.contains(message) == true, "\(error.problems)")
+                #expect(problem?.location?.line == 5)
+                #expect(problem?.property == "magnitude")
+            }
+        }
+    }
+
     @Test func modelLevelFields() throws {
         let model = try Self.parse(Self.fullModel)
         #expect(model.name == "Music")
