@@ -78,6 +78,13 @@ struct AttributeMapper {
 
     typealias Composite = (elements: [Attribute], userInfo: [String: String])
 
+    /// Standard-library and CoreGraphics types the reader knows to exist but whose SwiftData storage
+    /// no store shows: refused as such, not as types missing from the sources.
+    static let unmappedStandardTypes: Set<String> = [
+        "Int8", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Float16", "Float80", "CGFloat", "Character",
+        "CGPoint", "CGSize", "CGRect", "Swift.UInt64", "Swift.Int8",
+    ]
+
     /// Elements of a composite attribute: a `RawRepresentable` enum, a payload-free enum, a Codable
     /// struct declared in the sources, or a known framework type.
     private mutating func compositeElements(
@@ -88,6 +95,12 @@ struct AttributeMapper {
             return (known.map { Attribute(name: $0.0, type: $0.1, isOptional: isOptional) }, [:])
         }
         guard let resolved = declarations.resolve(typeName, from: scope) else {
+            if Self.unmappedStandardTypes.contains(typeName) {
+                error(
+                    "`\(typeName)` is a standard type, but no SwiftData store in the corpus shows how SwiftData stores it, so its version hash cannot be derived; declare it as one of the types docs/swiftdata.md lists (Int, Int64, Double, …) if the app can",
+                    at: location)
+                return nil
+            }
             error("unknown type `\(typeName)`: it is not declared in these sources (another module, or a type alias the reader cannot follow); add the file that declares it", at: location)
             return nil
         }

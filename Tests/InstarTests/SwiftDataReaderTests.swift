@@ -270,7 +270,9 @@ import Testing
 
     @Test func unresolvableDeclarationsAreErrorsWithPositions() {
         let cases: [(String, String, Int, Int)] = [
-            ("@Model class A { var size: CGSize }", "unknown type `CGSize`", 1, 22),
+            ("@Model class A { var size: CGSize }", "`CGSize` is a standard type, but no SwiftData store", 1, 22),
+            ("@Model class A { var counter: UInt64 }", "`UInt64` is a standard type, but no SwiftData store", 1, 22),
+            ("@Model class A { var tint: Tint }", "unknown type `Tint`: it is not declared in these sources", 1, 22),
             ("@Model class A {\n  var info: [String: Int] = [:]\n}", "[String: Int]", 2, 7),
             ("enum E: Codable { case a(Int) }\n@Model class A { var e: E }", "associated values", 2, 22),
             ("@Model class A { var value = compute() }", "no type annotation", 1, 22),
@@ -339,9 +341,9 @@ import Testing
         #expect(schemas.first?["entities"] as? [String: String] == expected)
 
         let bad = folder.appendingPathComponent("Bad.swift")
-        try "@Model class A { var size: CGSize }\nlet s = Schema([A.self])".write(to: bad, atomically: true, encoding: .utf8)
+        try "@Model class A { var size: Size }\nlet s = Schema([A.self])".write(to: bad, atomically: true, encoding: .utf8)
         let failed = try runInstar(["model", "swiftdata", bad.path])
         #expect(failed.status == 65)
-        #expect(failed.stderr.contains("\(bad.path):1:22: error: A: unknown type `CGSize`"), "\(failed.stderr)")
+        #expect(failed.stderr.contains("\(bad.path):1:22: error: A: unknown type `Size`"), "\(failed.stderr)")
     }
 }
