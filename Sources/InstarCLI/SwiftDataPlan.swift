@@ -78,7 +78,9 @@ struct SwiftDataPlan {
                     hint: "see the errors above; every schema of the plan must be readable", location: migrationPlan.location))
                 continue
             }
-            versions.append(schema.model)
+            // A default the app computes at launch (`UUID()`, `Date()`) is one value for every row a
+            // migration adds it to, as SwiftData gives it; evaluated once here.
+            versions.append((try? LaunchDefaults.evaluated(schema.model)) ?? schema.model)
         }
         guard findings.isEmpty else {
             for finding in findings { printError(finding.text) }

@@ -1,4 +1,5 @@
 import Foundation
+import InstarInference
 import InstarModel
 import InstarSwiftData
 import Testing
@@ -266,6 +267,41 @@ import Testing
         #expect(plan.stages[0].fromVersion == "V1" && plan.stages[0].toVersion == "V2")
         #expect(plan.stages[1].willMigrate == "prepare" && plan.stages[1].didMigrate == "inline")
         #expect(plan.stages[0].location.line == 15)
+    }
+
+    @Test func launchDefaultsAreOneValueForEveryExistingRowAsSwiftDataGivesThem() throws {
+        // myhome V9 → V10 adds `var syncID: UUID = UUID()`: SwiftData evaluates it once, so the step
+        // is lightweight and every existing row gets that one value (the app backfills in didMigrate).
+        let sources = read("""
+            enum V1: VersionedSchema {
+                static let versionIdentifier = Schema.Version(1, 0, 0)
+                static let models: [any PersistentModel.Type] = [Note.self]
+                @Model class Note { var body: String = "" }
+            }
+            enum V2: VersionedSchema {
+                static let versionIdentifier = Schema.Version(2, 0, 0)
+                static let models: [any PersistentModel.Type] = [Note.self]
+                @Model class Note {
+                    var body: String = ""
+                    var syncID: UUID = UUID()
+                    var stamped: Date = .now
+                    var label: String = Note.defaultLabel
+                }
+            }
+            """)
+        let v1 = try #require(sources.schemas.first { $0.name == "V1" }).model
+        let v2 = try #require(sources.schemas.first { $0.name == "V2" }).model
+        let conditional = ModelDiff(from: v1, to: v2).changes.filter { $0.verdict.condition != nil }.map(\.property)
+        #expect(Set(conditional) == ["syncID", "stamped", "label"])
+        let now = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        let evaluated = try LaunchDefaults.evaluated(v2, now: now)
+        let note = try #require(evaluated.entity(named: "Note"))
+        #expect(UUID(uuidString: note.attribute(named: "syncID")?.defaultValue ?? "") != nil)
+        #expect(note.attribute(named: "stamped")?.defaultValue == "700000000.0")
+        #expect(note.attribute(named: "label")?.defaultValue == nil)  // a constant only the app knows
+        #expect(evaluated.versionHashes == v2.versionHashes)
+        let left = ModelDiff(from: v1, to: evaluated).changes.filter { $0.verdict.condition != nil }.map(\.property)
+        #expect(left == ["label"])
     }
 
     @Test func unresolvableDeclarationsAreErrorsWithPositions() {
