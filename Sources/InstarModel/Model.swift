@@ -80,6 +80,14 @@ public struct Model: Sendable {
         hashCache.value { VersionHashes(computing: self) }
     }
 
+    /// A value derived from this model alone, computed once per model and `key` (which names the
+    /// deriver and everything besides the model that the value depends on); failures are not kept.
+    package func derived<T: Sendable, Failure: Error>(
+        _ key: String, _ compute: () throws(Failure) -> T
+    ) throws(Failure) -> T {
+        try hashCache.derived(key, compute)
+    }
+
     /// The entity of that name, or nil when this version has none.
     public func entity(named name: String) -> Entity? {
         entityIndex[name].map { entities[$0] }
@@ -150,6 +158,9 @@ public struct Model: Sendable {
 /// Memoises a model's version hashes; models are immutable, so the first result stays right.
 final class HashCache: @unchecked Sendable {
     private var cached: VersionHashes?
+    /// What other layers derive from this very model and ask for again and again (a layout's storage
+    /// map: `instar test` asked for each one hundreds of times per version), by the deriver's key.
+    private var derived: [String: any Sendable] = [:]
     private let lock = NSLock()
 
     func value(_ compute: () -> VersionHashes) -> VersionHashes {
@@ -158,6 +169,22 @@ final class HashCache: @unchecked Sendable {
         if let cached { return cached }
         let value = compute()
         cached = value
+        return value
+    }
+
+    func derived<T: Sendable, Failure: Error>(_ key: String, _ compute: () throws(Failure) -> T) throws(Failure) -> T {
+        lock.lock()
+        if let value = derived[key] as? T {
+            lock.unlock()
+            return value
+        }
+        lock.unlock()
+        // Computed outside the lock (it may ask this model for other derived values); two threads
+        // racing compute the same value.
+        let value = try compute()
+        lock.lock()
+        derived[key] = value
+        lock.unlock()
         return value
     }
 }

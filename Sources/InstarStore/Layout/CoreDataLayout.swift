@@ -105,9 +105,15 @@ public struct CoreDataLayout: StoreLayout {
     public var keepsMigrationJournal: Bool { false }
 
     public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
-        try NamingKeyRefusal.check(model, layout: name)
-        var builder = CoreDataStorageBuilder(model: model, layout: self)
-        return try builder.build()
+        func build() throws(LayoutError) -> StorageMap {
+            try NamingKeyRefusal.check(model, layout: name)
+            var builder = CoreDataStorageBuilder(model: model, layout: self)
+            return try builder.build()
+        }
+        // The map depends on the model and the framework version, and for the store's own version on
+        // the store's table names.
+        let tables = followsStoreNames(of: model) ? ":" + storeTables.sorted().joined(separator: ",") : ""
+        return try model.derived("coredata.storageMap:\(frameworkVersion)\(tables)", build)
     }
 
     /// Entity numbers of a model version, in `Z_ENT` order: `(number, entity, parent's number or 0)`.
