@@ -21,6 +21,8 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "Instar", targets: ["Instar"]),
+        // The migration test harness (MigrationTester): its own product, so an app that does not test links none of it.
+        .library(name: "InstarTesting", targets: ["InstarTesting"]),
         .executable(name: "instar", targets: ["InstarCLI"]),
     ],
     dependencies: [
@@ -87,11 +89,34 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // Synthetic rows for a store of any layout (`instar store seed`, the migration tester).
+        .target(
+            name: "InstarSeeding",
+            dependencies: [
+                "InstarModel", "InstarSQL", "InstarStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        // Adoption: an Instar model from any SQLite schema (`instar model import`).
+        .target(
+            name: "InstarAdoption",
+            dependencies: ["InstarModel", "InstarSQL", "InstarStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // Running chains: hooks, the migrator, dry-run reports.
         .target(
             name: "InstarRuntime",
             dependencies: [
                 "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The migration test harness behind `instar test`: seeds stores, migrates them, compares rows.
+        .target(
+            name: "InstarTesting",
+            dependencies: [
+                "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarStore",
+                "InstarSeeding", "InstarRuntime",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -108,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "InstarCLI",
             dependencies: [
-                "Instar", "InstarSwiftData",
+                "Instar", "InstarSwiftData", "InstarSeeding", "InstarAdoption", "InstarTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -122,7 +147,9 @@ let package = Package(
         ),
         .testTarget(
             name: "InstarTests",
-            dependencies: ["Instar", "InstarCLI", "InstarMapping", "InstarSwiftData"],
+            dependencies: [
+                "Instar", "InstarCLI", "InstarMapping", "InstarSwiftData", "InstarSeeding", "InstarAdoption", "InstarTesting",
+            ],
             // SQL schemas of hand-written databases, read by the adoption tests and Scripts/check-adopt.
             exclude: ["Fixtures"]
         ),

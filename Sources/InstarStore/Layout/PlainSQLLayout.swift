@@ -107,7 +107,7 @@ public struct PlainSQLLayout: StoreLayout {
     }
 
     /// The declared column type of an attribute, or nil when it is not stored.
-    func columnType(of attribute: Attribute, entity: String) throws(LayoutError) -> ColumnType? {
+    package func columnType(of attribute: Attribute, entity: String) throws(LayoutError) -> ColumnType? {
         switch attribute.type {
         case .integer16, .integer32, .integer64, .boolean: return .integer
         case .double, .float, .date: return .real

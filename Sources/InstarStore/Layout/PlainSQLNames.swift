@@ -6,7 +6,7 @@ import InstarModel
 /// A name given by a naming key is taken exactly as written: when it collides with another name of
 /// the schema (SQLite compares names without ASCII case) the model is refused, at the key's
 /// `file:line:column`, rather than silently moved aside as a convention's name would be.
-struct PlainSQLNames {
+package struct PlainSQLNames {
     let model: Model
     let layout: String
     /// Folded table and index names given by naming keys → where the key is written.
@@ -100,7 +100,7 @@ struct PlainSQLNames {
     /// An entity's primary key column (`id` unless `primaryKey:` says otherwise; `rowid` = none).
     static func primaryKey(of entity: Entity?) -> String { entity?.stored.primaryKey ?? PlainSQLLayout.primaryKey }
 
-    static func isRowID(_ name: String) -> Bool {
+    package static func isRowID(_ name: String) -> Bool {
         ["rowid", "_rowid_", "oid"].contains(name.lowercased())
     }
 }

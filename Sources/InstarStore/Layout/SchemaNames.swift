@@ -72,7 +72,7 @@ struct ColumnRegistry {
 
 extension String {
     /// The name as SQLite compares identifiers: ASCII letters without case, every other character exactly.
-    var sqliteFolded: String {
+    package var sqliteFolded: String {
         // Bytes 65…90 are only ever ASCII capitals in UTF-8 (every byte of a longer sequence is ≥ 128).
         guard utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return self }
         return String(decoding: utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
