@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import InstarModel
 import InstarSQL
 
@@ -41,7 +40,7 @@ import InstarSQL
 /// migrates a store, empties it: a stale copy of the older model would describe a schema the store no
 /// longer has. Core Data still opens the store, because opening compares the metadata's entity hashes
 /// with the app's model (they match: Instar writes them exactly) and never needs the cache then.
-public struct CoreDataLayout: StoreLayout {
+public struct CoreDataLayout: StorageLayout {
     public let name = "coredata"
     /// The `NSPersistenceFrameworkVersion` whose conventions the layout follows.
     public let frameworkVersion: Int
@@ -111,37 +110,6 @@ public struct CoreDataLayout: StoreLayout {
         // R-tree index tables are Core Data's business, not the model's.
         if name.hasPrefix("_instar_") || name.hasPrefix("Z_RT_") || name.hasPrefix("ANSCK") { return true }
         return ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"].contains(name)
-    }
-
-    public func recognizes(_ db: Database) throws -> Bool {
-        try db.tableExists(Self.metadataTable) && db.tableExists(Self.primaryKeyTable)
-    }
-
-    /// The conventions of the framework version recorded in the store, and the store's table names.
-    public func adapted(to db: Database) throws -> any StoreLayout {
-        guard try recognizes(db) else { return self }
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-        return CoreDataLayout(
-            frameworkVersion: try CoreDataMetadata.read(db)?.frameworkVersion ?? frameworkVersion,
-            storeTables: Set(tables.map(\.sqliteFolded)))
-    }
-
-    public func createBookkeeping(_ db: Database, model: Model) throws {
-        try CoreDataMetadata.createTables(db, modelCache: keepsModelCache)
-    }
-
-    public func readMetadata(_ db: Database) throws -> StoreMetadata? {
-        guard try recognizes(db), let stored = try CoreDataMetadata.read(db) else { return nil }
-        return StoreMetadata(
-            layout: name, versionName: nil, entityHashes: stored.entityHashes,
-            versionChecksum: stored.versionChecksum, versionIdentifiers: stored.versionIdentifiers)
-    }
-
-    /// Rewrites `Z_METADATA` (keeping the store's UUID and every key this layout does not own), renumbers
-    /// `Z_PRIMARYKEY` with each root's highest key, empties `Z_MODELCACHE`, and unlinks rows that a
-    /// step removed (see `CoreDataMetadata.write(_:model:layout:)`).
-    public func writeMetadata(_ db: Database, model: Model) throws {
-        try CoreDataMetadata.write(db, model: model, layout: self)
     }
 
     /// Numbers and Booleans as Core Data converts them; a Binary value that may now be stored externally

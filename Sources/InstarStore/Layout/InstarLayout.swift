@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import InstarModel
 import InstarSQL
 import InstarModelIO
@@ -22,7 +21,7 @@ import InstarModelIO
 /// Dates are stored as ISO-8601 text in UTC, Booleans as 0/1, UUIDs as text, binary data as blobs.
 /// A required attribute declared on the root entity is `NOT NULL`; one declared on a sub-entity cannot
 /// be, since sibling rows share the column.
-public struct InstarLayout: StoreLayout {
+public struct InstarLayout: StorageLayout {
     public let name = "instar"
     /// The layout's bookkeeping table: version name, entity hashes, checksum and the stored model.
     public static let metadataTable = "_instar_metadata"
@@ -45,65 +44,6 @@ public struct InstarLayout: StoreLayout {
     }
 
     public func isBookkeepingTable(_ name: String) -> Bool { name.hasPrefix("_instar_") }
-
-    public func recognizes(_ db: Database) throws -> Bool {
-        try db.tableExists(Self.metadataTable)
-    }
-
-    public func createBookkeeping(_ db: Database, model: Model) throws {
-        try db.execute(
-            sql: "CREATE TABLE IF NOT EXISTS \(Self.metadataTable.sqlQuoted) (\"key\" TEXT PRIMARY KEY NOT NULL, \"value\" TEXT)")
-    }
-
-    public func readMetadata(_ db: Database) throws -> StoreMetadata? {
-        guard try recognizes(db) else { return nil }
-        var values: [String: String] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(Self.metadataTable.sqlQuoted)") {
-            // Converted, not subscripted as String: GRDB traps on a value of another type, and the
-            // table is in the user's store, where anything may have been written.
-            let key: DatabaseValue = row["key"]
-            let value: DatabaseValue = row["value"]
-            guard let name = String.fromDatabaseValue(key) else {
-                throw BookkeepingError("\(Self.metadataTable) has a key that is \(key.kindName), not text (the store's Instar metadata is damaged)")
-            }
-            guard value.isNull || String.fromDatabaseValue(value) != nil else {
-                throw BookkeepingError("\(Self.metadataTable) key '\(name)' holds \(value.kindName), not text (the store's Instar metadata is damaged)")
-            }
-            values[name] = String.fromDatabaseValue(value)
-        }
-        var hashes: [String: Data] = [:]
-        if let json = values["entityHashes"]?.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: json) as? [String: String]
-        {
-            for (entity, base64) in object {
-                if let data = Data(base64Encoded: base64) { hashes[entity] = data }
-            }
-        }
-        return StoreMetadata(
-            layout: name, versionName: values["version"], entityHashes: hashes, versionChecksum: values["versionChecksum"],
-            storedModel: values["model"])
-    }
-
-    public func writeMetadata(_ db: Database, model: Model) throws {
-        try createBookkeeping(db, model: model)
-        let hashes = VersionHashes(model: model)
-        let json = try JSONSerialization.data(withJSONObject: hashes.base64EntityHashes, options: [.sortedKeys])
-        let values: [(String, String?)] = [
-            ("layout", name),
-            ("formatVersion", Self.formatVersion),
-            ("version", model.name),
-            ("versionIdentifier", model.versionIdentifier),
-            ("versionChecksum", hashes.versionChecksum),
-            ("versionHashesDigest", hashes.versionHashesDigest),
-            ("entityHashes", String(decoding: json, as: UTF8.self)),
-            ("model", ModelFileWriter.json(model)),
-        ]
-        for (key, value) in values {
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO \(Self.metadataTable.sqlQuoted) (\"key\", \"value\") VALUES (?, ?)",
-                arguments: [key, value])
-        }
-    }
 
     public func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression {
         ValueConversion.convert(value, from: from.type, to: to.type)

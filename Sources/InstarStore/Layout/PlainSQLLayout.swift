@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import InstarModel
 import InstarSQL
 
@@ -45,7 +44,7 @@ import InstarSQL
 /// Entity inheritance is not supported (hand-written schemas have no discriminator convention); such a
 /// model is refused with an explanation. The layout is chosen by name, never detected: it leaves no mark
 /// in the store to detect it by.
-public struct PlainSQLLayout: StoreLayout {
+public struct PlainSQLLayout: StorageLayout {
     public let name = "sql"
     /// The conventional primary key column (`id`); a model's `primaryKey:` naming key may override it.
     public static let primaryKey = "id"
@@ -71,17 +70,6 @@ public struct PlainSQLLayout: StoreLayout {
 
     /// Only a running migration's journal and lease (`_instar_…`), removed when the run finishes.
     public func isBookkeepingTable(_ name: String) -> Bool { name.hasPrefix("_instar_") }
-
-    /// Never: a plain store carries no mark of its layout; choose this layout by name.
-    public func recognizes(_ db: Database) throws -> Bool { false }
-
-    public func createBookkeeping(_ db: Database, model: Model) throws {}
-
-    /// Nothing is recorded: versions are detected by schema.
-    public func readMetadata(_ db: Database) throws -> StoreMetadata? { nil }
-
-    /// Nothing is recorded (see the type's documentation for the trade-off).
-    public func writeMetadata(_ db: Database, model: Model) throws {}
 
     public func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression {
         ValueConversion.convert(value, from: from.type, to: to.type)

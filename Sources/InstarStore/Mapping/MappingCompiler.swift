@@ -15,11 +15,11 @@ package struct MappingCompiler {
     let source: StorageMap
     let destination: StorageMap
     let resolver: StorageColumnResolver
-    let layout: any StoreLayout
+    let layout: any StorageLayout
     var hooks: [MappingHookRequirement] = []
     var functions: Set<MappingSQLFunction> = []
 
-    package init(mapping: MappingModel, from: Model, to: Model, layout: any StoreLayout) throws(MappingStepError) {
+    package init(mapping: MappingModel, from: Model, to: Model, layout: any StorageLayout) throws(MappingStepError) {
         self.mapping = mapping
         self.from = from
         self.to = to

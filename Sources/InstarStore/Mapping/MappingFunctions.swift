@@ -25,6 +25,11 @@ enum MappingFunctions {
     }
 }
 
+extension MappingStatement {
+    /// The statement's values as GRDB binds them.
+    var statementArguments: StatementArguments { StatementArguments(arguments.map(\.databaseValue)) }
+}
+
 extension MappingValue {
     var databaseValue: DatabaseValue { sqlValue.databaseValue }
 }

@@ -1,4 +1,3 @@
-import GRDB
 import InstarMapping
 import InstarModel
 import InstarSQL
@@ -21,8 +20,6 @@ package struct MappingStatement: Sendable, CustomStringConvertible {
         if !arguments.isEmpty { text += "\n-- bound: " + arguments.map(\.literal).joined(separator: ", ") }
         return text
     }
-
-    var statementArguments: StatementArguments { StatementArguments(arguments.map(\.databaseValue)) }
 }
 
 /// A statement, or the place where a hook runs.

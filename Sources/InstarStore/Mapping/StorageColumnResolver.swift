@@ -33,7 +33,7 @@ package struct StorageColumnResolver: MappingColumnResolver {
     }
 
     /// For each layout the same resolver, over that layout's storage map of `model`.
-    package static func forLayout(_ layout: any StoreLayout, model: Model, table: @escaping @Sendable (String) -> String)
+    package static func forLayout(_ layout: any StorageLayout, model: Model, table: @escaping @Sendable (String) -> String)
         throws(LayoutError) -> StorageColumnResolver
     {
         StorageColumnResolver(

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import InstarSQL
 
 /// A target column's value, as an expression over the columns of the source row.
@@ -114,13 +113,13 @@ public indirect enum ColumnExpression: Sendable, Hashable {
     }
 
     /// Renders SQL, appending bound values to `arguments`. `qualifier` prefixes column references.
-    public func render(_ arguments: inout [DatabaseValue], qualifier: String? = nil) -> String {
+    public func render(_ arguments: inout [SQLValue], qualifier: String? = nil) -> String {
         switch self {
         case .column(let c):
             return (qualifier.map { $0.sqlQuoted + "." } ?? "") + c.sqlQuoted
         case .value(let v):
             if v == .null { return "NULL" }
-            arguments.append(v.databaseValue)
+            arguments.append(v)
             return "?"
         case .cast(let e, let t):
             return "CAST(\(e.render(&arguments, qualifier: qualifier)) AS \(t.rawValue))"
@@ -143,7 +142,7 @@ public indirect enum ColumnExpression: Sendable, Hashable {
             let test = partition.render(&arguments, qualifier: qualifier)
             let p = partition.render(&arguments, qualifier: qualifier)
             let o = order.map { $0.render(&arguments, qualifier: qualifier) }.joined(separator: ", ")
-            arguments.append(step.databaseValue)
+            arguments.append(.integer(step))
             return "(CASE WHEN \(test) IS NULL THEN NULL ELSE ROW_NUMBER() OVER (PARTITION BY \(p) ORDER BY \(o)) * ? END)"
         case .lookup(let table, let value, let key, let e):
             // The looked-up table is aliased, so that with a qualifier the source row's columns never
@@ -152,11 +151,11 @@ public indirect enum ColumnExpression: Sendable, Hashable {
             let alias = "_instar_lookup".sqlQuoted
             return "(SELECT \(alias).\(value.sqlQuoted) FROM \(table.sqlQuoted) AS \(alias) WHERE \(alias).\(key.sqlQuoted) = \(x) LIMIT 1)"
         case .prefixed(let e, let bytes):
-            arguments.append(bytes.databaseValue)
+            arguments.append(.blob(bytes))
             return "CAST(? || \(e.render(&arguments, qualifier: qualifier)) AS BLOB)"
         case .choose(let discriminator, let values, let a, let b):
             let column = (qualifier.map { $0.sqlQuoted + "." } ?? "") + discriminator.sqlQuoted
-            arguments += values.map(\.databaseValue)
+            arguments += values
             let marks = values.map { _ in "?" }.joined(separator: ", ")
             let then = a.render(&arguments, qualifier: qualifier)
             let otherwise = b.render(&arguments, qualifier: qualifier)
@@ -190,17 +189,17 @@ public enum RowPredicate: Sendable, Hashable {
         }
     }
 
-    func render(_ arguments: inout [DatabaseValue], qualifier: String? = nil) -> String {
+    func render(_ arguments: inout [SQLValue], qualifier: String? = nil) -> String {
         let q = qualifier.map { $0.sqlQuoted + "." } ?? ""
         switch self {
         case .expressionIn(let e, let values):
             let x = e.render(&arguments, qualifier: qualifier)
-            arguments += values.map(\.databaseValue)
+            arguments += values
             return "\(x) IN (\(values.map { _ in "?" }.joined(separator: ", ")))"
         case .expressionNotNull(let e):
             return "\(e.render(&arguments, qualifier: qualifier)) IS NOT NULL"
         case .isIn(let column, let values):
-            arguments += values.map(\.databaseValue)
+            arguments += values
             return "\(q)\(column.sqlQuoted) IN (\(values.map { _ in "?" }.joined(separator: ", ")))"
         case .isNotNull(let column):
             return "\(q)\(column.sqlQuoted) IS NOT NULL"

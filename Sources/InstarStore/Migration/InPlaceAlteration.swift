@@ -1,4 +1,3 @@
-import GRDB
 import InstarSQL
 
 /// Decides whether a table can be carried to its new shape with `ALTER TABLE` alone, and how.

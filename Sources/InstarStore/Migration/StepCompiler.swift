@@ -16,7 +16,7 @@ package struct StepCompiler {
     let new: Model
     let oldMap: StorageMap
     let newMap: StorageMap
-    let layout: any StoreLayout
+    let layout: any StorageLayout
     /// Lookups the compiler makes for every table and column, indexed once: entities by table (in
     /// each version) and property mappings by destination entity and property.
     private let newMembers: [String: [String]]
@@ -25,14 +25,14 @@ package struct StepCompiler {
     /// Entities some change of the step names.
     private let changedEntities: Set<String>
 
-    package init(diff: ModelDiff, from old: Model, to new: Model, layout: any StoreLayout) throws {
+    package init(diff: ModelDiff, from old: Model, to new: Model, layout: any StorageLayout) throws {
         try self.init(
             diff: diff, from: old, to: new, oldMap: layout.storageMap(for: old), newMap: layout.storageMap(for: new),
             layout: layout)
     }
 
     /// With storage maps computed beforehand (the planner prices hundreds of steps over the same versions).
-    package init(diff: ModelDiff, from old: Model, to new: Model, oldMap: StorageMap, newMap: StorageMap, layout: any StoreLayout) {
+    package init(diff: ModelDiff, from old: Model, to new: Model, oldMap: StorageMap, newMap: StorageMap, layout: any StorageLayout) {
         self.diff = diff
         self.old = old
         self.new = new

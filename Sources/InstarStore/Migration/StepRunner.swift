@@ -183,7 +183,7 @@ extension SQLiteStore {
                                 onStatement?(statementIndex)
                                 statementIndex += 1
                                 do {
-                                    try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments))
+                                    try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments.map(\.databaseValue)))
                                 } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                                     throw StoreError(
                                         .dataCondition, path: path,
@@ -217,7 +217,7 @@ extension SQLiteStore {
     }
 
     /// The views and triggers to create after the last step: those the store had; in a layout whose
-    /// models list them (``StoreLayout/schemaIncludesViewsAndTriggers``), those the target version
+    /// models list them (``StorageLayout/schemaIncludesViewsAndTriggers``), those the target version
     /// lists (the store had exactly the first version's: the drift check says so), so that a version
     /// may change a view.
     func viewsAndTriggersToRecreate(found: [ViewsAndTriggers], target: StoreSchema) -> [String] {

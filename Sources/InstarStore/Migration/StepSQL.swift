@@ -1,14 +1,13 @@
-import GRDB
 import InstarSQL
 
 /// One SQL statement of a step, with its bound values and why it runs.
 package struct PlannedStatement: Sendable, CustomStringConvertible {
     package var sql: String
-    package var arguments: [DatabaseValue]
+    package var arguments: [SQLValue]
     package var purpose: String
 
     package var description: String {
-        arguments.isEmpty ? sql : "\(sql) -- with \(arguments.map(\.description).joined(separator: ", "))"
+        arguments.isEmpty ? sql : "\(sql) -- with \(arguments.map(\.argumentDescription).joined(separator: ", "))"
     }
 }
 
@@ -55,7 +54,7 @@ package enum StepSQLPlanner {
             temporaryCount += 1
             return "_instar_step_\(temporaryCount)"
         }
-        func add(_ sql: String, _ arguments: [DatabaseValue] = [], _ purpose: String) {
+        func add(_ sql: String, _ arguments: [SQLValue] = [], _ purpose: String) {
             statements.append(PlannedStatement(sql: sql, arguments: arguments, purpose: purpose))
         }
 
@@ -106,7 +105,7 @@ package enum StepSQLPlanner {
             created[t.target.name] = temporary
             add(t.target.createSQL(named: temporary), [], "create \(t.target.name)")
             if let source = t.source, let from = current[source] {
-                var arguments: [DatabaseValue] = []
+                var arguments: [SQLValue] = []
                 let targetColumns = t.target.columns.map(\.name).filter { t.columns[$0] != nil }
                 // Source columns are qualified, so that a lookup's subquery cannot capture them.
                 let values = targetColumns.map {

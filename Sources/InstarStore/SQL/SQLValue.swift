@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A typed SQL value: what defaults, discriminators and literals are made of.
 public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
@@ -30,25 +29,15 @@ public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { literal }
 
-    /// The value as GRDB binds it as a statement argument.
-    public var databaseValue: DatabaseValue {
+    /// The value as a statement's bound argument reads in a dry run's SQL (`-- with …`): text in
+    /// double quotes with escapes, blobs as `Data(n bytes)`, the way the executor's own log shows it.
+    package var argumentDescription: String {
         switch self {
-        case .null: .null
-        case .integer(let v): v.databaseValue
-        case .real(let v): v.databaseValue
-        case .text(let s): s.databaseValue
-        case .blob(let d): d.databaseValue
-        }
-    }
-
-    /// The value GRDB read from the database, by its storage class.
-    public init(_ value: DatabaseValue) {
-        switch value.storage {
-        case .null: self = .null
-        case .int64(let v): self = .integer(v)
-        case .double(let v): self = .real(v)
-        case .string(let s): self = .text(s)
-        case .blob(let d): self = .blob(d)
+        case .null: "NULL"
+        case .integer(let v): String(v)
+        case .real(let v): String(v)
+        case .text(let s): String(reflecting: s)
+        case .blob(let d): "Data(\(d.description))"
         }
     }
 }
