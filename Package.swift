@@ -72,18 +72,33 @@ let package = Package(
         .target(
             name: "InstarPlanner",
             dependencies: [
-                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL",
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL", "InstarLayouts",
                 .product(name: "Yams", package: "Yams"),
             ]
+        ),
+        // How layouts store model versions, without a database: schema types and their comparison, storage
+        // maps, the Instar, Core Data and plain SQL layouts' naming and storage builders, layout names,
+        // CREATE TABLE text and SQL tokens. Pure, so that the planner and the compiler use it directly.
+        .target(
+            name: "InstarLayouts",
+            dependencies: ["InstarModel", "InstarSQL"]
+        ),
+        // The step compiler (a diff → table transformations → SQL statements with values), fusion of
+        // consecutive steps, and the mapping compiler: pure, arguments as values (SQLValue).
+        .target(
+            name: "InstarCompiler",
+            dependencies: ["InstarModel", "InstarInference", "InstarMapping", "InstarSQL", "InstarLayouts"]
         ),
         // zlib's C API (raw DEFLATE of a store's cached model, Z_MODELCACHE): the SDK's libz on Apple
         // platforms, Debian's zlib1g-dev here.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        // SQLite stores: schemas, layouts (plug-ins), in-place execution of inferred steps.
+        // SQLite stores through GRDB: reading schemas and layouts' bookkeeping, executing compiled steps in
+        // one schema transaction, the cached model, version detection, interruption.
         .target(
             name: "InstarStore",
             dependencies: [
-                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL", "CZlib",
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL", "InstarLayouts",
+                "InstarCompiler", "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the authorizer that tells what a hook's SQL reads and writes.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -93,7 +108,7 @@ let package = Package(
         .target(
             name: "InstarSeeding",
             dependencies: [
-                "InstarModel", "InstarSQL", "InstarStore",
+                "InstarModel", "InstarSQL", "InstarLayouts", "InstarStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -101,13 +116,16 @@ let package = Package(
         // Adoption: an Instar model from any SQLite schema (`instar model import`).
         .target(
             name: "InstarAdoption",
-            dependencies: ["InstarModel", "InstarSQL", "InstarStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "InstarModel", "InstarSQL", "InstarLayouts", "InstarStore", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         // Running chains: hooks, the migrator, dry-run reports.
         .target(
             name: "InstarRuntime",
             dependencies: [
-                "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarStore",
+                "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarLayouts",
+                "InstarCompiler", "InstarStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -115,8 +133,8 @@ let package = Package(
         .target(
             name: "InstarTesting",
             dependencies: [
-                "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarStore",
-                "InstarSeeding", "InstarRuntime",
+                "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarLayouts",
+                "InstarStore", "InstarSeeding", "InstarRuntime",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -125,7 +143,7 @@ let package = Package(
             name: "Instar",
             dependencies: [
                 "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL",
-                "InstarStore", "InstarRuntime",
+                "InstarLayouts", "InstarCompiler", "InstarStore", "InstarRuntime",
                 // Re-exported: GRDB's `Database` and `Configuration` appear in the API.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarModel
 import InstarStore
+import InstarLayouts
 
 /// Imports an existing SQLite database's schema as a model of the plain SQL layout (`instar model
 /// import`): tables as entities, foreign keys as to-one relationships with inverses, link tables as

@@ -2,6 +2,7 @@ import Foundation
 import InstarInference
 import InstarModel
 import InstarSQL
+import InstarLayouts
 
 /// The staged recipes: temporary attributes with converters, and the pick-one recipe for to-many → to-one.
 extension DecompositionWork {

@@ -3,6 +3,7 @@ import InstarModel
 import InstarModelIO
 import Yams
 import InstarSQL
+import InstarLayouts
 
 /// Reads plan files (YAML; JSON accepted). Paths in a plan resolve against the plan file's folder.
 ///

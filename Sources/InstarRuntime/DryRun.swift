@@ -5,6 +5,8 @@ import InstarModel
 import InstarPlanner
 import InstarStore
 import InstarSQL
+import InstarLayouts
+import InstarCompiler
 
 /// Everything `instar plan` tells before touching a store: which steps, lightweight or not, what SQL,
 /// how many rows, how much disk, and what could be lost. Built from a read-only view of the store.

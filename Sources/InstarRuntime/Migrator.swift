@@ -4,6 +4,7 @@ import InstarInference
 import InstarModel
 import InstarPlanner
 import InstarStore
+import InstarLayouts
 
 /// Runs a plan's chain on a store: the Swift API behind `instar migrate <plan>`.
 ///

@@ -5,6 +5,8 @@ import InstarModel
 import InstarPlanner
 import InstarStore
 import InstarSQL
+import InstarLayouts
+import InstarCompiler
 
 /// The planner's cost model for a layout: a step costs the rows of the tables it rebuilds or fills.
 ///

@@ -2,6 +2,7 @@ import InstarModel
 import InstarSQL
 import InstarPlanner
 import InstarStore
+import InstarLayouts
 
 /// The names a layout gives one model version, as synthesized hooks need them (``StorageNaming``):
 /// read from the layout's ``StorageMap``, so hooks name exactly the tables and columns a step makes.

@@ -2,6 +2,7 @@ import GRDB
 import InstarModel
 import InstarSQL
 import InstarStore
+import InstarLayouts
 
 extension SQLiteStore {
     /// Fills the store, which must be at `model`'s version, with synthetic rows: `options.rows` per

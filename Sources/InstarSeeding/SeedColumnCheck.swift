@@ -1,6 +1,7 @@
 import GRDB
 import InstarSQL
 import InstarStore
+import InstarLayouts
 
 /// A column's own `CHECK` clause (kept verbatim by an adopted model, ``ColumnDefinition/verbatimClauses``),
 /// asked before a seeded value is written.
@@ -16,7 +17,7 @@ package final class SeedColumnCheck: Sendable {
     private let insert: String
 
     /// Nil when the column has no `CHECK` clause.
-    package init?(column: InstarStore.ColumnDefinition) throws {
+    package init?(column: InstarLayouts.ColumnDefinition) throws {
         guard let clauses = column.verbatimClauses, SQLKeywords.words(of: clauses).contains("CHECK") else { return nil }
         probe = try DatabaseQueue()
         // Only the clause: no NOT NULL, key or reference, which the seeder satisfies by itself.

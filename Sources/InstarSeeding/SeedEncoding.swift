@@ -2,6 +2,7 @@ import Foundation
 import InstarModel
 import InstarSQL
 import InstarStore
+import InstarLayouts
 
 /// How a seed's scalars are stored by a layout: its ``ValueEncoding`` (dates, UUIDs) and the bytes
 /// that mark an inline external-storage blob, learned from the layout itself rather than from its name,

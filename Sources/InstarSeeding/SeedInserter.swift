@@ -3,6 +3,7 @@ import GRDB
 import GRDBSQLite
 import InstarSQL
 import InstarStore
+import InstarLayouts
 
 /// Inserts rows into one table through one prepared single-row `INSERT`, binding each value with
 /// SQLite's C API the moment it is produced.

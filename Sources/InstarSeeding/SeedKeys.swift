@@ -2,6 +2,7 @@ import GRDB
 import InstarModel
 import InstarSQL
 import InstarStore
+import InstarLayouts
 
 /// The keys a table has handed out, and the layout's record of them.
 ///

@@ -1,5 +1,6 @@
 import InstarModel
 import InstarStore
+import InstarLayouts
 
 /// What a seed request asks for.
 package struct SeedOptions: Sendable, Hashable {

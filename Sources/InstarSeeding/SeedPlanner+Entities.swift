@@ -1,6 +1,7 @@
 import GRDB
 import InstarModel
 import InstarStore
+import InstarLayouts
 
 extension SeedPlanner {
     /// The columns of one concrete entity's rows and how each is filled: key, discriminator and

@@ -1,6 +1,7 @@
 import GRDB
 import InstarModel
 import InstarStore
+import InstarLayouts
 
 /// Decides every row a seed writes, and refuses what the model cannot satisfy, before any is written.
 ///

@@ -3,6 +3,7 @@ import GRDB
 import InstarInference
 import InstarModel
 import InstarSQL
+import InstarLayouts
 
 /// A SQLite store on disk, in one layout.
 ///

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import InstarLayouts
+import InstarCompiler
 
 /// Why an operation on a store failed, what it concerns, and what to do. The store is unchanged
 /// whenever one of these is thrown by a migration: the step's transaction was rolled back.

@@ -4,6 +4,7 @@ import InstarModel
 import InstarSQL
 import InstarStore
 import InstarRuntime
+import InstarLayouts
 
 /// Compares the rows of a store before a migration (a snapshot) with the rows after it, entity by
 /// entity, matched by primary key: the rows check (every row of a kept entity is still there) and the

@@ -3,6 +3,7 @@ import GRDB
 import InstarModel
 import InstarStore
 import InstarRuntime
+import InstarLayouts
 
 /// The checks on a migrated store that need no snapshot: its schema against a fresh store of the
 /// target, SQLite's own integrity and foreign-key checks, and the journal.

@@ -3,6 +3,7 @@ import InstarModel
 import InstarStore
 import InstarRuntime
 import InstarSeeding
+import InstarLayouts
 
 /// Whether a value read after the migration is the value read before it, as the app sees it.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarSQL
 import InstarModel
+import InstarLayouts
 
 // What the layout reads and writes in a store (its bookkeeping); the rest of the layout needs no database.
 extension CoreDataLayout: StoreLayout {

@@ -3,6 +3,7 @@ import GRDB
 import InstarSQL
 import InstarModel
 import InstarModelIO
+import InstarLayouts
 
 // What the layout reads and writes in a store (its bookkeeping); the rest of the layout needs no database.
 extension InstarLayout: StoreLayout {

@@ -1,4 +1,5 @@
 import InstarSQL
+import InstarLayouts
 
 /// The layouts Instar knows, for detecting a store's layout and choosing one by name.
 public enum Layouts {

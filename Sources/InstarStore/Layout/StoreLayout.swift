@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarModel
 import InstarSQL
+import InstarLayouts
 
 /// A way of storing model versions in SQLite. Layouts are plug-ins: the store, the step compiler
 /// and the executor talk to this protocol and never ask which layout they have. What needs no

@@ -1,5 +1,6 @@
 import GRDB
 import InstarMapping
+import InstarCompiler
 
 /// Registers the ``MappingSQLFunction``s a mapping program calls on the step's connection, each
 /// computing in Swift what Foundation computes (case folding, UTF-16 lengths, ICU regexes).

@@ -3,6 +3,7 @@ import GRDB
 import InstarMapping
 import InstarModel
 import InstarSQL
+import InstarCompiler
 
 /// Runs a hook of a mapping step inside the step's transaction.
 package typealias MappingHookRunner = (MappingHookRequirement, Database) throws -> Void

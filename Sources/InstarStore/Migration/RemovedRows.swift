@@ -1,5 +1,7 @@
 import GRDB
 import InstarSQL
+import InstarLayouts
+import InstarCompiler
 
 /// The keys of the rows a migration's steps removed from their tables (rows of a removed sub-entity),
 /// kept in a temporary table for the length of the migration's transaction.

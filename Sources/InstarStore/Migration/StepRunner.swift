@@ -3,6 +3,8 @@ import GRDB
 import InstarInference
 import InstarModel
 import InstarSQL
+import InstarLayouts
+import InstarCompiler
 
 /// What one executed (or planned) step did.
 package struct StepOutcome: Sendable {

@@ -1,6 +1,8 @@
 import GRDB
 import InstarInference
 import InstarModel
+import InstarLayouts
+import InstarCompiler
 
 /// A hook that runs inside a migration's transaction, once the store is at a given version.
 package struct InlineHook {

@@ -1,4 +1,5 @@
 import GRDB
+import InstarLayouts
 
 // SQLValue is pure (the compiler and the layouts build statements with it); the conversions to and from
 // GRDB's values live here, in the one module that executes statements.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarLayouts
 
 /// Reads the schema a SQLite database actually has, in the same terms as a layout's expectation.
 ///
@@ -40,7 +41,7 @@ package enum SchemaReader {
         }
     }
 
-    package static func readTable(_ db: Database, _ table: String) throws -> TableDefinition {
+    package static func readTable(_ db: Database, _ table: String) throws -> InstarLayouts.TableDefinition {
         var references: [String: ForeignKeyReference] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT * FROM pragma_foreign_key_list(?)", arguments: [table]) {
             let from: String = row["from"]

@@ -1,6 +1,7 @@
 import InstarMapping
 import InstarModel
 import InstarSQL
+import InstarLayouts
 
 /// The instance pass of one entity mapping: which source rows, their destination keys, their values.
 extension MappingCompiler {

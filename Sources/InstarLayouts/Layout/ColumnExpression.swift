@@ -176,7 +176,7 @@ public enum RowPredicate: Sendable, Hashable {
     case expressionNotNull(ColumnExpression)
 
     /// The predicate over the rows of an earlier table, given each column's expression there.
-    func substituting(_ replacement: (String) -> ColumnExpression) -> RowPredicate {
+    package func substituting(_ replacement: (String) -> ColumnExpression) -> RowPredicate {
         switch self {
         case .isIn(let c, let values):
             let e = replacement(c)
@@ -189,7 +189,7 @@ public enum RowPredicate: Sendable, Hashable {
         }
     }
 
-    func render(_ arguments: inout [SQLValue], qualifier: String? = nil) -> String {
+    package func render(_ arguments: inout [SQLValue], qualifier: String? = nil) -> String {
         let q = qualifier.map { $0.sqlQuoted + "." } ?? ""
         switch self {
         case .expressionIn(let e, let values):

@@ -69,7 +69,7 @@ public struct CoreDataLayout: StorageLayout {
         self.init(frameworkVersion: frameworkVersion, storeTables: [])
     }
 
-    init(frameworkVersion: Int, storeTables: Set<String>) {
+    package init(frameworkVersion: Int, storeTables: Set<String>) {
         self.frameworkVersion = frameworkVersion
         self.storeTables = storeTables
     }
@@ -82,7 +82,7 @@ public struct CoreDataLayout: StorageLayout {
 
     var indexesJoinTables: Bool { frameworkVersion >= Self.joinIndexesSince }
     var usesFetchIndexes: Bool { frameworkVersion >= Self.fetchIndexesSince }
-    var keepsModelCache: Bool { frameworkVersion >= Self.joinIndexesSince }
+    package var keepsModelCache: Bool { frameworkVersion >= Self.joinIndexesSince }
 
     public var toleratesExtraIndexes: Bool { true }
 

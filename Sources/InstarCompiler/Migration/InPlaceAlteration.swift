@@ -1,12 +1,13 @@
 import InstarSQL
+import InstarLayouts
 
 /// Decides whether a table can be carried to its new shape with `ALTER TABLE` alone, and how.
 ///
 /// SQLite can rename a table or a column, add a column whose existing rows all take its default, and
 /// drop a column that no key, constraint or foreign key uses. Anything else (a type or `NOT NULL`
 /// change, a converted value, a row filter) needs the rebuild.
-enum InPlaceAlteration {
-    struct NotInPlace: Error {
+package enum InPlaceAlteration {
+    package struct NotInPlace: Error {
         let message: String
         init(_ message: String) { self.message = message }
     }
@@ -17,7 +18,7 @@ enum InPlaceAlteration {
     }
 
     /// `tableName` is where the source table is when the statements run (it may have been set aside).
-    static func statements(
+    package static func statements(
         for t: TableTransformation, source: TableDefinition, tableRenames: [String: String], tableName: String
     ) -> Result<[PlannedStatement], NotInPlace> {
         if !t.filter.isEmpty { return .failure(NotInPlace("rows of other entities leave the table")) }

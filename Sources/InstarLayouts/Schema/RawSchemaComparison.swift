@@ -3,12 +3,12 @@ import InstarModel
 /// The names a schema's raw objects (``RawSQL``) cover: raw tables (with the shadow tables of a
 /// virtual table, which SQLite creates with it) and raw indexes are compared by their SQL text, not
 /// column by column.
-struct RawNames {
+package struct RawNames {
     var tables: Set<String> = []
     var virtualTables: [String] = []
     var indexes: Set<String> = []
 
-    init(_ raw: [RawSQL]) {
+    package init(_ raw: [RawSQL]) {
         for object in raw {
             switch object.kind {
             case .table:
@@ -20,7 +20,7 @@ struct RawNames {
         }
     }
 
-    func coversTable(_ name: String) -> Bool {
+    package func coversTable(_ name: String) -> Bool {
         tables.contains(name) || virtualTables.contains { name.hasPrefix($0 + "_") }
     }
 }

@@ -1,3 +1,5 @@
+import InstarLayouts
+
 /// Fusing consecutive steps: two programs become one, so each table is rewritten at most once.
 ///
 /// A step's target columns are expressions over its source row; the next step's expressions read
@@ -111,7 +113,7 @@ extension StepProgram {
 }
 
 extension ColumnExpression {
-    var containsLookup: Bool {
+    package var containsLookup: Bool {
         switch self {
         case .lookup: true
         case .column, .value: false
@@ -121,7 +123,7 @@ extension ColumnExpression {
         }
     }
 
-    var containsPosition: Bool {
+    package var containsPosition: Bool {
         switch self {
         case .position: true
         case .column, .value, .lookup: false

@@ -1,10 +1,17 @@
 import InstarSQL
+import InstarLayouts
 
 /// One SQL statement of a step, with its bound values and why it runs.
 package struct PlannedStatement: Sendable, CustomStringConvertible {
     package var sql: String
     package var arguments: [SQLValue]
     package var purpose: String
+
+    package init(sql: String, arguments: [SQLValue], purpose: String) {
+        self.sql = sql
+        self.arguments = arguments
+        self.purpose = purpose
+    }
 
     package var description: String {
         arguments.isEmpty ? sql : "\(sql) -- with \(arguments.map(\.argumentDescription).joined(separator: ", "))"
@@ -27,6 +34,11 @@ package struct StepSQLPlan: Sendable {
     package var statements: [PlannedStatement]
     /// Target (or dropped source) table → treatment.
     package var tables: [String: TableTreatment]
+
+    package init(statements: [PlannedStatement], tables: [String: TableTreatment]) {
+        self.statements = statements
+        self.tables = tables
+    }
 
     package var rebuiltTables: [String] {
         tables.filter { if case .rebuilt = $0.value { return true } else { return false } }.map(\.key).sorted()

@@ -1,7 +1,6 @@
 import Foundation
 import InstarModel
 import InstarSQL
-import InstarModelIO
 
 /// Instar's own layout, meant to be read by people and other tools.
 ///

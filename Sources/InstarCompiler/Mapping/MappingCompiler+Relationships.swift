@@ -1,6 +1,7 @@
 import InstarMapping
 import InstarModel
 import InstarSQL
+import InstarLayouts
 
 /// The relationship pass: links between destination rows, found by following the source rows' links
 /// through the key map (`destinationInstancesForEntityMappingNamed:sourceInstances:`).

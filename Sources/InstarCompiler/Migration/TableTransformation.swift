@@ -1,3 +1,5 @@
+import InstarLayouts
+
 /// One target table of a step, as a function of at most one source table.
 ///
 /// This is the unit the executor works with: it decides from the expressions whether the table can be
@@ -50,6 +52,18 @@ package struct StepProgram: Sendable {
     /// Surviving entities: older entity → (its table and discriminator, the newer one's).
     package var survivingEntities: [SurvivingEntity]
 
+    package init(
+        fromVersion: String, toVersion: String, transformations: [TableTransformation], droppedTables: [String],
+        targetSchema: StoreSchema, survivingEntities: [SurvivingEntity]
+    ) {
+        self.fromVersion = fromVersion
+        self.toVersion = toVersion
+        self.transformations = transformations
+        self.droppedTables = droppedTables
+        self.targetSchema = targetSchema
+        self.survivingEntities = survivingEntities
+    }
+
     package struct SurvivingEntity: Sendable, Hashable {
         package var sourceEntity: String
         package var sourceTable: String
@@ -58,6 +72,18 @@ package struct StepProgram: Sendable {
         package var destinationTable: String
         package var destinationDiscriminator: (column: String, value: SQLValue)?
 
+        package init(
+            sourceEntity: String, sourceTable: String, sourceDiscriminator: (column: String, value: SQLValue)?,
+            destinationEntity: String, destinationTable: String, destinationDiscriminator: (column: String, value: SQLValue)?
+        ) {
+            self.sourceEntity = sourceEntity
+            self.sourceTable = sourceTable
+            self.sourceDiscriminator = sourceDiscriminator
+            self.destinationEntity = destinationEntity
+            self.destinationTable = destinationTable
+            self.destinationDiscriminator = destinationDiscriminator
+        }
+
         package static func == (a: Self, b: Self) -> Bool {
             a.sourceEntity == b.sourceEntity && a.destinationEntity == b.destinationEntity
         }
@@ -65,5 +91,15 @@ package struct StepProgram: Sendable {
             hasher.combine(sourceEntity)
             hasher.combine(destinationEntity)
         }
+    }
+}
+
+extension TableTransformation {
+    /// A table carried over as it is (every column copied, every row kept).
+    package static func unchanged(_ table: TableDefinition, role: Role) -> TableTransformation {
+        TableTransformation(
+            target: table, role: role, source: table.name,
+            columns: Dictionary(uniqueKeysWithValues: table.columns.map { ($0.name, .column($0.name)) }),
+            continuesSource: true)
     }
 }

@@ -221,7 +221,7 @@ public enum SchemaComparison {
 
     /// Constraint names count only where the expected schema gives one: a model imported before
     /// names were kept still matches its store.
-    static func namesAsExpected(_ actual: ForeignKeyReference?, _ expected: ForeignKeyReference?) -> ForeignKeyReference? {
+    package static func namesAsExpected(_ actual: ForeignKeyReference?, _ expected: ForeignKeyReference?) -> ForeignKeyReference? {
         guard var actual, expected?.constraintName == nil else { return actual }
         actual.constraintName = nil
         return actual

@@ -1,6 +1,7 @@
 import InstarMapping
 import InstarModel
 import InstarSQL
+import InstarLayouts
 
 /// One statement of a mapping step: SQL text with `?` placeholders and the values bound to them.
 package struct MappingStatement: Sendable, CustomStringConvertible {
@@ -92,7 +93,7 @@ package struct MappingProgram: Sendable {
 
 extension MappingValue {
     /// The database value of a bound constant (Booleans and dates are already numbers here).
-    var sqlValue: SQLValue {
+    package var sqlValue: SQLValue {
         switch self {
         case .null: .null
         case .bool(let flag): .integer(flag ? 1 : 0)

@@ -1,5 +1,6 @@
 import InstarInference
 import InstarModel
+import InstarLayouts
 
 /// A step that cannot be compiled to SQL (it is not inferable, or the layout cannot express it).
 package struct StepCompileError: Error, Sendable, CustomStringConvertible {
