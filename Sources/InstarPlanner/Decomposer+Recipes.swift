@@ -270,7 +270,7 @@ extension DecompositionWork {
         let firstStep = self.firstStep
         afterHooks.append { _, names in
             let table = names.table(of: declaring) ?? declaring
-            let key = SQLIdentifier.quoted(names.primaryKey(of: declaring) ?? InstarLayoutColumns.primaryKey)
+            let key = SQLIdentifier.quoted(names.primaryKey(of: declaring) ?? InstarLayout.primaryKey)
             let target = SQLIdentifier.quoted(names.column(of: temporary, in: declaring) ?? temporary)
             let owner = "\(SQLIdentifier.quoted(table)).\(key)"
             let link = SQLIdentifier.quoted("_link")

@@ -181,13 +181,13 @@ package struct ConventionalNaming: StorageNaming {
     package let model: Model
     package init(model: Model) { self.model = model }
     package func table(of entity: String) -> String? { model.entity(named: entity) == nil ? nil : model.root(of: entity) }
-    package func primaryKey(of entity: String) -> String? { InstarLayoutColumns.primaryKey }
+    package func primaryKey(of entity: String) -> String? { InstarLayout.primaryKey }
     package func column(of property: String, in entity: String) -> String? { property }
     package func rowFilter(of entity: String) -> String? {
         let root = model.root(of: entity)
         guard model.hierarchy(below: root).count > 1 else { return nil }
         let kinds = model.hierarchy(below: entity).map(SQLLiteral.text).joined(separator: ", ")
-        return "\(SQLIdentifier.quoted(InstarLayoutColumns.discriminator)) IN (\(kinds))"
+        return "\(SQLIdentifier.quoted(InstarLayout.discriminator)) IN (\(kinds))"
     }
     package func links(of relationship: String, in entity: String) -> LinkStorage? { nil }
     package var valueEncoding: ValueEncoding { .instar }

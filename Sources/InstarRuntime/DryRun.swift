@@ -140,7 +140,7 @@ public enum DryRun {
     /// to `to` (or the plan's target) and reports it. `storePath` nil reports from the plan alone, with
     /// nominal row counts. No chain is not an error: the report says why in ``DryRunReport/noChain``.
     public static func report(plan: Plan, storePath: String?, from: String? = nil, to: String? = nil) throws -> DryRunReport {
-        let layout = Layouts.named(plan.layout) ?? InstarLayout()
+        let layout = try Layouts.resolve(plan.layout, path: storePath ?? plan.file)
         var store: SQLiteStore?
         var current: Model
         var matchedBy: String?

@@ -31,7 +31,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case needsRecovery
         /// The disk, or the store's size limit, is full.
         case diskFull
-        /// Reserved for a layout Instar does not know; this version never throws it.
+        /// The plan names a layout that is neither built in nor registered (``Layouts/resolve(_:path:)``).
         case unknownLayout
         /// The store's version is none of the plan's, or the plan has no versions.
         case unknownVersion

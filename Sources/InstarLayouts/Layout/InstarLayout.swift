@@ -25,9 +25,9 @@ public struct InstarLayout: StorageLayout {
     /// The layout's bookkeeping table: version name, entity hashes, checksum and the stored model.
     public static let metadataTable = "_instar_metadata"
     /// The integer primary key column of every entity table (`_pk`).
-    public static let primaryKey = InstarLayoutColumns.primaryKey
+    public static let primaryKey = "_pk"
     /// The column naming each row's entity (`_entity`), in tables of a root with sub-entities.
-    public static let discriminator = InstarLayoutColumns.discriminator
+    public static let discriminator = "_entity"
     /// Current version of the layout's own conventions, recorded in the metadata.
     public static let formatVersion = "1"
 

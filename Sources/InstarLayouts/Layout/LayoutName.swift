@@ -1,7 +1,7 @@
 /// The name of a store layout, as plan files, metadata and `--layout` flags spell it.
 ///
-/// The layouts themselves live in the store module (they read and write SQLite); the planner and the
-/// plan reader only need to know which names exist, so the list is here, below both.
+/// The built-in layouts' names; ``LayoutRegistry`` (in the store) maps names, these and those of
+/// registered plug-in layouts, to layouts.
 public enum LayoutName: Sendable, Hashable, CustomStringConvertible {
     /// Instar's own conventions: a table per root entity, `_pk` keys, `_entity` discriminators.
     case instar
@@ -35,13 +35,4 @@ public enum LayoutName: Sendable, Hashable, CustomStringConvertible {
         case .coreData(let version?): "coredata:\(version)"
         }
     }
-}
-
-/// The Instar layout's fixed column names, shared by the layout (store module) and the planner's
-/// synthesized hooks when no layout is at hand.
-package enum InstarLayoutColumns {
-    /// The integer primary key of every entity table.
-    package static let primaryKey = "_pk"
-    /// The column naming the concrete entity of each row in a table shared by a hierarchy.
-    package static let discriminator = "_entity"
 }
