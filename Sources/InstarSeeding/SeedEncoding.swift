@@ -31,9 +31,9 @@ package struct SeedEncoding: Sendable {
         case .text(let v): return .text(v)
         case .bytes(let v): return .blob(blobPrefix.isEmpty ? v : blobPrefix + v)
         case .date(let ms):
-            switch values.dates {
-            case .seconds(let epoch): return .real(Double(ms) / 1000 + epoch.offsetFromReferenceDate)
-            case .isoText: return .text(ISODateText.text(millisecondsSinceReferenceDate: ms))
+            switch values.storedDate(millisecondsSinceReferenceDate: ms) {
+            case .real(let v): return .real(v)
+            case .text(let v): return .text(v)
             }
         case .uuid(let bytes):
             switch values.uuids {

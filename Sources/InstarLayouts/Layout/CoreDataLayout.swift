@@ -125,29 +125,8 @@ public struct CoreDataLayout: StorageLayout {
 
     public var valueEncoding: ValueEncoding { .coreData }
 
-    public func storedDefault(of attribute: Attribute) -> SQLValue? {
-        guard let text = attribute.defaultValue else { return nil }
-        switch attribute.type {
-        case .date:
-            // Xcode writes date defaults as seconds since 2001, which is what Core Data stores.
-            return Double(text).map { .real($0) }
-        case .uuid:
-            // 16 raw bytes.
-            guard let uuid = UUID(uuidString: text) else { return nil }
-            return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
-        case .binary, .transformable:
-            return nil
-        default:
-            break
-        }
-        switch DefaultValue.typed(text, for: attribute.type) {
-        case .integer(let v)?: return .integer(v)
-        case .real(let v)?: return .real(v)
-        case .boolean(let v)?: return .integer(v ? 1 : 0)
-        case .text(let v)?: return .text(v)
-        case nil: return nil
-        }
-    }
+    /// As the layout stores values (``ValueEncoding/storedDefault(of:)``).
+    public func storedDefault(of attribute: Attribute) -> SQLValue? { valueEncoding.storedDefault(of: attribute) }
 
     /// The declared column type of an attribute, or nil when it is not stored.
     func columnType(of attribute: Attribute, entity: String) throws(LayoutError) -> String? {

@@ -77,22 +77,8 @@ public struct PlainSQLLayout: StorageLayout {
 
     public var valueEncoding: ValueEncoding { .plainSQL }
 
-    public func storedDefault(of attribute: Attribute) -> SQLValue? {
-        guard let text = attribute.defaultValue else { return nil }
-        if attribute.type == .date {
-            // Xcode stores date defaults as seconds since 2001; this layout stores seconds since 1970.
-            guard let seconds = Double(text) else { return nil }
-            return .real(seconds + ValueEncoding.Epoch.unix.offsetFromReferenceDate)
-        }
-        if attribute.type == .uuid { return .text(text) }
-        switch DefaultValue.typed(text, for: attribute.type) {
-        case .integer(let v)?: return .integer(v)
-        case .real(let v)?: return .real(v)
-        case .boolean(let v)?: return .integer(v ? 1 : 0)
-        case .text(let v)?: return .text(v)
-        case nil: return nil
-        }
-    }
+    /// As the layout stores values (``ValueEncoding/storedDefault(of:)``).
+    public func storedDefault(of attribute: Attribute) -> SQLValue? { valueEncoding.storedDefault(of: attribute) }
 
     /// The declared column type of an attribute, or nil when it is not stored.
     package func columnType(of attribute: Attribute, entity: String) throws(LayoutError) -> ColumnType? {
