@@ -17,7 +17,7 @@ package struct StorageMapNaming: StorageNaming {
         self.valueEncoding = valueEncoding
     }
 
-    package init(model: Model, layout: any StoreLayout) throws(LayoutError) {
+    package init(model: Model, layout: any StorageLayout) throws(LayoutError) {
         self.init(model: model, map: try layout.storageMap(for: model), valueEncoding: layout.valueEncoding)
     }
 
@@ -55,7 +55,7 @@ package struct StorageMapNaming: StorageNaming {
 
 extension Decomposer {
     /// A decomposer whose hooks use the names of `layout`.
-    package init(layout: any StoreLayout, expressions: [String: String] = [:]) {
+    package init(layout: any StorageLayout, expressions: [String: String] = [:]) {
         self.init(naming: { try? StorageMapNaming(model: $0, layout: layout) }, expressions: expressions)
     }
 }
