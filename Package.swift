@@ -73,7 +73,7 @@ let package = Package(
             name: "InstarPlanner",
             dependencies: [
                 "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL", "InstarLayouts",
-                .product(name: "Yams", package: "Yams"),
+                "InstarCompiler", .product(name: "Yams", package: "Yams"),
             ]
         ),
         // How layouts store model versions, without a database: schema types and their comparison, storage

@@ -1,7 +1,6 @@
 import Foundation
 import InstarInference
 import InstarModel
-import InstarPlanner
 import InstarSQL
 import InstarLayouts
 import InstarCompiler

@@ -1,7 +1,5 @@
 import InstarModel
 import InstarSQL
-import InstarPlanner
-import InstarStore
 import InstarLayouts
 
 /// The names a layout gives one model version, as synthesized hooks need them (``StorageNaming``):
