@@ -2,14 +2,18 @@
 //
 // Instar: progressive, multi-step schema migrations of SQLite stores.
 //
-// Modules import in one direction only:
-//   InstarModel ← InstarModelIO ← InstarInference ← InstarPlanner ← InstarRuntime ← Instar ← InstarCLI
-//   with InstarStore (SQLite access and its layouts, plug-ins) beside the planner, depending on model,
-//   modelIO, inference and mapping but never on the planner: the runtime joins the two (it supplies the
-//   planner's cost model and storage names from the store's layouts). InstarMapping (Core Data mapping
-//   models and their expressions → SQL) sits beside inference, on model + modelIO, so that the planner
-//   and the store can both use it. InstarSQL, below everything that writes SQL, is the one place for
-//   identifier quoting, value encodings and layout names.
+// Modules import in one direction only, by concept; GRDB only where SQLite is touched:
+//   InstarSQL (quoting, value encodings; no dependencies), InstarModel ← InstarModelIO ← InstarInference,
+//   InstarMapping (on model and model I/O);
+//   InstarLayouts (pure: schema types, storage maps, the three layouts and their builders, the open
+//     layout registry) ← InstarCompiler (pure: step compiler, fusion, step SQL, mapping compiler;
+//     arguments as values) ← InstarPlanner (plans, the version graph, the cost model and storage names
+//     it takes from the layouts directly);
+//   InstarStore (GRDB: reading schemas, layouts' bookkeeping, one schema transaction, executing compiled
+//     steps; on layouts and compiler, never the planner) ← InstarRuntime (executor, journal, lease,
+//     hooks, progress, dry run; joins planner and store) ← Instar (umbrella) ← InstarCLI;
+//   InstarSeeding and InstarAdoption (on the store), InstarTesting (on the runtime and seeding): for the
+//     CLI and tests only; InstarTesting is its own product and the umbrella re-exports none of them.
 // `Instar` is the umbrella library product that re-exports the layers an app needs.
 import PackageDescription
 

@@ -148,8 +148,8 @@ public struct Decomposition: Sendable {
 
 /// Where a layout keeps what a synthesized hook reads and writes, for one model version.
 ///
-/// The planner does not know the layouts (they live in the store module, which the planner does not
-/// import); the runtime supplies this from a layout's storage map (`StorageMapNaming`).
+/// Read from a layout's storage map (``StorageMapNaming``), so hooks name exactly the tables and
+/// columns a step makes.
 package protocol StorageNaming {
     /// The table holding the entity's rows.
     func table(of entity: String) -> String?
@@ -176,7 +176,8 @@ package enum LinkStorage: Sendable, Hashable {
 }
 
 /// Names by the Instar layout's conventions (table = root entity, column = property name, key
-/// `_pk`), for when no layout is at hand. It does not know where to-many links are kept.
+/// `_pk`), for a model the plan's layout cannot map (its storage map fails), so a decomposition can
+/// still be proposed. It does not know where to-many links are kept.
 package struct ConventionalNaming: StorageNaming {
     package let model: Model
     package init(model: Model) { self.model = model }
