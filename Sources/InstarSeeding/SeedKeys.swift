@@ -16,29 +16,19 @@ enum SeedKeys {
     ) throws -> Int64 {
         var highest = try Int64.fetchOne(
             db, sql: "SELECT max(\(SQLIdentifier.quoted(info.primaryKey))) FROM \(SQLIdentifier.quoted(table))") ?? 0
-        if let number = try counterRow(db, root: info.root, map: map, layout: layout) {
-            let recorded = try Int64.fetchOne(
-                db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [number]) ?? 0
+        if let counting = layout as? any KeyCountingLayout,
+            let recorded = try counting.recordedHighestKey(db, root: info.root, map: map)
+        {
             highest = max(highest, recorded)
         }
         return max(highest, 0)
     }
 
-    /// Raises each seeded root's `Z_MAX` to the last key written.
+    /// Raises each seeded root's recorded highest key (Core Data's `Z_MAX`) to the last key written.
     static func record(_ db: Database, plan: SeedPlan, map: StorageMap, layout: any StoreLayout) throws {
+        guard let counting = layout as? any KeyCountingLayout else { return }
         for range in plan.keyRanges {
-            guard let number = try counterRow(db, root: range.root, map: map, layout: layout) else { continue }
-            try db.execute(
-                sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND (Z_MAX IS NULL OR Z_MAX < ?)",
-                arguments: [range.lastKey, number, range.lastKey])
+            try counting.recordHighestKey(db, range.lastKey, root: range.root, map: map)
         }
-    }
-
-    /// The root's `Z_ENT` when the store keeps Core Data's key counter.
-    private static func counterRow(_ db: Database, root: String, map: StorageMap, layout: any StoreLayout) throws -> Int64? {
-        guard layout is CoreDataLayout, try db.tableExists(CoreDataLayout.primaryKeyTable),
-            case .integer(let number)? = map.entities[root]?.discriminatorValue
-        else { return nil }
-        return number
     }
 }
