@@ -27,7 +27,7 @@ public struct Model: Sendable {
 
     private let entityIndex: [String: Int]
     private let resolvedProperties: [String: [ResolvedProperty]]
-    private let hashCache = HashCache()
+    private let hashCache = Locked<VersionHashes?>(nil)
 
     /// Validates and resolves the given entities.
     ///
@@ -77,7 +77,7 @@ public struct Model: Sendable {
 
     /// Core Data's version identity of this model, computed once.
     public var versionHashes: VersionHashes {
-        hashCache.value { VersionHashes(computing: self) }
+        hashCache.memoized { VersionHashes(computing: self) }
     }
 
     /// The entity of that name, or nil when this version has none.
@@ -147,17 +147,3 @@ public struct Model: Sendable {
     }
 }
 
-/// Memoises a model's version hashes; models are immutable, so the first result stays right.
-final class HashCache: @unchecked Sendable {
-    private var cached: VersionHashes?
-    private let lock = NSLock()
-
-    func value(_ compute: () -> VersionHashes) -> VersionHashes {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached { return cached }
-        let value = compute()
-        cached = value
-        return value
-    }
-}

@@ -69,22 +69,16 @@ package struct StepCostEstimator: StepCostModel {
 }
 
 /// Storage maps by version, computed once: pricing a long history asks for each many times.
-final class StorageMapCache: @unchecked Sendable {
-    private var maps: [String: StorageMap] = [:]
-    private let lock = NSLock()
+final class StorageMapCache: Sendable {
+    private let maps = Locked<[String: StorageMap]>([:])
 
     func map(for model: Model, layout: any StorageLayout) -> StorageMap? {
         let key = model.name + "\u{0}" + (model.source ?? "")
-        lock.lock()
-        let cached = maps[key]
-        lock.unlock()
-        if let cached { return cached }
+        if let cached = maps.withLock({ $0[key] }) { return cached }
         // Built outside the lock, so that the planner's threads build different versions' maps at once
         // (two threads may build the same one; either result is the same).
         guard let map = try? layout.storageMap(for: model) else { return nil }
-        lock.lock()
-        maps[key] = map
-        lock.unlock()
+        maps.withLock { $0[key] = map }
         return map
     }
 }

@@ -7,12 +7,11 @@ import InstarStore
 
 /// Rows per entity of a store at a version, counted the first time the planner asks (`count(*)` reads
 /// the whole table, which on a large store costs more than planning a chain of adds and renames).
-package final class StoreRowCounts: @unchecked Sendable {
+package final class StoreRowCounts: Sendable {
     private let store: SQLiteStore
     private let model: Model
     private let map: StorageMap?
-    private var counted: [String: Int?] = [:]
-    private let lock = NSLock()
+    private let counted = Locked<[String: Int?]>([:])
 
     package init(store: SQLiteStore, model: Model) {
         self.store = store
@@ -23,25 +22,25 @@ package final class StoreRowCounts: @unchecked Sendable {
     /// Rows of the entity whose canonical name is `canonical` (renaming identifier, else name),
     /// summed over the store's entities that share it; nil when the store has none.
     package func rows(ofCanonical canonical: String) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let known = counted[canonical] { return known }
-        var total: Int?
-        if let map {
-            for entity in model.entities where entity.canonicalName == canonical {
-                guard let storage = map.entities[entity.name] else { continue }
-                var sql = "SELECT count(*) FROM \(storage.table.sqlQuoted)"
-                var arguments: [DatabaseValueConvertible] = []
-                if let column = map.entityTables[storage.table]?.discriminator, let value = storage.discriminatorValue {
-                    sql += " WHERE \(column.sqlQuoted) = ?"
-                    arguments.append(value.databaseValue)
+        counted.withLock { counted in
+            if let known = counted[canonical] { return known }
+            var total: Int?
+            if let map {
+                for entity in model.entities where entity.canonicalName == canonical {
+                    guard let storage = map.entities[entity.name] else { continue }
+                    var sql = "SELECT count(*) FROM \(storage.table.sqlQuoted)"
+                    var arguments: [DatabaseValueConvertible] = []
+                    if let column = map.entityTables[storage.table]?.discriminator, let value = storage.discriminatorValue {
+                        sql += " WHERE \(column.sqlQuoted) = ?"
+                        arguments.append(value.databaseValue)
+                    }
+                    let n = try? store.withDatabase { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) }
+                    if let n = n ?? nil { total = (total ?? 0) + n }
                 }
-                let n = try? store.withDatabase { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) }
-                if let n = n ?? nil { total = (total ?? 0) + n }
             }
+            counted[canonical] = total
+            return total
         }
-        counted[canonical] = total
-        return total
     }
 }
 
