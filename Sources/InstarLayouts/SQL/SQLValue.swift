@@ -1,4 +1,5 @@
 import Foundation
+import InstarSQL
 
 /// A typed SQL value: what defaults, discriminators and literals are made of.
 public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
@@ -22,7 +23,7 @@ public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
         case .integer(let v): String(v)
         case .real(let v):
             v.isFinite ? (v == v.rounded() && abs(v) < 1e15 ? String(format: "%.1f", v) : "\(v)") : "NULL"
-        case .text(let s): "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .text(let s): SQLLiteral.text(s)
         case .blob(let d): "X'" + d.map { String(format: "%02X", $0) }.joined() + "'"
         }
     }
