@@ -2,14 +2,18 @@
 //
 // Instar: progressive, multi-step schema migrations of SQLite stores.
 //
-// Modules import in one direction only:
-//   InstarModel ← InstarModelIO ← InstarInference ← InstarPlanner ← InstarRuntime ← Instar ← InstarCLI
-//   with InstarStore (SQLite access and its layouts, plug-ins) beside the planner, depending on model,
-//   modelIO, inference and mapping but never on the planner: the runtime joins the two (it supplies the
-//   planner's cost model and storage names from the store's layouts). InstarMapping (Core Data mapping
-//   models and their expressions → SQL) sits beside inference, on model + modelIO, so that the planner
-//   and the store can both use it. InstarSQL, below everything that writes SQL, is the one place for
-//   identifier quoting, value encodings and layout names.
+// Modules import in one direction only, by concept; GRDB only where SQLite is touched:
+//   InstarSQL (quoting, value encodings; no dependencies), InstarModel ← InstarModelIO ← InstarInference,
+//   InstarMapping (on model and model I/O);
+//   InstarLayouts (pure: schema types, storage maps, the three layouts and their builders, the open
+//     layout registry) ← InstarCompiler (pure: step compiler, fusion, step SQL, mapping compiler;
+//     arguments as values) ← InstarPlanner (plans, the version graph, the cost model and storage names
+//     it takes from the layouts directly);
+//   InstarStore (GRDB: reading schemas, layouts' bookkeeping, one schema transaction, executing compiled
+//     steps; on layouts and compiler, never the planner) ← InstarRuntime (executor, journal, lease,
+//     hooks, progress, dry run; joins planner and store) ← Instar (umbrella) ← InstarCLI;
+//   InstarSeeding and InstarAdoption (on the store), InstarTesting (on the runtime and seeding): for the
+//     CLI and tests only; InstarTesting is its own product and the umbrella re-exports none of them.
 // `Instar` is the umbrella library product that re-exports the layers an app needs.
 import PackageDescription
 
@@ -21,6 +25,8 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "Instar", targets: ["Instar"]),
+        // The migration test harness (MigrationTester): its own product, so an app that does not test links none of it.
+        .library(name: "InstarTesting", targets: ["InstarTesting"]),
         .executable(name: "instar", targets: ["InstarCLI"]),
     ],
     dependencies: [
@@ -70,28 +76,69 @@ let package = Package(
         .target(
             name: "InstarPlanner",
             dependencies: [
-                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL",
-                .product(name: "Yams", package: "Yams"),
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL", "InstarLayouts",
+                "InstarCompiler", .product(name: "Yams", package: "Yams"),
             ]
+        ),
+        // How layouts store model versions, without a database: schema types and their comparison, storage
+        // maps, the Instar, Core Data and plain SQL layouts' naming and storage builders, layout names,
+        // CREATE TABLE text and SQL tokens. Pure, so that the planner and the compiler use it directly.
+        .target(
+            name: "InstarLayouts",
+            dependencies: ["InstarModel", "InstarSQL"]
+        ),
+        // The step compiler (a diff → table transformations → SQL statements with values), fusion of
+        // consecutive steps, and the mapping compiler: pure, arguments as values (SQLValue).
+        .target(
+            name: "InstarCompiler",
+            dependencies: ["InstarModel", "InstarInference", "InstarMapping", "InstarSQL", "InstarLayouts"]
         ),
         // zlib's C API (raw DEFLATE of a store's cached model, Z_MODELCACHE): the SDK's libz on Apple
         // platforms, Debian's zlib1g-dev here.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        // SQLite stores: schemas, layouts (plug-ins), in-place execution of inferred steps.
+        // SQLite stores through GRDB: reading schemas and layouts' bookkeeping, executing compiled steps in
+        // one schema transaction, the cached model, version detection, interruption.
         .target(
             name: "InstarStore",
             dependencies: [
-                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL", "CZlib",
+                "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSQL", "InstarLayouts",
+                "InstarCompiler", "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the authorizer that tells what a hook's SQL reads and writes.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        // Synthetic rows for a store of any layout (`instar store seed`, the migration tester).
+        .target(
+            name: "InstarSeeding",
+            dependencies: [
+                "InstarModel", "InstarSQL", "InstarLayouts", "InstarStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        // Adoption: an Instar model from any SQLite schema (`instar model import`).
+        .target(
+            name: "InstarAdoption",
+            dependencies: [
+                "InstarModel", "InstarSQL", "InstarLayouts", "InstarStore", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // Running chains: hooks, the migrator, dry-run reports.
         .target(
             name: "InstarRuntime",
             dependencies: [
-                "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarStore",
+                "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarLayouts",
+                "InstarCompiler", "InstarStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The migration test harness behind `instar test`: seeds stores, migrates them, compares rows.
+        .target(
+            name: "InstarTesting",
+            dependencies: [
+                "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarLayouts",
+                "InstarStore", "InstarSeeding", "InstarRuntime",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -100,7 +147,7 @@ let package = Package(
             name: "Instar",
             dependencies: [
                 "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL",
-                "InstarStore", "InstarRuntime",
+                "InstarLayouts", "InstarCompiler", "InstarStore", "InstarRuntime",
                 // Re-exported: GRDB's `Database` and `Configuration` appear in the API.
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -108,7 +155,7 @@ let package = Package(
         .executableTarget(
             name: "InstarCLI",
             dependencies: [
-                "Instar", "InstarSwiftData",
+                "Instar", "InstarSwiftData", "InstarSeeding", "InstarAdoption", "InstarTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -122,7 +169,9 @@ let package = Package(
         ),
         .testTarget(
             name: "InstarTests",
-            dependencies: ["Instar", "InstarCLI", "InstarMapping", "InstarSwiftData"],
+            dependencies: [
+                "Instar", "InstarCLI", "InstarMapping", "InstarSwiftData", "InstarSeeding", "InstarAdoption", "InstarTesting",
+            ],
             // SQL schemas of hand-written databases, read by the adoption tests and Scripts/check-adopt.
             exclude: ["Fixtures"]
         ),

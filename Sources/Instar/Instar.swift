@@ -4,6 +4,8 @@
 @_exported import InstarModel
 @_exported import InstarModelIO
 @_exported import InstarSQL
+@_exported import InstarLayouts
+@_exported import InstarCompiler
 @_exported import InstarStore
 @_exported import InstarPlanner
 @_exported import InstarRuntime

@@ -1,5 +1,6 @@
 import Foundation
 import Instar
+import InstarLayouts
 
 /// The plan a bundle implies when no plan file is given: what a Core Data app does at launch.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Instar
+import InstarCompiler
 
 /// `instar migrate [<plan>] --store <db> [--to <version>]`, or `--to-model <model>` for one inferred step.
 struct MigrateCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Instar
+import InstarAdoption
 
 /// `instar model import --store <db>`: a model file describing an existing SQLite database as it is.
 struct ModelImportCommand: ParsableCommand {

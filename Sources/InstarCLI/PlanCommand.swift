@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Instar
+import InstarCompiler
 
 /// Output formats of `instar plan`.
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable {

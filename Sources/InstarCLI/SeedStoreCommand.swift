@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Instar
+import InstarSeeding
 
 /// `instar store seed <store> --rows N`: synthetic data at the store's version.
 struct SeedStoreCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import Instar
 import InstarModelIO
 import InstarSwiftData
+import InstarLayouts
 
 /// An Instar plan made from an app's `SchemaMigrationPlan`, and what SwiftData would refuse in it.
 ///

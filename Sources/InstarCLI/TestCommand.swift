@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Instar
+import InstarTesting
 
 /// `instar test <plan> | --model Bundle [--rows N] [--from V…] [--fixtures DIR]`: every version of the
 /// history migrated to the target through the real chain, and checked. The engine is the library's

@@ -17,3 +17,15 @@ package final class Locked<Value>: @unchecked Sendable {
     package var current: Value { withLock { $0 } }
 }
 
+extension Locked {
+    /// The value `compute` gives the first time it is asked for, kept: for memos of immutable things
+    /// (a model's version hashes). Computed under the lock, so it is computed once.
+    package func memoized<Wrapped>(_ compute: () -> Wrapped) -> Wrapped where Value == Wrapped? {
+        withLock { value in
+            if let value { return value }
+            let computed = compute()
+            value = computed
+            return computed
+        }
+    }
+}

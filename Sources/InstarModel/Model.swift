@@ -27,7 +27,10 @@ public struct Model: Sendable {
 
     private let entityIndex: [String: Int]
     private let resolvedProperties: [String: [ResolvedProperty]]
-    private let hashCache = HashCache()
+    private let hashCache = Locked<VersionHashes?>(nil)
+    /// What other layers derive from this very model and ask for again and again (a layout's storage
+    /// map: `instar test` asked for each one hundreds of times per version), by the deriver's key.
+    private let derivedValues = Locked<[String: any Sendable]>([:])
 
     /// Validates and resolves the given entities.
     ///
@@ -77,7 +80,7 @@ public struct Model: Sendable {
 
     /// Core Data's version identity of this model, computed once.
     public var versionHashes: VersionHashes {
-        hashCache.value { VersionHashes(computing: self) }
+        hashCache.memoized { VersionHashes(computing: self) }
     }
 
     /// A value derived from this model alone, computed once per model and `key` (which names the
@@ -85,7 +88,12 @@ public struct Model: Sendable {
     package func derived<T: Sendable, Failure: Error>(
         _ key: String, _ compute: () throws(Failure) -> T
     ) throws(Failure) -> T {
-        try hashCache.derived(key, compute)
+        if let value = derivedValues.withLock({ $0[key] }) as? T { return value }
+        // Computed outside the lock (it may ask this model for other derived values); two threads
+        // racing compute the same value.
+        let value = try compute()
+        derivedValues.withLock { $0[key] = value }
+        return value
     }
 
     /// The entity of that name, or nil when this version has none.
@@ -155,36 +163,3 @@ public struct Model: Sendable {
     }
 }
 
-/// Memoises a model's version hashes; models are immutable, so the first result stays right.
-final class HashCache: @unchecked Sendable {
-    private var cached: VersionHashes?
-    /// What other layers derive from this very model and ask for again and again (a layout's storage
-    /// map: `instar test` asked for each one hundreds of times per version), by the deriver's key.
-    private var derived: [String: any Sendable] = [:]
-    private let lock = NSLock()
-
-    func value(_ compute: () -> VersionHashes) -> VersionHashes {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached { return cached }
-        let value = compute()
-        cached = value
-        return value
-    }
-
-    func derived<T: Sendable, Failure: Error>(_ key: String, _ compute: () throws(Failure) -> T) throws(Failure) -> T {
-        lock.lock()
-        if let value = derived[key] as? T {
-            lock.unlock()
-            return value
-        }
-        lock.unlock()
-        // Computed outside the lock (it may ask this model for other derived values); two threads
-        // racing compute the same value.
-        let value = try compute()
-        lock.lock()
-        derived[key] = value
-        lock.unlock()
-        return value
-    }
-}

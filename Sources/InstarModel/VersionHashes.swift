@@ -72,13 +72,14 @@ struct EntityHasher {
     /// Hashes of entities that depend on nothing but themselves (no parent, no self-inverse
     /// relationship), shared across models: consecutive versions of a long history repeat most of
     /// their entities unchanged, and a plan hashes every version.
-    private static let standalone = StandaloneEntityHashes()
+    /// A memo of entity → hash, bounded so that a long-running app does not keep every entity it ever hashed.
+    private static let standalone = Locked<[Entity: Data]>([:])
 
     mutating func hash(of entityName: String) -> Data {
         if let cached = cache[entityName] { return cached }
         guard let entity = model.entity(named: entityName) else { return Data() }
         let isStandalone = entity.parent == nil && !entity.relationships.contains { $0.inverse == $0.name }
-        if isStandalone, let known = Self.standalone[entity] {
+        if isStandalone, let known = Self.standalone.withLock({ $0[entity] }) {
             cache[entityName] = known
             return known
         }
@@ -109,7 +110,12 @@ struct EntityHasher {
         }
         let result = Data(SHA256.hash(data: bytes))
         cache[entityName] = result
-        if isStandalone { Self.standalone[entity] = result }
+        if isStandalone {
+            Self.standalone.withLock { hashes in
+                if hashes.count >= 100_000 { hashes.removeAll(keepingCapacity: true) }
+                hashes[entity] = result
+            }
+        }
         return result
     }
 
@@ -166,27 +172,6 @@ struct EntityHasher {
         bytes.appendLittleEndian(Int32(truncatingIfNeeded: relationship.minCount))
         if relationship.isOrdered { bytes.appendLittleEndian(UInt16(1)) }
         return Data(SHA256.hash(data: bytes))
-    }
-}
-
-/// A thread-safe memo of entity → hash, bounded so that a long-running app does not keep every
-/// entity it ever hashed.
-final class StandaloneEntityHashes: @unchecked Sendable {
-    private var hashes: [Entity: Data] = [:]
-    private let lock = NSLock()
-
-    subscript(entity: Entity) -> Data? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return hashes[entity]
-        }
-        set {
-            lock.lock()
-            defer { lock.unlock() }
-            if hashes.count >= 100_000 { hashes.removeAll(keepingCapacity: true) }
-            hashes[entity] = newValue
-        }
     }
 }
 

@@ -89,9 +89,9 @@ package enum Converters {
     ) -> String? {
         switch (from, to, encoding.dates) {
         case (.date, let t, .isoText) where t.isNumeric:
-            return "dates are ISO-8601 text here; seconds since 2001-01-01 UTC (Core Data's reference date) are round((julianday(\(value)) - 2451910.5) * 86400, 3), since 1970 round((julianday(\(value)) - 2440587.5) * 86400, 3)"
+            return "dates are ISO-8601 text here; seconds since 2001-01-01 UTC (Core Data's reference date) are \(ValueEncoding.coreData.storedDate(fromISOText: value)), since 1970 \(ValueEncoding.plainSQL.storedDate(fromISOText: value))"
         case (let f, .date, .isoText) where f.isNumeric:
-            return "dates are ISO-8601 text here; from seconds since 2001-01-01 UTC: strftime('%Y-%m-%dT%H:%M:%fZ', \(value) + 978307200, 'unixepoch')"
+            return "dates are ISO-8601 text here; from seconds since 2001-01-01 UTC: \(ValueEncoding.coreData.isoText(ofStoredDate: value))"
         case (.date, let t, .seconds) where t.isNumeric, (let t, .date, .seconds) where t.isNumeric:
             return "dates are stored as seconds here (\(encoding.dates == .seconds(since: .unix) ? "since 1970" : "since 2001-01-01 UTC")): convert between the units your number uses and these"
         case (let f, .uuid, _) where f == .string || f == .uri:

@@ -2,6 +2,7 @@ import Foundation
 import InstarInference
 import InstarModel
 import InstarSQL
+import InstarLayouts
 
 /// The staged recipes: temporary attributes with converters, and the pick-one recipe for to-many → to-one.
 extension DecompositionWork {
@@ -269,7 +270,7 @@ extension DecompositionWork {
         let firstStep = self.firstStep
         afterHooks.append { _, names in
             let table = names.table(of: declaring) ?? declaring
-            let key = SQLIdentifier.quoted(names.primaryKey(of: declaring) ?? InstarLayoutColumns.primaryKey)
+            let key = SQLIdentifier.quoted(names.primaryKey(of: declaring) ?? InstarLayout.primaryKey)
             let target = SQLIdentifier.quoted(names.column(of: temporary, in: declaring) ?? temporary)
             let owner = "\(SQLIdentifier.quoted(table)).\(key)"
             let link = SQLIdentifier.quoted("_link")

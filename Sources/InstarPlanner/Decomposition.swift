@@ -1,6 +1,7 @@
 import InstarInference
 import InstarModel
 import InstarSQL
+import InstarLayouts
 
 /// A proposed way across a gap that no chain of inferable steps crosses: intermediate versions,
 /// the hooks that move the data between them, and what could go wrong.
@@ -147,8 +148,8 @@ public struct Decomposition: Sendable {
 
 /// Where a layout keeps what a synthesized hook reads and writes, for one model version.
 ///
-/// The planner does not know the layouts (they live in the store module, which the planner does not
-/// import); the runtime supplies this from a layout's storage map (`StorageMapNaming`).
+/// Read from a layout's storage map (``StorageMapNaming``), so hooks name exactly the tables and
+/// columns a step makes.
 package protocol StorageNaming {
     /// The table holding the entity's rows.
     func table(of entity: String) -> String?
@@ -175,18 +176,19 @@ package enum LinkStorage: Sendable, Hashable {
 }
 
 /// Names by the Instar layout's conventions (table = root entity, column = property name, key
-/// `_pk`), for when no layout is at hand. It does not know where to-many links are kept.
+/// `_pk`), for a model the plan's layout cannot map (its storage map fails), so a decomposition can
+/// still be proposed. It does not know where to-many links are kept.
 package struct ConventionalNaming: StorageNaming {
     package let model: Model
     package init(model: Model) { self.model = model }
     package func table(of entity: String) -> String? { model.entity(named: entity) == nil ? nil : model.root(of: entity) }
-    package func primaryKey(of entity: String) -> String? { InstarLayoutColumns.primaryKey }
+    package func primaryKey(of entity: String) -> String? { InstarLayout.primaryKey }
     package func column(of property: String, in entity: String) -> String? { property }
     package func rowFilter(of entity: String) -> String? {
         let root = model.root(of: entity)
         guard model.hierarchy(below: root).count > 1 else { return nil }
         let kinds = model.hierarchy(below: entity).map(SQLLiteral.text).joined(separator: ", ")
-        return "\(SQLIdentifier.quoted(InstarLayoutColumns.discriminator)) IN (\(kinds))"
+        return "\(SQLIdentifier.quoted(InstarLayout.discriminator)) IN (\(kinds))"
     }
     package func links(of relationship: String, in entity: String) -> LinkStorage? { nil }
     package var valueEncoding: ValueEncoding { .instar }

@@ -3,6 +3,7 @@ import InstarModel
 import InstarModelIO
 import Yams
 import InstarSQL
+import InstarLayouts
 
 /// Reads plan files (YAML; JSON accepted). Paths in a plan resolve against the plan file's folder.
 ///
@@ -86,10 +87,10 @@ public enum PlanFileReader {
             case "name": plan.name = walker.string(v, what: "name") ?? plan.name
             case "layout":
                 let layout = walker.string(v, what: "layout") ?? "instar"
-                if LayoutName(layout) == nil {
+                if !LayoutRegistry.isKnown(layout) {
                     walker.report(
                         .invalidValue, "unknown layout '\(layout)'", at: v,
-                        hint: "layouts: \(LayoutName.spellings.joined(separator: ", ")) (coredata:<framework version> for an older Core Data)")
+                        hint: "layouts: \(LayoutRegistry.spellings.joined(separator: ", ")) (coredata:<framework version> for an older Core Data)")
                 }
                 plan.layout = layout
             case "versions":

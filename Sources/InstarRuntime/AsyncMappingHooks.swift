@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarStore
+import InstarCompiler
 
 /// What an async Swift hook of a mapping step gets: its place in the mapping model, and the step's
 /// connection through ``withDatabase(_:)``.

@@ -48,9 +48,7 @@ extension ChainExecutor {
             do {
                 switch definition {
                 case .sql(let statements):
-                    var next = entry
-                    next.hook += 1
-                    next.checkpoint = nil
+                    let next = entry.pastHook()
                     try commit(next, failpoint: "hook") { db in
                         for sql in statements { try db.execute(sql: sql) }
                     }
@@ -97,8 +95,7 @@ extension ChainExecutor {
             var resumeAt = KeyRanges.resume(after: entry.checkpoint, low: low, high: high)
             while let start = resumeAt {
                 let end = KeyRanges.end(from: start, size: size, high: high)
-                var next = entry
-                next.checkpoint = String(end)
+                let next = entry.checkpointed(String(end))
                 try commit(next, failpoint: "batch") { db in
                     try db.execute(sql: sql, arguments: ["start": start, "end": end])
                 }
@@ -108,9 +105,7 @@ extension ChainExecutor {
                 if resumeAt != nil, let reason = pauseReason() { return try pause(&entry, reason) }
             }
         }
-        var next = entry
-        next.hook += 1
-        next.checkpoint = nil
+        let next = entry.pastHook()
         try commit(next, failpoint: "hook")
         entry = next
         return nil
@@ -140,9 +135,7 @@ extension ChainExecutor {
                 entry = session.entry
                 return try pause(&entry, reason)
             }
-            var next = session.entry
-            next.hook += 1
-            next.checkpoint = nil
+            let next = session.entry.pastHook()
             try session.finish(next)
             entry = next
         } catch {
@@ -207,8 +200,7 @@ extension ChainExecutor {
         let handle = output.fileHandleForReading
         func consume(_ line: String) throws {
             if line.hasPrefix("instar:checkpoint ") {
-                var next = current
-                next.checkpoint = String(line.dropFirst("instar:checkpoint ".count))
+                let next = current.checkpointed(String(line.dropFirst("instar:checkpoint ".count)))
                 try commit(next, failpoint: "batch")
                 current = next
             } else if line.hasPrefix("instar:progress ") {
@@ -235,9 +227,7 @@ extension ChainExecutor {
         guard process.terminationStatus == 0 else {
             throw HookError(hook: name, step: label, message: "the command exited with status \(process.terminationStatus)")
         }
-        var next = entry
-        next.hook += 1
-        next.checkpoint = nil
+        let next = entry.pastHook()
         try commit(next, failpoint: "hook")
         entry = next
     }

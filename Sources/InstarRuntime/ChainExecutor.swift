@@ -268,10 +268,7 @@ final class ChainExecutor {
                 if let paused = try runStep(&entry) { return paused }
                 entry.timings["\(record.from) → \(record.to)", default: 0] += Date().timeIntervalSince(stepStart)
                 emit(.stepFinished(index: entry.step, of: entry.chain.count, seconds: Date().timeIntervalSince(stepStart)))
-                entry.step += 1
-                entry.phase = .before
-                entry.hook = 0
-                entry.checkpoint = nil
+                entry = entry.nextStep()
                 try commit(entry, failpoint: "step.done")
             }
         } catch {
@@ -387,9 +384,7 @@ final class ChainExecutor {
             if let paused = try runSeparate(stepHooks.beforeSeparate, phase: .before, label: label, entry: &entry) {
                 return paused
             }
-            entry.phase = .schema
-            entry.hook = 0
-            entry.checkpoint = nil
+            entry = entry.entering(.schema)
             try commit(entry, failpoint: "phase.schema")
         }
         if entry.phase == .schema, record.kind == Step.Kind.mapping.rawValue,
@@ -402,11 +397,7 @@ final class ChainExecutor {
             // Steps with only inline SQL hooks between them run as one transaction, fused where exact.
             let last = segmentEnd(from: entry.step, in: entry)
             let versions = try [model(record.from)] + (entry.step...last).map { try model(entry.chain[$0].to) }
-            var next = entry
-            next.step = last
-            next.phase = .after
-            next.hook = 0
-            next.checkpoint = nil
+            var next = entry.entering(.after, atStep: last)
             next.updatedAt = Date()
             let snapshot = next
             let failures = HookFailures()

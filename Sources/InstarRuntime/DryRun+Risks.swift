@@ -5,6 +5,7 @@ import InstarModel
 import InstarPlanner
 import InstarStore
 import InstarSQL
+import InstarLayouts
 
 /// What a chain could lose or be blocked by, counted in the store.
 extension DryRun {

@@ -4,6 +4,8 @@ import InstarInference
 import InstarModel
 import InstarPlanner
 import InstarStore
+import InstarLayouts
+import InstarCompiler
 
 /// The transactions `migrate` will run, as the dry run reports them.
 extension DryRun {

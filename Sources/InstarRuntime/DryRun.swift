@@ -5,6 +5,8 @@ import InstarModel
 import InstarPlanner
 import InstarStore
 import InstarSQL
+import InstarLayouts
+import InstarCompiler
 
 /// Everything `instar plan` tells before touching a store: which steps, lightweight or not, what SQL,
 /// how many rows, how much disk, and what could be lost. Built from a read-only view of the store.
@@ -138,7 +140,7 @@ public enum DryRun {
     /// to `to` (or the plan's target) and reports it. `storePath` nil reports from the plan alone, with
     /// nominal row counts. No chain is not an error: the report says why in ``DryRunReport/noChain``.
     public static func report(plan: Plan, storePath: String?, from: String? = nil, to: String? = nil) throws -> DryRunReport {
-        let layout = Layouts.named(plan.layout) ?? InstarLayout()
+        let layout = try Layouts.resolve(plan.layout, path: storePath ?? plan.file)
         var store: SQLiteStore?
         var current: Model
         var matchedBy: String?

@@ -50,8 +50,7 @@ final class HookSession: @unchecked Sendable {
                     throw error
                 }
                 guard let checkpoint else { return }
-                var next = entry
-                next.checkpoint = checkpoint
+                let next = entry.checkpointed(checkpoint)
                 try commit(next, db, failpoint: "batch")
             }
         }

@@ -157,3 +157,37 @@ public enum Journal {
         return d
     }()
 }
+
+/// How the journal's position moves: the only ways the executor advances it, so that a phase or a step
+/// always starts at its first hook with no checkpoint, and a hook's end always clears its checkpoint.
+extension JournalEntry {
+    /// The position after the current hook of the phase: the next hook, from its start.
+    package func pastHook() -> JournalEntry {
+        var next = self
+        next.hook += 1
+        next.checkpoint = nil
+        return next
+    }
+
+    /// The same hook, with its work done up to `checkpoint` (a batch's last key, a command's token).
+    package func checkpointed(_ checkpoint: String) -> JournalEntry {
+        var next = self
+        next.checkpoint = checkpoint
+        return next
+    }
+
+    /// The start of `phase` at `step` (the current step by default; a fused run ends at its last step).
+    package func entering(_ phase: Phase, atStep step: Int? = nil) -> JournalEntry {
+        var next = self
+        if let step { next.step = step }
+        next.phase = phase
+        next.hook = 0
+        next.checkpoint = nil
+        return next
+    }
+
+    /// The start of the next step (its `before` phase).
+    package func nextStep() -> JournalEntry {
+        entering(.before, atStep: step + 1)
+    }
+}

@@ -4,6 +4,7 @@ import InstarModel
 import InstarPlanner
 import InstarStore
 import InstarSQL
+import InstarCompiler
 
 /// An SQL template for a hook a mapping step needs (a custom policy, an expression or filter SQL cannot
 /// compute): what `instar plan --scaffold` writes for each such hook the plan does not declare.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarPlanner
 import InstarStore
+import InstarCompiler
 
 /// What a Swift hook of a mapping step gets: the connection inside the step's transaction and the
 /// hook's place in the mapping model. It may read the source tables set aside

@@ -53,7 +53,8 @@ extension Migrator {
     public func pendingWork(storeAt path: String, to target: String? = nil, configuration: Configuration? = nil) throws -> PendingWork {
         if FileManager.default.fileExists(atPath: path + "-journal") { return .interruptedWrite }
         do {
-            let reader = try SQLiteStore.open(at: path, layout: layout, readOnly: true, configuration: configuration)
+            let reader = try SQLiteStore.open(
+                at: path, layout: try Layouts.resolve(plan.layout, path: path), readOnly: true, configuration: configuration)
             defer { try? reader.close() }
             switch try decide(reader, target: target, checkingHooks: false) {
             case .upToDate: return .none

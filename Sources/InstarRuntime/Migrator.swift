@@ -4,6 +4,7 @@ import InstarInference
 import InstarModel
 import InstarPlanner
 import InstarStore
+import InstarLayouts
 
 /// Runs a plan's chain on a store: the Swift API behind `instar migrate <plan>`.
 ///
@@ -159,8 +160,9 @@ public final class Migrator: Sendable {
         return nil
     }
 
-    /// The store layout the plan names (`instar` when it names none or an unknown one); an opened store
-    /// may adapt it to what it finds.
+    /// The store layout the plan names (`instar` when it names an unknown one: runs and dry runs refuse
+    /// such a plan with ``StoreError/Kind/unknownLayout`` before they get here, see
+    /// ``Layouts/resolve(_:path:)``); an opened store may adapt it to what it finds.
     public var layout: any StoreLayout {
         Layouts.named(plan.layout) ?? InstarLayout()
     }

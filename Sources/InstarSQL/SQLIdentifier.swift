@@ -16,15 +16,19 @@ package enum SQLIdentifier {
 
     /// `text` between two `quote` characters, each `quote` inside doubled (SQL's only escape), without
     /// Foundation so that this module has no dependencies.
-    static func enclosed(_ text: String, in quote: Character) -> String {
-        var out = String(quote)
-        out.reserveCapacity(text.utf8.count + 2)
-        for character in text {
-            if character == quote { out.append(quote) }
-            out.append(character)
+    ///
+    /// Scalar by scalar, not Character by Character: SQLite sees bytes, and a quote followed by a
+    /// combining mark (`"` + U+0301) is one Character that is not equal to the quote, so a Character
+    /// loop would leave that quote undoubled and end the quoted text early.
+    static func enclosed(_ text: String, in quote: Unicode.Scalar) -> String {
+        var out = String.UnicodeScalarView()
+        out.append(quote)
+        for scalar in text.unicodeScalars {
+            if scalar == quote { out.append(quote) }
+            out.append(scalar)
         }
         out.append(quote)
-        return out
+        return String(out)
     }
 
     /// A comma-separated list of quoted identifiers.

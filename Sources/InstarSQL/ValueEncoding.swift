@@ -72,6 +72,15 @@ public struct ValueEncoding: Sendable, Hashable {
         }
     }
 
+    /// The same for a whole number of milliseconds (seeding's dates: exact, no floating-point detour
+    /// on the ISO-text path).
+    package func storedDate(millisecondsSinceReferenceDate ms: Int64) -> StoredScalar {
+        switch dates {
+        case .isoText: .text(ISODateText.text(millisecondsSinceReferenceDate: ms))
+        case .seconds(let epoch): .real(Double(ms) / 1000 + epoch.offsetFromReferenceDate)
+        }
+    }
+
     /// SQL turning validated ISO-8601 text (the expression `text`) into a stored date.
     public func storedDate(fromISOText text: String) -> String {
         switch dates {
@@ -85,7 +94,7 @@ public struct ValueEncoding: Sendable, Hashable {
         switch dates {
         case .isoText: value
         case .seconds(let epoch):
-            "strftime('%Y-%m-%dT%H:%M:%fZ', \(value) + \(Int(978_307_200 - epoch.offsetFromReferenceDate)), 'unixepoch')"
+            "strftime('%Y-%m-%dT%H:%M:%fZ', \(value) + \(Int(Epoch.unix.offsetFromReferenceDate - epoch.offsetFromReferenceDate)), 'unixepoch')"
         }
     }
 
@@ -133,7 +142,7 @@ package enum ISODateText {
     /// The same for a whole number of milliseconds since 2001-01-01 UTC.
     package static func text(millisecondsSinceReferenceDate ms: Int64) -> String {
         // Days since 1970-01-01, then civil-from-days (Howard Hinnant's public-domain algorithm).
-        let unixMilliseconds = ms + 978_307_200_000
+        let unixMilliseconds = ms + Int64(ValueEncoding.Epoch.unix.offsetFromReferenceDate) * 1000
         var days = unixMilliseconds / 86_400_000
         var rest = unixMilliseconds % 86_400_000
         if rest < 0 {

@@ -3,6 +3,7 @@ import GRDB
 import InstarInference
 import InstarModel
 import InstarSQL
+import InstarLayouts
 
 /// A SQLite store on disk, in one layout.
 ///
@@ -17,7 +18,7 @@ public final class SQLiteStore: @unchecked Sendable {
     public let layout: any StoreLayout
     /// True when opened read-only (for inspection and dry runs): the store refuses to write.
     public let isReadOnly: Bool
-    let queue: DatabaseQueue
+    package let queue: DatabaseQueue
     /// The statement interrupter SQLite calls back (``interruptStatements(when:every:)``), kept alive here.
     let interrupter = Locked<StatementInterrupter?>(nil)
 

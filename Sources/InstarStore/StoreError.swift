@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import InstarLayouts
+import InstarCompiler
 
 /// Why an operation on a store failed, what it concerns, and what to do. The store is unchanged
 /// whenever one of these is thrown by a migration: the step's transaction was rolled back.
@@ -29,7 +31,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case needsRecovery
         /// The disk, or the store's size limit, is full.
         case diskFull
-        /// Reserved for a layout Instar does not know; this version never throws it.
+        /// The plan names a layout that is neither built in nor registered (``Layouts/resolve(_:path:)``).
         case unknownLayout
         /// The store's version is none of the plan's, or the plan has no versions.
         case unknownVersion

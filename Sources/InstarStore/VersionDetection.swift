@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarModel
 import InstarModelIO
+import InstarLayouts
 
 /// Which version a store is at, and how Instar knows.
 public struct VersionDetection: Sendable {

@@ -4,6 +4,8 @@ import Testing
 import InstarModel
 import InstarModelIO
 import InstarStore
+import InstarAdoption
+import InstarLayouts
 
 /// Issue 15, details an adopted table keeps without becoming raw SQL: column `CHECK`/`COLLATE` clauses
 /// (`columnSQL:`), table `CHECK` constraints (`tableSQL:`), the column order (`columnOrder:`) and a

@@ -4,6 +4,8 @@ import Testing
 import InstarModel
 import InstarModelIO
 import InstarStore
+import InstarAdoption
+import InstarLayouts
 
 /// Issue 15, names: the inverses the importer makes up, a naming key that collides (an error at the
 /// key's `file:line:column` for every kind of key), and the layouts that do not honour naming keys.

@@ -4,6 +4,7 @@ import InstarModel
 import InstarModelIO
 import InstarStore
 import Testing
+import InstarLayouts
 
 /// Issue 11: what a real app's models and stores need beyond the layout's naming rules — Xcode's
 /// leniency, version identity among hash-identical versions, merged models, and progressive migration

@@ -6,6 +6,7 @@ import InstarPlanner
 import InstarRuntime
 import InstarStore
 import Testing
+import InstarLayouts
 
 /// The Core Data layout (`FORMAT.md` §1): every naming and storage rule on small hand-written models,
 /// `Z_METADATA` round trips, and migrations that renumber entities.

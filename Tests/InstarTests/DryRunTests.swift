@@ -4,6 +4,7 @@ import InstarPlanner
 import InstarRuntime
 import InstarStore
 import Testing
+import InstarCompiler
 
 /// `instar plan` never writes: the store file is byte-for-byte the same, with no journal left behind.
 @Suite struct DryRunTests {

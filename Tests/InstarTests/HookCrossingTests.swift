@@ -5,6 +5,7 @@ import InstarPlanner
 import InstarRuntime
 @testable import InstarStore
 import Testing
+@testable import InstarLayouts
 
 /// What a hook's SQL reads and writes (``SQLAccess``), and the work the planner moves across a hook
 /// because of it (``TransactionPlan``): each rule fires where it should and not where it must not,

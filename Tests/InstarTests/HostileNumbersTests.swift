@@ -5,6 +5,7 @@ import InstarPlanner
 @testable import InstarRuntime
 import InstarStore
 import Testing
+import InstarSeeding
 
 /// Numbers from files, stores and the command line that once trapped on integer overflow, and bytes
 /// that trapped in FoundationXML (found by `Scripts/fuzz`): each is now an error or handled.

@@ -4,6 +4,7 @@ import InstarModel
 import InstarModelIO
 import InstarStore
 import Testing
+import InstarLayouts
 
 /// Core Data has named the same index differently across framework versions (`docs/coredata-layout.md`,
 /// "Index names"): an index's name carries no data, so a store whose index has another name for the

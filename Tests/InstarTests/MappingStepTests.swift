@@ -7,6 +7,8 @@ import InstarPlanner
 import InstarRuntime
 import InstarStore
 import Testing
+import InstarLayouts
+import InstarCompiler
 
 /// Mapping steps run: Core Data's semantics (instances per entity mapping, filters, one source feeding
 /// two destinations, relationships through the instance map, removed entities) in each layout, hooks

@@ -6,6 +6,7 @@ import Testing
 @testable import InstarModel
 @testable import InstarModelIO
 @testable import InstarStore
+@testable import InstarLayouts
 
 /// A store's own model (`Z_MODELCACHE`): raw DEFLATE, the `NSKnownKeysDictionary1` that holds a cached
 /// model's entities, composite attributes and their hash, and every way a cache can be unusable.

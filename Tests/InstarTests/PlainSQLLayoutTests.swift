@@ -5,6 +5,7 @@ import InstarPlanner
 import InstarRuntime
 import InstarStore
 import Testing
+import InstarLayouts
 
 /// The plain SQL layout (`layout: sql`): stores written by hand, adopted and migrated without adding a
 /// table of Instar's.

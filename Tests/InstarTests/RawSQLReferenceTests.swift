@@ -4,6 +4,7 @@ import InstarInference
 import InstarModel
 import InstarPlanner
 import InstarStore
+import InstarLayouts
 
 /// Issue 15: raw SQL that names a table or column the step renames or drops is found by `instar lint`
 /// (from the models alone), naming the raw object and the step, with a hint.

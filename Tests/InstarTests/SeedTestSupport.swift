@@ -5,6 +5,7 @@ import Testing
 import InstarModel
 import InstarSQL
 @testable import InstarStore
+@testable import InstarLayouts
 
 /// Checks of a seeded store, phrased over the layout's ``StorageMap`` so that one check serves every layout.
 enum SeedCheck {

@@ -5,6 +5,7 @@ import Testing
 @testable import InstarStore
 import InstarModel
 import InstarSQL
+import InstarSeeding
 
 /// `instar store seed` and ``SQLiteStore/seed(model:options:)``: row counts, links, constraints,
 /// edge values, determinism, refusals and Core Data's bookkeeping, in every layout.

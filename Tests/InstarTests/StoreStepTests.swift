@@ -5,6 +5,7 @@ import InstarModel
 import InstarSQL
 import InstarStore
 import Testing
+import InstarLayouts
 
 /// One test per kind of inferred change, each asserting the data as well as the schema, and that the
 /// executor chose in-place alteration or a rebuild as documented.

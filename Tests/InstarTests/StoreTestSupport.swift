@@ -3,6 +3,7 @@ import GRDB
 import InstarModel
 import InstarSQL
 import InstarStore
+import InstarLayouts
 
 /// A store in a temporary folder, with helpers to fill it and read it back.
 final class StoreFixture {

@@ -4,6 +4,7 @@ import InstarModel
 import InstarStore
 import InstarSwiftData
 import Testing
+import InstarLayouts
 
 extension SwiftDataCorpusTests {
     /// The schema read from the app's sources that wrote `store` (see ``sources(for:)``).

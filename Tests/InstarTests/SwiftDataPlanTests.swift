@@ -3,6 +3,7 @@ import InstarModel
 import InstarStore
 import InstarSwiftData
 import Testing
+import InstarLayouts
 
 /// `instar plan --swiftdata` and `instar test --swiftdata`: what SwiftData would refuse, found from the
 /// sources; and the corpus apps' real plans accepted against their real stores.

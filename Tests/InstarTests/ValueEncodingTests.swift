@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Instar
 import Testing
+import InstarLayouts
 
 /// The one place layouts' value encodings live: conversions and constants written in each layout's
 /// form, run on SQLite.

@@ -1,5 +1,6 @@
 import Foundation
 import Instar
+import InstarTesting
 
 /// Renders `instar test`: one line per run for people (details of failures below it), a Markdown table
 /// for pull requests and CI summaries, JSON (the report itself) for programs.

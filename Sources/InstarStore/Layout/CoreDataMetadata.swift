@@ -3,6 +3,7 @@ import GRDB
 import InstarModel
 import InstarModelIO
 import InstarSQL
+import InstarLayouts
 
 /// Core Data's bookkeeping tables: `Z_METADATA` (one row: `Z_VERSION` 1, the store UUID, and the metadata
 /// dictionary as a binary property list), `Z_PRIMARYKEY` (one row per entity) and `Z_MODELCACHE`

@@ -1,4 +1,5 @@
 import InstarSQL
+import InstarLayouts
 
 /// The layouts Instar knows, for detecting a store's layout and choosing one by name.
 public enum Layouts {
@@ -15,8 +16,23 @@ public enum Layouts {
         }
     }
 
-    /// A layout by name; `coredata:<framework version>` chooses the conventions of an older Core Data.
+    /// A layout by name, built in or registered (``LayoutRegistry``); `coredata:<framework version>`
+    /// chooses the conventions of an older Core Data. Nil for a name that is neither.
     public static func named(_ name: String) -> (any StoreLayout)? {
-        LayoutName(name).map(layout)
+        if let builtIn = LayoutName(name) { return layout(builtIn) }
+        return LayoutRegistry.plugIn(named: name) as? any StoreLayout
+    }
+
+    /// The layout a plan names, or ``StoreError/Kind/unknownLayout`` when the name is neither built in
+    /// nor registered (a misspelling must not silently become the Instar layout). `path` is the store's.
+    public static func resolve(_ name: String, path: String) throws(StoreError) -> any StoreLayout {
+        if let layout = named(name) { return layout }
+        let registered = LayoutRegistry.plugIn(named: name) != nil
+        throw StoreError(
+            .unknownLayout, path: path,
+            registered
+                ? "the layout '\(name)' is registered but cannot read or write a store (it is not a StoreLayout)"
+                : "unknown layout '\(name)'",
+            hint: "layouts: \(LayoutRegistry.spellings.joined(separator: ", ")) (coredata:<framework version> for an older Core Data); register a plug-in layout with LayoutRegistry.register before using its name")
     }
 }

@@ -1,5 +1,6 @@
 import GRDB
 import InstarMapping
+import InstarCompiler
 
 /// Registers the ``MappingSQLFunction``s a mapping program calls on the step's connection, each
 /// computing in Swift what Foundation computes (case folding, UTF-16 lengths, ICU regexes).
@@ -23,6 +24,11 @@ enum MappingFunctions {
         case .blob(let d): .data(d)
         }
     }
+}
+
+extension MappingStatement {
+    /// The statement's values as GRDB binds them.
+    var statementArguments: StatementArguments { StatementArguments(arguments.map(\.databaseValue)) }
 }
 
 extension MappingValue {

@@ -3,6 +3,7 @@ import GRDB
 import InstarMapping
 import InstarModel
 import InstarSQL
+import InstarCompiler
 
 /// Runs a hook of a mapping step inside the step's transaction.
 package typealias MappingHookRunner = (MappingHookRequirement, Database) throws -> Void
@@ -36,42 +37,32 @@ extension SQLiteStore {
         onStatement: ((Int) -> Void)? = nil
     ) throws(StoreError) -> StepOutcome {
         let start = Date()
-        if isReadOnly {
-            throw StoreError(.readOnly, path: path, "the store was opened read-only; nothing was changed")
-        }
         let label = "\(program.from.name) → \(program.to.name) (mapping model '\(program.mappingModel)')"
         var executed: [PlannedStatement] = []
-        do {
-            try queue.inDatabase { db in
-                MappingFunctions.register(program.functions, in: db)
-                try db.inTransaction(.immediate) {
-                    try checkNoDrift(db, expected: layout.storageMap(for: program.from).schema, version: program.from.name)
-                    try before?(db)
-                    let extras = try ViewsAndTriggers.read(db)
-                    for extra in extras { try db.execute(sql: extra.dropSQL) }
-                    try setAside(program, db)
-                    var index = 0
-                    for action in program.instancePasses.flatMap(\.actions) + program.relationshipPasses.flatMap(\.actions) {
-                        switch action {
-                        case .statement(let statement):
-                            onStatement?(index)
-                            index += 1
-                            try run(statement, db, program: program)
-                        case .hook(let hook):
-                            try hooks(hook, db)
-                        }
-                    }
-                    for statement in program.finishing { try run(statement, db, program: program) }
-                    try finish(program, extras: extras, db)
-                    try layout.writeMetadata(db, model: program.to)
-                    try after?(db)
-                    try verify(program, db)
-                    try beforeCommit?(db)
-                    return .commit
+        try inSchemaTransaction(
+            label: label, first: program.from, setUp: { MappingFunctions.register(program.functions, in: $0) },
+            beforeCommit: beforeCommit
+        ) { db, _ in
+            try before?(db)
+            let extras = try ViewsAndTriggers.read(db)
+            for extra in extras { try db.execute(sql: extra.dropSQL) }
+            try setAside(program, db)
+            var index = 0
+            for action in program.instancePasses.flatMap(\.actions) + program.relationshipPasses.flatMap(\.actions) {
+                switch action {
+                case .statement(let statement):
+                    onStatement?(index)
+                    index += 1
+                    try run(statement, db, program: program)
+                case .hook(let hook):
+                    try hooks(hook, db)
                 }
             }
-        } catch {
-            throw StoreError.from(error, path: path, doing: "migrating \(label)")
+            for statement in program.finishing { try run(statement, db, program: program) }
+            try finish(program, extras: extras, db)
+            try layout.writeMetadata(db, model: program.to)
+            try after?(db)
+            try verify(program, db)
         }
         executed = program.renderedSQL.map { PlannedStatement(sql: $0, arguments: [], purpose: "mapping model \(program.mappingModel)") }
         return StepOutcome(

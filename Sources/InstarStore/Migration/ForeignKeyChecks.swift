@@ -1,5 +1,7 @@
 import GRDB
 import InstarSQL
+import InstarLayouts
+import InstarCompiler
 
 /// Which tables' foreign keys a piece of work may have broken, so that verification checks those and
 /// not the whole store.

@@ -1,3 +1,6 @@
+import InstarLayouts
+import InstarCompiler
+
 /// Moving work across a hook that cannot tell the difference.
 ///
 /// A custom stage's hook stands between two steps, so without help the step before it and the step
@@ -152,15 +155,5 @@ extension StepProgram {
         }
         if touchingRead(sourceIndexes) != touchingRead(targetSchema.indexes) { return false }
         return true
-    }
-}
-
-extension TableTransformation {
-    /// A table carried over as it is (every column copied, every row kept).
-    static func unchanged(_ table: TableDefinition, role: Role) -> TableTransformation {
-        TableTransformation(
-            target: table, role: role, source: table.name,
-            columns: Dictionary(uniqueKeysWithValues: table.columns.map { ($0.name, .column($0.name)) }),
-            continuesSource: true)
     }
 }

@@ -1,5 +1,7 @@
 import GRDB
 import InstarSQL
+import InstarLayouts
+import InstarCompiler
 
 /// The keys of the rows a migration's steps removed from their tables (rows of a removed sub-entity),
 /// kept in a temporary table for the length of the migration's transaction.
@@ -26,14 +28,14 @@ enum RemovedRows {
         for t in program.transformations where t.continuesSource && t.role == .entityTable && !t.filter.isEmpty {
             guard let source = t.source, let definition = actual.table(named: source), let key = singleKey(of: definition)
             else { continue }
-            var arguments: [DatabaseValue] = [t.target.name.databaseValue]
+            var arguments: [SQLValue] = [.text(t.target.name)]
             let kept = t.filter.map { $0.render(&arguments, qualifier: source) }.joined(separator: " AND ")
             try db.execute(
                 sql: """
                     INSERT INTO \(quoted) ("table", "key") SELECT ?, \(source.sqlQuoted).\(key.sqlQuoted) FROM \(source.sqlQuoted)
                     WHERE NOT (\(kept))
                     """,
-                arguments: StatementArguments(arguments))
+                arguments: StatementArguments(arguments.map(\.databaseValue)))
         }
     }
 

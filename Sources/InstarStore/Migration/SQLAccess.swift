@@ -1,4 +1,5 @@
 import GRDBSQLite
+import InstarLayouts
 
 /// What a piece of SQL reads and writes in the store, as SQLite itself reports it.
 ///

@@ -3,6 +3,8 @@ import GRDB
 import InstarInference
 import InstarModel
 import InstarSQL
+import InstarLayouts
+import InstarCompiler
 
 /// What one executed (or planned) step did.
 package struct StepOutcome: Sendable {
@@ -106,110 +108,97 @@ extension SQLiteStore {
         } catch {
             throw StoreError.from(error, path: path, doing: "compiling the step")
         }
-        if isReadOnly {
-            throw StoreError(.readOnly, path: path, "the store was opened read-only; nothing was changed")
-        }
         var statements: [PlannedStatement] = []
         var tables: [String: TableTreatment] = [:]
         let label = "\(first.name) → \(last.name)"
         var statementIndex = 0
         let lastUnit = transaction.parts.lastIndex { if case .steps = $0 { true } else { false } }
-        do {
-            try queue.inDatabase { db in
-                try db.inTransaction(.immediate) {
-                    let initial = try layout.storageMap(for: first).schema
-                    try checkNoDrift(db, expected: initial, version: first.name)
-                    var extras: [ViewsAndTriggers]?
-                    var viewsRecreated = false
-                    var expected = initial
-                    /// What the schema must be while the store's views and triggers are dropped.
-                    func verifiable(_ schema: StoreSchema) -> StoreSchema {
-                        guard extras != nil, !viewsRecreated else { return schema }
-                        var schema = schema
-                        schema.raw.removeAll { $0.kind == .view || $0.kind == .trigger }
-                        return schema
+        try inSchemaTransaction(label: label, first: first, beforeCommit: beforeCommit) { db, initial in
+            var extras: [ViewsAndTriggers]?
+            var viewsRecreated = false
+            var expected = initial
+            /// What the schema must be while the store's views and triggers are dropped.
+            func verifiable(_ schema: StoreSchema) -> StoreSchema {
+                guard extras != nil, !viewsRecreated else { return schema }
+                var schema = schema
+                schema.raw.removeAll { $0.kind == .view || $0.kind == .trigger }
+                return schema
+            }
+            var metadataWritten = false
+            var pending = PendingForeignKeyChecks()
+            for (index, part) in transaction.parts.enumerated() {
+                switch part {
+                case .hooks(let hooks, let position, let access):
+                    if position > 0 {
+                        try layout.writeMetadata(db, model: versions[position])
+                        metadataWritten = position == versions.count - 1
                     }
-                    var metadataWritten = false
-                    var pending = PendingForeignKeyChecks()
-                    for (index, part) in transaction.parts.enumerated() {
-                        switch part {
-                        case .hooks(let hooks, let position, let access):
-                            if position > 0 {
-                                try layout.writeMetadata(db, model: versions[position])
-                                metadataWritten = position == versions.count - 1
-                            }
-                            for hook in hooks { try hook.run?(db) }
-                            if position > 0 {
-                                try verifySchema(db, schema: verifiable(expected), version: versions[position].name)
-                            }
-                            // Before the first step the store's own triggers are still in place, and what
-                            // their bodies write is not in the hook's analysis: check everything then.
-                            let triggersFired = try extras == nil && ViewsAndTriggers.read(db).contains { $0.type == "trigger" }
-                            pending.add(
-                                triggersFired ? nil : ForeignKeyScope.tables(after: access, in: expected),
-                                origin: "hook \(hooks.map { "'\($0.name)'" }.joined(separator: ", ")) at \(versions[position].name)")
-                        case .steps(let unit):
-                            if extras == nil {
-                                // The store's own views and triggers may name tables being rebuilt.
-                                let found = try ViewsAndTriggers.read(db)
-                                for extra in found { try db.execute(sql: extra.dropSQL) }
-                                extras = found
-                            }
-                            // Links to rows a unit removes are deleted by the unit: check pending links first,
-                            // so that a link a hook got wrong is reported, not quietly removed.
-                            if unit.program.transformations.contains(where: { !$0.filter.isEmpty }) {
-                                try pending.check(db, path: path)
-                            }
-                            pending.follow(unit.program)
-                            try checkConditions(unit.conditions, db: db, map: layout.storageMap(for: unit.from), step: (unit.from, unit.to))
-                            let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
-                            let unitPlan = StepSQLPlanner.plan(
-                                unit.program, actual: actual,
-                                viewsAndTriggers: index == lastUnit
-                                    ? viewsAndTriggersToRecreate(found: extras ?? [], target: unit.program.targetSchema) : [])
-                            if index == lastUnit { viewsRecreated = true }
-                            // Rows are counted where the unit moves them: `ALTER TABLE` keeps every row of
-                            // a table altered in place, and counting a large table reads all of it.
-                            var checked = unit.program
-                            checked.survivingEntities = unit.program.survivingEntities.filter { e in
-                                guard case .altered? = unitPlan.tables[e.destinationTable] else { return true }
-                                return !unit.program.transformations.contains {
-                                    $0.target.name == e.destinationTable && $0.source == e.sourceTable && $0.continuesSource
-                                }
-                            }
-                            let counted = try counts(checked.survivingEntities, db: db, source: true)
-                            try RemovedRows.record(unit.program, actual: actual, db)
-                            for statement in unitPlan.statements {
-                                onStatement?(statementIndex)
-                                statementIndex += 1
-                                do {
-                                    try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments))
-                                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                                    throw StoreError(
-                                        .dataCondition, path: path,
-                                        "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed")
-                                }
-                            }
-                            statements += unitPlan.statements
-                            tables.merge(unitPlan.tables) { _, b in b }
-                            try verifySchema(db, schema: verifiable(unit.program.targetSchema), version: unit.program.toVersion)
-                            pending.add(
-                                ForeignKeyScope.tables(after: unit.program, source: actual),
-                                origin: "the step \(unit.from.name) → \(unit.to.name)")
-                            try verifyCounts(db, program: checked, before: counted)
-                            expected = unit.program.targetSchema
+                    for hook in hooks { try hook.run?(db) }
+                    if position > 0 {
+                        try verifySchema(db, schema: verifiable(expected), version: versions[position].name)
+                    }
+                    // Before the first step the store's own triggers are still in place, and what
+                    // their bodies write is not in the hook's analysis: check everything then.
+                    let triggersFired = try extras == nil && ViewsAndTriggers.read(db).contains { $0.type == "trigger" }
+                    pending.add(
+                        triggersFired ? nil : ForeignKeyScope.tables(after: access, in: expected),
+                        origin: "hook \(hooks.map { "'\($0.name)'" }.joined(separator: ", ")) at \(versions[position].name)")
+                case .steps(let unit):
+                    if extras == nil {
+                        // The store's own views and triggers may name tables being rebuilt.
+                        let found = try ViewsAndTriggers.read(db)
+                        for extra in found { try db.execute(sql: extra.dropSQL) }
+                        extras = found
+                    }
+                    // Links to rows a unit removes are deleted by the unit: check pending links first,
+                    // so that a link a hook got wrong is reported, not quietly removed.
+                    if unit.program.transformations.contains(where: { !$0.filter.isEmpty }) {
+                        try pending.check(db, path: path)
+                    }
+                    pending.follow(unit.program)
+                    try checkConditions(unit.conditions, db: db, map: layout.storageMap(for: unit.from), step: (unit.from, unit.to))
+                    let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+                    let unitPlan = StepSQLPlanner.plan(
+                        unit.program, actual: actual,
+                        viewsAndTriggers: index == lastUnit
+                            ? viewsAndTriggersToRecreate(found: extras ?? [], target: unit.program.targetSchema) : [])
+                    if index == lastUnit { viewsRecreated = true }
+                    // Rows are counted where the unit moves them: `ALTER TABLE` keeps every row of
+                    // a table altered in place, and counting a large table reads all of it.
+                    var checked = unit.program
+                    checked.survivingEntities = unit.program.survivingEntities.filter { e in
+                        guard case .altered? = unitPlan.tables[e.destinationTable] else { return true }
+                        return !unit.program.transformations.contains {
+                            $0.target.name == e.destinationTable && $0.source == e.sourceTable && $0.continuesSource
                         }
                     }
-                    try pending.check(db, path: path)
-                    try checkViews(extras ?? [], db: db, version: last.name)
-                    if !metadataWritten { try layout.writeMetadata(db, model: last) }
-                    try RemovedRows.finish(db)
-                    try beforeCommit?(db)
-                    return .commit
+                    let counted = try counts(checked.survivingEntities, db: db, source: true)
+                    try RemovedRows.record(unit.program, actual: actual, db)
+                    for statement in unitPlan.statements {
+                        onStatement?(statementIndex)
+                        statementIndex += 1
+                        do {
+                            try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments.map(\.databaseValue)))
+                        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                            throw StoreError(
+                                .dataCondition, path: path,
+                                "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed")
+                        }
+                    }
+                    statements += unitPlan.statements
+                    tables.merge(unitPlan.tables) { _, b in b }
+                    try verifySchema(db, schema: verifiable(unit.program.targetSchema), version: unit.program.toVersion)
+                    pending.add(
+                        ForeignKeyScope.tables(after: unit.program, source: actual),
+                        origin: "the step \(unit.from.name) → \(unit.to.name)")
+                    try verifyCounts(db, program: checked, before: counted)
+                    expected = unit.program.targetSchema
                 }
             }
-        } catch {
-            throw StoreError.from(error, path: path, doing: "migrating \(label)")
+            try pending.check(db, path: path)
+            try checkViews(extras ?? [], db: db, version: last.name)
+            if !metadataWritten { try layout.writeMetadata(db, model: last) }
+            try RemovedRows.finish(db)
         }
         return StepOutcome(
             fromVersion: first.name, toVersion: last.name, plan: StepSQLPlan(statements: statements, tables: tables),
@@ -217,7 +206,7 @@ extension SQLiteStore {
     }
 
     /// The views and triggers to create after the last step: those the store had; in a layout whose
-    /// models list them (``StoreLayout/schemaIncludesViewsAndTriggers``), those the target version
+    /// models list them (``StorageLayout/schemaIncludesViewsAndTriggers``), those the target version
     /// lists (the store had exactly the first version's: the drift check says so), so that a version
     /// may change a view.
     func viewsAndTriggersToRecreate(found: [ViewsAndTriggers], target: StoreSchema) -> [String] {

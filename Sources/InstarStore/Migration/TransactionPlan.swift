@@ -1,6 +1,8 @@
 import GRDB
 import InstarInference
 import InstarModel
+import InstarLayouts
+import InstarCompiler
 
 /// A hook that runs inside a migration's transaction, once the store is at a given version.
 package struct InlineHook {
@@ -70,7 +72,7 @@ package struct TransactionPlan {
     /// into one program where that is exact and work moves across analysable hooks; without, every
     /// step runs on its own and nothing moves.
     package static func make(
-        versions: [Model], hooks: [Int: [InlineHook]], layout: any StoreLayout, fuse: Bool
+        versions: [Model], hooks: [Int: [InlineHook]], layout: any StorageLayout, fuse: Bool
     ) throws -> TransactionPlan {
         var parts: [Part] = []
         var refusals: [(position: Int, reason: FusionRefusal)] = []
@@ -132,7 +134,7 @@ package struct TransactionPlan {
     /// Moves rebuilds and index creation past each analysable hook (``StepProgram/deferring(past:sourceSchema:moveTables:)``),
     /// fusing what moved with the steps after the hook, or adding a last unit that only creates the
     /// moved indexes.
-    private mutating func moveWorkAcrossHooks(layout: any StoreLayout) throws {
+    private mutating func moveWorkAcrossHooks(layout: any StorageLayout) throws {
         var schemaBefore = try layout.storageMap(for: versions[0]).schema  // at the start of parts[index]
         var index = 0
         while index < parts.count {

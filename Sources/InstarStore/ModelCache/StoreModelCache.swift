@@ -3,6 +3,7 @@ import GRDB
 import InstarModel
 import InstarModelIO
 import InstarSQL
+import InstarLayouts
 
 /// The model a Core Data or SwiftData store keeps of itself, read from `Z_MODELCACHE`.
 ///

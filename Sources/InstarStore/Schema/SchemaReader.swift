@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarLayouts
 
 /// Reads the schema a SQLite database actually has, in the same terms as a layout's expectation.
 ///
@@ -28,7 +29,7 @@ package enum SchemaReader {
     }
 
     /// Every table, index, view and trigger with its SQL text, in creation order.
-    static func readSQL(_ db: Database, skipping isInternal: (String) -> Bool) throws -> [RawSQL] {
+    package static func readSQL(_ db: Database, skipping isInternal: (String) -> Bool) throws -> [RawSQL] {
         try Row.fetchAll(
             db,
             sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid"
@@ -40,7 +41,7 @@ package enum SchemaReader {
         }
     }
 
-    static func readTable(_ db: Database, _ table: String) throws -> TableDefinition {
+    package static func readTable(_ db: Database, _ table: String) throws -> InstarLayouts.TableDefinition {
         var references: [String: ForeignKeyReference] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT * FROM pragma_foreign_key_list(?)", arguments: [table]) {
             let from: String = row["from"]
@@ -126,7 +127,7 @@ package enum SchemaReader {
 
     /// The column a `REFERENCES parent` without columns points to: the parent's primary key, as SQLite
     /// defines it, when it is one column; nil otherwise (or when the parent does not exist).
-    static func impliedParentKey(_ db: Database, _ parent: String) throws -> String? {
+    package static func impliedParentKey(_ db: Database, _ parent: String) throws -> String? {
         let keys = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0", arguments: [parent])
         return keys.count == 1 ? keys[0] : nil
     }

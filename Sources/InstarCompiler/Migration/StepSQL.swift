@@ -1,0 +1,242 @@
+import InstarSQL
+import InstarLayouts
+
+/// One SQL statement of a step, with its bound values and why it runs.
+package struct PlannedStatement: Sendable, CustomStringConvertible {
+    package var sql: String
+    package var arguments: [SQLValue]
+    package var purpose: String
+
+    package init(sql: String, arguments: [SQLValue], purpose: String) {
+        self.sql = sql
+        self.arguments = arguments
+        self.purpose = purpose
+    }
+
+    package var description: String {
+        arguments.isEmpty ? sql : "\(sql) -- with \(arguments.map(\.argumentDescription).joined(separator: ", "))"
+    }
+}
+
+/// How each table of a step is handled, for reports.
+package enum TableTreatment: Sendable, Hashable {
+    /// Altered in place with these statements' kinds (`ADD COLUMN`, `RENAME COLUMN`, …); may be none.
+    case altered([String])
+    /// Rebuilt: a new table filled by one `INSERT … SELECT`, then swapped in.
+    case rebuilt(reason: String)
+    /// Created, filled from other tables' rows (or empty).
+    case created
+    case dropped
+}
+
+/// The SQL of one step, decided from its program and the store's actual schema.
+package struct StepSQLPlan: Sendable {
+    package var statements: [PlannedStatement]
+    /// Target (or dropped source) table → treatment.
+    package var tables: [String: TableTreatment]
+
+    package init(statements: [PlannedStatement], tables: [String: TableTreatment]) {
+        self.statements = statements
+        self.tables = tables
+    }
+
+    package var rebuiltTables: [String] {
+        tables.filter { if case .rebuilt = $0.value { return true } else { return false } }.map(\.key).sorted()
+    }
+}
+
+/// Turns a ``StepProgram`` into SQL: in-place `ALTER TABLE` where SQLite allows it, SQLite's documented
+/// table rebuild (new table, `INSERT … SELECT`, drop, rename, indexes) everywhere else.
+///
+/// Order inside the step's single transaction: older tables that are rebuilt or renamed are set aside
+/// under temporary names; every new or rebuilt table is created and filled while all older tables
+/// still exist (a join table may be filled from another table's foreign keys); tables are altered in
+/// place; older tables are dropped; every table takes its final name; links to rows that left a table
+/// are removed; then indexes, and the store's own views and triggers, are recreated.
+package enum StepSQLPlanner {
+    package static func plan(_ program: StepProgram, actual: StoreSchema, viewsAndTriggers: [String]) -> StepSQLPlan {
+        // Raw tables the new version keeps (``RawSQL``) are never touched by a step.
+        let raw = RawNames(program.targetSchema.raw)
+        var actual = actual
+        actual.tables.removeAll { raw.coversTable($0.name) }
+        var statements: [PlannedStatement] = []
+        var tables: [String: TableTreatment] = [:]
+        var temporaryCount = 0
+        func temporaryName() -> String {
+            temporaryCount += 1
+            return "_instar_step_\(temporaryCount)"
+        }
+        func add(_ sql: String, _ arguments: [SQLValue] = [], _ purpose: String) {
+            statements.append(PlannedStatement(sql: sql, arguments: arguments, purpose: purpose))
+        }
+
+        // The final name of each older table that continues.
+        var tableRenames: [String: String] = [:]
+        for t in program.transformations where t.continuesSource {
+            if let source = t.source { tableRenames[source] = t.target.name }
+        }
+
+        // Decide per table: in place, or rebuilt/created.
+        var inPlace: [(TableTransformation, TableDefinition)] = []
+        var copies: [TableTransformation] = []
+        for t in program.transformations {
+            if t.continuesSource, let source = t.source, let sourceDefinition = actual.table(named: source) {
+                switch InPlaceAlteration.statements(
+                    for: t, source: sourceDefinition, tableRenames: tableRenames, tableName: source)
+                {
+                case .success:
+                    inPlace.append((t, sourceDefinition))
+                    continue
+                case .failure(let reason):
+                    tables[t.target.name] = .rebuilt(reason: reason.message)
+                }
+            } else {
+                tables[t.target.name] = .created
+            }
+            copies.append(t)
+        }
+
+        // 1. Older tables that are rebuilt or renamed first take temporary names. SQLite rewrites every
+        //    foreign key that points at a renamed table, so references from tables that stay put follow
+        //    them through the step, and the new tables (created afterwards, with the final names in their
+        //    references) are not confused by an older table that still has one of those names.
+        var current: [String: String] = [:]
+        for table in actual.tables.map(\.name) { current[table] = table }
+        let renamedInPlace = Set(inPlace.filter { $0.1.name != $0.0.target.name }.map(\.1.name))
+        let rebuiltSources = Set(copies.filter(\.continuesSource).compactMap(\.source))
+        for table in actual.tables.map(\.name) where renamedInPlace.contains(table) || rebuiltSources.contains(table) {
+            let temporary = temporaryName()
+            add("ALTER TABLE \(table.sqlQuoted) RENAME TO \(temporary.sqlQuoted)", [], "set \(table) aside")
+            current[table] = temporary
+        }
+
+        // 2. Create and fill new and rebuilt tables, reading the older tables wherever they now are.
+        var created: [String: String] = [:]  // target → temporary name
+        for t in copies {
+            let temporary = temporaryName()
+            created[t.target.name] = temporary
+            add(t.target.createSQL(named: temporary), [], "create \(t.target.name)")
+            if let source = t.source, let from = current[source] {
+                var arguments: [SQLValue] = []
+                let targetColumns = t.target.columns.map(\.name).filter { t.columns[$0] != nil }
+                // Source columns are qualified, so that a lookup's subquery cannot capture them.
+                let values = targetColumns.map {
+                    t.expression(for: $0).renamingTables { current[$0] ?? $0 }.render(&arguments, qualifier: from)
+                }
+                var sql = "INSERT INTO \(temporary.sqlQuoted) (\(SQLIdentifier.list(targetColumns))) SELECT \(values.joined(separator: ", ")) FROM \(from.sqlQuoted)"
+                if !t.filter.isEmpty {
+                    sql += " WHERE " + t.filter.map { $0.render(&arguments, qualifier: from) }.joined(separator: " AND ")
+                }
+                // Rows are copied in the source's rowid order, never sorted by a new key: a composite key
+                // is a rowid table with a hidden rowid, and hooks (and apps) may read rows in rowid order,
+                // so sorting would make a fused run differ from a step-by-step one (FusionPropertyTests).
+                add(sql, arguments, "copy rows into \(t.target.name)")
+            }
+        }
+
+        // 3. Indexes on tables altered in place that the new version does not have are dropped first:
+        //    SQLite refuses to drop a column an index uses.
+        let wanted = Set(program.targetSchema.indexes)
+        for (t, source) in inPlace {
+            for index in actual.indexes(on: source.name) {
+                var renamed = index
+                renamed.table = t.target.name
+                renamed.elements = index.elements.map { e in
+                    var e = e
+                    e.column = InPlaceAlteration.newName(of: e.column, in: t) ?? "\u{0}dropped"
+                    return e
+                }
+                if !wanted.contains(renamed) || renamed.name != index.name {
+                    add("DROP INDEX \(index.name.sqlQuoted)", [], "drop index \(index.name)")
+                }
+            }
+        }
+
+        // 4. Alter in place.
+        for (t, source) in inPlace {
+            let name = current[source.name] ?? source.name
+            if case .success(let alterations) = InPlaceAlteration.statements(
+                for: t, source: source, tableRenames: tableRenames, tableName: name)
+            {
+                statements += alterations
+                tables[t.target.name] = .altered(alterations.map(\.purpose))
+            }
+        }
+
+        // 5. Drop older tables that were rebuilt or are gone; a rebuilt table takes its older table's
+        //    (temporary) name, so that references to that table now lead to it.
+        let alteredSources = Set(inPlace.map(\.1.name))
+        var finalNames: [(String, String)] = []
+        for table in actual.tables.map(\.name) where !alteredSources.contains(table) {
+            add("DROP TABLE \(current[table]!.sqlQuoted)", [], "drop \(table)")
+            if tables[table] == nil { tables[table] = .dropped }
+        }
+        for t in copies {
+            let temporary = created[t.target.name]!
+            if t.continuesSource, let source = t.source, let aside = current[source], aside != source {
+                add("ALTER TABLE \(temporary.sqlQuoted) RENAME TO \(aside.sqlQuoted)", [], "replace \(source)")
+                finalNames.append((aside, t.target.name))
+            } else {
+                finalNames.append((temporary, t.target.name))
+            }
+        }
+        for (t, source) in inPlace where current[source.name] != t.target.name {
+            finalNames.append((current[source.name]!, t.target.name))
+        }
+
+        // 6. Final names.
+        for (from, to) in finalNames {
+            add("ALTER TABLE \(from.sqlQuoted) RENAME TO \(to.sqlQuoted)", [], "rename to \(to)")
+        }
+
+        // 7. Rows that left a table (a removed or moved sub-entity) take their links with them, as
+        //    Core Data's delete does: foreign keys to them become NULL, link-table rows go.
+        for t in program.transformations where !t.filter.isEmpty {
+            guard let key = t.target.columns.first(where: \.isPrimaryKey)?.name else { continue }
+            for table in program.targetSchema.tables {
+                for column in table.columns where column.references?.table == t.target.name {
+                    let target = "SELECT \(key.sqlQuoted) FROM \(t.target.name.sqlQuoted)"
+                    if table.primaryKey.contains(column.name) || column.notNull {
+                        add(
+                            "DELETE FROM \(table.name.sqlQuoted) WHERE \(column.name.sqlQuoted) NOT IN (\(target))", [],
+                            "unlink rows removed from \(t.target.name)")
+                    } else {
+                        add(
+                            "UPDATE \(table.name.sqlQuoted) SET \(column.name.sqlQuoted) = NULL WHERE \(column.name.sqlQuoted) IS NOT NULL AND \(column.name.sqlQuoted) NOT IN (\(target))",
+                            [], "unlink rows removed from \(t.target.name)")
+                    }
+                }
+            }
+        }
+
+        // 8. Indexes the new version wants and that do not exist yet.
+        var existing = Set<IndexDefinition>()
+        for (t, source) in inPlace {
+            for index in actual.indexes(on: source.name) {
+                var renamed = index
+                renamed.table = t.target.name
+                renamed.elements = index.elements.map { e in
+                    var e = e
+                    e.column = InPlaceAlteration.newName(of: e.column, in: t) ?? "\u{0}dropped"
+                    return e
+                }
+                if wanted.contains(renamed) && renamed.name == index.name { existing.insert(renamed) }
+            }
+        }
+        for index in program.targetSchema.indexes where !existing.contains(index) {
+            add(index.createSQL, [], "index \(index.name)")
+        }
+
+        // 8b. Raw indexes (``RawSQL``) of tables the step created or rebuilt, as the version writes them.
+        let copiedTables = Set(copies.map(\.target.name))
+        for index in program.targetSchema.raw where index.kind == .index && copiedTables.contains(index.table) {
+            add(index.sql, [], "raw index \(index.name)")
+        }
+
+        // 9. The store's own views and triggers, as they were.
+        for sql in viewsAndTriggers {
+            add(sql, [], "recreate view or trigger")
+        }
+        return StepSQLPlan(statements: statements, tables: tables)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+import InstarSQL
+import InstarModel
+import InstarModelIO
+import InstarLayouts
+
+// What the layout reads and writes in a store (its bookkeeping); the rest of the layout needs no database.
+extension InstarLayout: StoreLayout {
+    public func recognizes(_ db: Database) throws -> Bool {
+        try db.tableExists(Self.metadataTable)
+    }
+
+    public func createBookkeeping(_ db: Database, model: Model) throws {
+        try db.execute(
+            sql: "CREATE TABLE IF NOT EXISTS \(Self.metadataTable.sqlQuoted) (\"key\" TEXT PRIMARY KEY NOT NULL, \"value\" TEXT)")
+    }
+
+    public func readMetadata(_ db: Database) throws -> StoreMetadata? {
+        guard try recognizes(db) else { return nil }
+        var values: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(Self.metadataTable.sqlQuoted)") {
+            // Converted, not subscripted as String: GRDB traps on a value of another type, and the
+            // table is in the user's store, where anything may have been written.
+            let key: DatabaseValue = row["key"]
+            let value: DatabaseValue = row["value"]
+            guard let name = String.fromDatabaseValue(key) else {
+                throw BookkeepingError("\(Self.metadataTable) has a key that is \(key.kindName), not text (the store's Instar metadata is damaged)")
+            }
+            guard value.isNull || String.fromDatabaseValue(value) != nil else {
+                throw BookkeepingError("\(Self.metadataTable) key '\(name)' holds \(value.kindName), not text (the store's Instar metadata is damaged)")
+            }
+            values[name] = String.fromDatabaseValue(value)
+        }
+        var hashes: [String: Data] = [:]
+        if let json = values["entityHashes"]?.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: json) as? [String: String]
+        {
+            for (entity, base64) in object {
+                if let data = Data(base64Encoded: base64) { hashes[entity] = data }
+            }
+        }
+        return StoreMetadata(
+            layout: name, versionName: values["version"], entityHashes: hashes, versionChecksum: values["versionChecksum"],
+            storedModel: values["model"])
+    }
+
+    public func writeMetadata(_ db: Database, model: Model) throws {
+        try createBookkeeping(db, model: model)
+        let hashes = VersionHashes(model: model)
+        let json = try JSONSerialization.data(withJSONObject: hashes.base64EntityHashes, options: [.sortedKeys])
+        let values: [(String, String?)] = [
+            ("layout", name),
+            ("formatVersion", Self.formatVersion),
+            ("version", model.name),
+            ("versionIdentifier", model.versionIdentifier),
+            ("versionChecksum", hashes.versionChecksum),
+            ("versionHashesDigest", hashes.versionHashesDigest),
+            ("entityHashes", String(decoding: json, as: UTF8.self)),
+            ("model", ModelFileWriter.json(model)),
+        ]
+        for (key, value) in values {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(Self.metadataTable.sqlQuoted) (\"key\", \"value\") VALUES (?, ?)",
+                arguments: [key, value])
+        }
+    }
+}
