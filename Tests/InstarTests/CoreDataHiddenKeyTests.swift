@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
 import InstarInference
+import InstarLayouts
 import InstarModel
+import InstarSeeding
 import InstarSQL
 import InstarStore
 import Testing
