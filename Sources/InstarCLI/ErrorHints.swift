@@ -1,3 +1,4 @@
+import Foundation
 import Instar
 
 /// What the command line adds to the library's errors: the flags and commands that act on them.
@@ -9,7 +10,7 @@ enum ErrorHints {
     static func text(_ error: StoreError) -> String {
         var text = error.description
         switch error.kind {
-        case .notFound where error.message == "no such store file":
+        case .notFound where error.sqlite == nil && !FileManager.default.fileExists(atPath: error.path):
             text += "\n  hint: create one with 'instar store create <model> --store \(error.path)'"
         case .locked:
             text += "\n  hint: if another migration runs, 'instar status --store \(error.path)' names it; or pass --wait <seconds>"

@@ -166,7 +166,7 @@ public struct PlanOptions: Sendable, Hashable {
 }
 
 /// A plan file that cannot be used: every problem, each with file, line and key.
-public struct PlanError: Error, Sendable, CustomStringConvertible {
+public struct PlanError: InstarError, CustomStringConvertible {
     /// Every problem found, in the order found.
     public var problems: [ModelProblem]
     /// Wraps the problems the reader collected.

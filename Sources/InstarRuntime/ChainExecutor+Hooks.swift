@@ -233,7 +233,9 @@ extension ChainExecutor {
         process.waitUntilExit()
         entry = current
         guard process.terminationStatus == 0 else {
-            throw HookError(hook: name, step: label, message: "the command exited with status \(process.terminationStatus)")
+            var error = HookError(hook: name, step: label, message: "the command exited with status \(process.terminationStatus)")
+            error.exitStatus = process.terminationStatus
+            throw error
         }
         var next = entry
         next.hook += 1

@@ -180,13 +180,18 @@ public final class Migrator: Sendable {
             if let closest = detection.closest {
                 message += "; closest is \(closest), differing by:\n  " + detection.drift.map(\.description).joined(separator: "\n  ")
             }
-            throw StoreError(.unknownVersion, path: store.path, message, hint: "add the store's version to the plan's versions")
+            var error = StoreError(.unknownVersion, path: store.path, message, hint: "add the store's version to the plan's versions")
+            error.closestVersion = detection.closest
+            error.drift = detection.closest == nil ? [] : detection.drift
+            throw error
         }
         if !detection.drift.isEmpty {
-            throw StoreError(
+            var error = StoreError(
                 .schemaDrift, path: store.path,
                 "the store is at \(known.name) but its schema differs:\n  " + detection.drift.map(\.description).joined(separator: "\n  "),
                 hint: "repair the schema, or restore a backup, before migrating")
+            error.drift = detection.drift
+            throw error
         }
         return (known, detection)
     }

@@ -43,7 +43,7 @@ public struct SwiftDataDiagnostic: Sendable, Hashable, CustomStringConvertible {
 
 /// Reading failed as a whole (a file or folder that cannot be read), or a caller asked for a schema that
 /// the sources do not declare or that could not be built.
-public struct SwiftDataReadError: Error, Sendable, CustomStringConvertible {
+public struct SwiftDataReadError: InstarError, CustomStringConvertible {
     /// The diagnostics that explain the failure, first one first.
     public var diagnostics: [SwiftDataDiagnostic]
 

@@ -97,7 +97,7 @@ public struct StoreMetadata: Sendable, Hashable {
 }
 
 /// A model that a layout cannot store.
-public struct LayoutError: Error, Sendable, CustomStringConvertible {
+public struct LayoutError: InstarError, CustomStringConvertible {
     /// The layout's name.
     public var layout: String
     /// The entity that cannot be stored, when it is one entity.

@@ -246,11 +246,13 @@ extension SQLiteStore {
             expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,
             includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)
         guard drift.isEmpty else {
-            throw StoreError(
+            var error = StoreError(
                 .schemaDrift, path: path,
                 "the store's schema differs from version \(version); nothing was changed:\n  "
                     + drift.map(\.description).joined(separator: "\n  "),
                 hint: "inspect the store to see which version it is closest to")
+            error.drift = drift
+            throw error
         }
     }
 
