@@ -336,7 +336,7 @@ final class ChainExecutor {
     func pause(_ entry: inout JournalEntry, _ reason: PauseReason) throws -> MigrationResult {
         entry.status = .paused
         try commit(entry, failpoint: "journal.pause")
-        emit(.paused(reason: reason.description))
+        emit(.paused(reason: reason))
         return .paused(reason)
     }
 
