@@ -8,6 +8,13 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case json
 }
 
+/// `--format text|json`, one option shared by every reporting command (so its name, values and help
+/// cannot drift apart between commands).
+struct FormatOption: ParsableArguments {
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+}
+
 /// Exit codes that scripts can rely on (sysexits-style, documented in `instar --help`).
 enum InstarExit {
     static let failure = ExitCode(1)
