@@ -40,7 +40,7 @@ public struct Plan: Sendable {
     public var versionsAreOrdered = true
 
     /// A plan built in code; ``PlanFileReader`` reads one from a file. Validation happens in the reader and
-    /// in ``PlanLint``, not here.
+    /// in `PlanLint` (the `instar lint` checks), not here.
     public init(
         name: String, file: String, layout: String = "instar", versions: [Model], target: String? = nil,
         pinned: [String] = [], stages: [CustomStage] = [], hooks: [String: HookDefinition] = [:],
