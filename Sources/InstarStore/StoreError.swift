@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InstarInference
 import InstarModel
 
 /// Why an operation on a store failed, what it concerns, and what to do. The store is unchanged
@@ -66,6 +67,11 @@ public struct StoreError: InstarError, CustomStringConvertible {
     public var drift: [SchemaDifference] = []
     /// For ``Kind/unknownVersion``: the plan's version the store's schema is closest to, when one is.
     public var closestVersion: String?
+    /// For ``Kind/dataCondition``: the condition the store's data breaks (no NULLs in a property, no
+    /// rows, no duplicates), as the step's inference stated it.
+    public var condition: DataCondition?
+    /// For ``Kind/dataCondition``: how many rows (for a uniqueness condition, groups of rows) break it.
+    public var violations: Int?
     /// The error behind this one when it is not SQLite's (a ``LayoutError`` for ``Kind/layout``), kept
     /// as a value to switch on.
     public var underlying: (any Error)?

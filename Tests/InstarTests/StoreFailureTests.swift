@@ -75,7 +75,8 @@ import Testing
             do {
                 try f.store.migrate(from: try model(v1, name: "V1"), to: try model(required, name: "V2"))
             } catch let error as StoreError {
-                #expect(error.message.contains("29 'Track' row(s) hold NULL in 'title'"))
+                #expect(error.condition == .noNulls(entity: "Track", property: "title"))
+                #expect(error.violations == 29)
                 throw error
             }
         }

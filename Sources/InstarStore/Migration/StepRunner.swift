@@ -285,9 +285,12 @@ extension SQLiteStore {
             }
             let count = try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
             if count > 0 {
-                throw StoreError(
+                var error = StoreError(
                     .dataCondition, path: path, message(count) + "; nothing was changed",
                     hint: "fix the '\(entity)' data first (for example in a hook of a custom stage), or give the attribute a default")
+                error.condition = condition
+                error.violations = count
+                throw error
             }
         }
     }
