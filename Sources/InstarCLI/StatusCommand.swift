@@ -105,7 +105,7 @@ struct RestoreCommand: ParsableCommand {
             try opened.restore(from: backup)
             printOut("restored \(store) from \(backup)")
         } catch let error as StoreError {
-            throw fail(error)
+            throw fail(error, store: store)
         }
     }
 }

@@ -31,6 +31,8 @@ import Testing
             ("store.notFound (SQLite cannot open)", ErrorHints.text(StoreError(
                 .notFound, path: store, "cannot open the store", hint: "check the path and permissions",
                 sqlite: SQLiteFailure(code: 14, extendedCode: 14, message: "unable to open database file", sql: nil)))),
+            ("store.notFound (a missing backup, instar restore)", ErrorHints.text(
+                StoreError(.notFound, path: "/nonexistent/dir/backup.sqlite", "no such backup file"), store: store)),
             ("store.locked", ErrorHints.text(locked)),
             ("store.needsRecovery", ErrorHints.text(StoreError(.needsRecovery, path: store, "an interrupted write left a hot journal"))),
             ("store.schemaDrift", ErrorHints.text(drift)),
