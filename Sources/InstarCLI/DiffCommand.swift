@@ -26,8 +26,8 @@ struct DiffCommand: ParsableCommand {
     @Argument(help: "The newer model version.")
     var to: String
 
-    @Option(help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOption
+    var format: OutputFormat { output.format }
 
     func run() throws {
         let old = try loadModel(from)

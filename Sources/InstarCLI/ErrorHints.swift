@@ -1,3 +1,4 @@
+import Foundation
 import Instar
 
 /// What the command line adds to the library's errors: the flags and commands that act on them.
@@ -6,10 +7,13 @@ import Instar
 /// they learn about `--wait`, `--allow-commands` or `instar status`, because only here do those exist.
 enum ErrorHints {
     /// A store error with the command that helps, where there is one.
-    static func text(_ error: StoreError) -> String {
+    /// - Parameter store: the store the command works on, when the error may concern another file (a
+    ///   backup): only a missing *store* is one `instar store create` makes.
+    static func text(_ error: StoreError, store: String? = nil) -> String {
         var text = error.description
         switch error.kind {
-        case .notFound where error.message == "no such store file":
+        case .notFound where error.sqlite == nil && error.path == (store ?? error.path)
+            && !FileManager.default.fileExists(atPath: error.path):
             text += "\n  hint: create one with 'instar store create <model> --store \(error.path)'"
         case .locked:
             text += "\n  hint: if another migration runs, 'instar status --store \(error.path)' names it; or pass --wait <seconds>"

@@ -50,8 +50,8 @@ struct InspectCommand: ParsableCommand {
             """)
     var layout: String?
 
-    @Option(help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOption
+    var format: OutputFormat { output.format }
 
     func run() throws {
         let groups = try models.map(loadModels)

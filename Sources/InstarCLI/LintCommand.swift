@@ -88,8 +88,8 @@ struct LintCommand: ParsableCommand {
             valueName: "version"))
     var released: String?
 
-    @Option(help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOption
+    var format: OutputFormat { output.format }
 
     func validate() throws {
         let given = [plan != nil, !models.isEmpty, !swiftdata.isEmpty].filter { $0 }.count

@@ -41,8 +41,8 @@ struct MappingCommand: ParsableCommand {
     @Option(help: "A plan whose versions the mapping model is matched to (instead of --model).")
     var plan: String?
 
-    @Option(help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOption
+    var format: OutputFormat { output.format }
 
     func run() throws {
         let url = URL(fileURLWithPath: file)

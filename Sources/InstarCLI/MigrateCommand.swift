@@ -136,7 +136,7 @@ struct MigrateCommand: ParsableCommand {
         let candidates = try models.flatMap(loadModels) + [target]
         let opened = try openStore(store, readOnly: dryRun)
         do {
-            if let secureDelete { try opened.setSecureDelete(secureDelete) }
+            if let mode = try secureDeleteMode() { try opened.setSecureDelete(mode) }
             let detection = try opened.detectVersion(among: candidates)
             guard let current = detection.version else {
                 var message = "cannot tell which version the store is at"
@@ -168,22 +168,30 @@ struct MigrateCommand: ParsableCommand {
 
     /// The implicit plan's chain as `instar plan` shows it.
     func printDryRun(_ plan: Plan) throws {
+        let report: DryRunReport
         do {
-            let report = try DryRun.report(plan: plan, storePath: store, from: nil, to: to)
-            printOut(ReportRendering.text(report))
-            if report.noChain != nil { throw InstarExit.failure }
-        } catch let error as StoreError {
+            report = try DryRun.report(plan: plan, storePath: store, from: nil, to: to)
+        } catch {
             throw fail(error)
-        } catch let error as StepCompileError {
-            printError(error.message)
-            throw InstarExit.failure
         }
+        printOut(ReportRendering.text(report))
+        if report.noChain != nil { throw InstarExit.failure }
+    }
+
+    /// `--secure-delete` as the library's setting; a spelling it does not know fails with status 1,
+    /// as SQLite's refusal of it did.
+    func secureDeleteMode() throws -> SecureDelete? {
+        guard let secureDelete else { return nil }
+        guard let mode = SecureDelete(parsing: secureDelete) else {
+            throw fail(StoreError(.sqlite, path: store, "unknown secure_delete mode '\(secureDelete)'", hint: "use on, off or fast"))
+        }
+        return mode
     }
 
     func runPlan(_ plan: Plan, resume: String) throws {
         let migrator = Migrator(plan: plan)
         migrator.allowCommands = allowCommands
-        migrator.secureDelete = secureDelete
+        migrator.secureDelete = try secureDeleteMode()
         migrator.fuse = !noFuse
         if dryRun {
             printError("use 'instar plan \(plan.file) --store \(store)' for a dry run of a plan")

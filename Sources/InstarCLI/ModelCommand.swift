@@ -28,8 +28,8 @@ struct HashesCommand: ParsableCommand {
     @Argument(help: "A model file, .xcdatamodel folder or .xcdatamodeld bundle.")
     var model: String
 
-    @Option(help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOption
+    var format: OutputFormat { output.format }
 
     func run() throws {
         let model = try loadModel(model)

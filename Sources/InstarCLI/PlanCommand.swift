@@ -127,11 +127,8 @@ struct PlanCommand: ParsableCommand {
         do {
             report = try DryRun.report(plan: plan, storePath: store, from: from, to: to)
             if let timeBudget, store != nil { report.risks += report.unitsExceeding(timeBudget: timeBudget) }
-        } catch let error as StoreError {
+        } catch {
             throw fail(error)
-        } catch let error as StepCompileError {
-            printError(error.message)
-            throw InstarExit.failure
         }
         if let scaffold {
             try ScaffoldWriter.write(report: report, plan: plan, directory: scaffold, format: format)

@@ -99,7 +99,7 @@ final class ProgressReporter: @unchecked Sendable {
         case .stepFinished(let i, let n, let seconds):
             return ["event": "stepFinished", "step": i + 1, "of": n, "seconds": seconds]
         case .paused(let reason):
-            return ["event": "paused", "reason": reason]
+            return ["event": "paused", "reason": reason.description]
         case .finished(let steps, let seconds):
             return ["event": "finished", "steps": steps, "seconds": seconds]
         }

@@ -22,8 +22,8 @@ struct StatusCommand: ParsableCommand {
     @Option(help: "Path of the store.")
     var store: String
 
-    @Option(help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOption
+    var format: OutputFormat { output.format }
 
     func run() throws {
         let status: (journal: JournalEntry?, lease: Lease?)
@@ -105,7 +105,7 @@ struct RestoreCommand: ParsableCommand {
             try opened.restore(from: backup)
             printOut("restored \(store) from \(backup)")
         } catch let error as StoreError {
-            throw fail(error)
+            throw fail(error, store: store)
         }
     }
 }

@@ -8,6 +8,13 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case json
 }
 
+/// `--format text|json`, one option shared by every reporting command (so its name, values and help
+/// cannot drift apart between commands).
+struct FormatOption: ParsableArguments {
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+}
+
 /// Exit codes that scripts can rely on (sysexits-style, documented in `instar --help`).
 enum InstarExit {
     static let failure = ExitCode(1)
@@ -112,8 +119,9 @@ func openStore(_ path: String, readOnly: Bool) throws -> SQLiteStore {
 }
 
 /// Prints a store error and returns the exit code for it.
-func fail(_ error: StoreError) -> ExitCode {
-    printError(ErrorHints.text(error))
+/// - Parameter store: the command's store, when the error may concern another file (see ``ErrorHints``).
+func fail(_ error: StoreError, store: String? = nil) -> ExitCode {
+    printError(ErrorHints.text(error, store: store))
     switch error.kind {
     case .notFound: return InstarExit.unreadable
     case .notADatabase, .unknownLayout: return InstarExit.invalidInput

@@ -25,8 +25,8 @@ struct SwiftDataCommand: ParsableCommand {
     @Option(help: "Build the unversioned schema of these @Model classes (comma-separated), as Schema([...]) would.")
     var classes: String?
 
-    @Option(help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOption
+    var format: OutputFormat { output.format }
 
     func run() throws {
         let read: SwiftDataSources

@@ -1,5 +1,7 @@
+import InstarModel
+
 /// A syntax error in expression or predicate text, at a 1-based character column of that text.
-public struct ExpressionSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ExpressionSyntaxError: InstarError, Hashable, CustomStringConvertible {
     /// What is wrong, in a sentence.
     public var message: String
     /// The 1-based character column in ``text`` where reading failed.

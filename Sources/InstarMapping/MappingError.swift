@@ -2,7 +2,7 @@ import InstarModel
 
 /// Why a mapping model could not be read. Every case says where (`file:line:column`) and, once known,
 /// which entity mapping and property, so that a message leads straight to the place in Xcode.
-public enum MappingError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum MappingError: InstarError, Hashable, CustomStringConvertible {
     /// The file could not be opened or is not a folder/file where one was expected.
     case unreadable(file: String, reason: String)
     /// Not well-formed XML (libxml2's first error, at its position).

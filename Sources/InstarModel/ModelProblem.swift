@@ -127,7 +127,7 @@ public enum ModelValidation: Sendable, Hashable {
 }
 
 /// A model could not be read or is not valid. Carries every problem found.
-public struct ModelError: Error, Sendable, CustomStringConvertible {
+public struct ModelError: InstarError, CustomStringConvertible {
     /// Every problem found, in the order found; never empty.
     public var problems: [ModelProblem]
 

@@ -15,7 +15,7 @@ public struct Chain: Sendable {
 }
 
 /// Why no chain reaches the target, with each blocking pair and its reasons.
-public struct NoChain: Error, Sendable, CustomStringConvertible {
+public struct NoChain: InstarError, CustomStringConvertible {
     /// Two adjacent versions with no step between them: their diff cannot be inferred and no stage covers it.
     public struct Gap: Sendable {
         /// The version the gap starts at.

@@ -22,7 +22,7 @@ import InstarModel
 /// Transient properties are neither stored nor synced and are skipped, except by the type rule, which
 /// Apple states without exception. Configurations are not read by Instar, so the rule that entities of
 /// one configuration must not relate to entities of another is not checked.
-public enum CloudKitLint {
+package enum CloudKitLint {
     /// Every version from `firstReleased` (default: the oldest) is checked with the model rules, and every
     /// step from it on with the step rules. A violation that several versions share is reported once, at
     /// the newest version that has it. `firstReleased` must name a version of the plan (else the oldest
@@ -32,7 +32,7 @@ public enum CloudKitLint {
     /// there every released version (`firstReleased`, else every version but the current) is checked
     /// with the model rules, and its step straight to the current version with the step rules, as the
     /// app that ships the current version meets the records of every released one.
-    public static func check(_ plan: Plan, firstReleased: String? = nil) -> [LintFinding] {
+    package static func check(_ plan: Plan, firstReleased: String? = nil) -> [LintFinding] {
         guard !plan.versions.isEmpty else { return [] }
         if !plan.versionsAreOrdered, let target = plan.targetVersion, let current = plan.versions.first(where: { $0.name == target }) {
             let released = firstReleased.flatMap { name in plan.versions.first { $0.name == name } }.map { [$0] }
@@ -113,12 +113,12 @@ public enum CloudKitLint {
     }
 
     /// The model rules for one version.
-    public static func check(_ model: Model) -> [LintFinding] {
+    package static func check(_ model: Model) -> [LintFinding] {
         PlanLint.sorted(modelFindings(model).map(\.1))
     }
 
     /// The step rules for one step from a released version: only additions are allowed.
-    public static func check(from old: Model, to new: Model) -> [LintFinding] {
+    package static func check(from old: Model, to new: Model) -> [LintFinding] {
         let diff = ModelDiff(from: old, to: new)
         let step = "\(old.name) → \(new.name)"
         var findings: [LintFinding] = []

@@ -1,6 +1,7 @@
 import Foundation
 import InstarMapping
 import InstarModel
+import InstarSQL
 
 /// A user's declaration of a version chain: which versions exist in which order, how the store is laid
 /// out, which steps need app code (hooks) and which versions must not be skipped.
@@ -39,7 +40,7 @@ public struct Plan: Sendable {
     public var versionsAreOrdered = true
 
     /// A plan built in code; ``PlanFileReader`` reads one from a file. Validation happens in the reader and
-    /// in ``PlanLint``, not here.
+    /// in `PlanLint` (the `instar lint` checks), not here.
     public init(
         name: String, file: String, layout: String = "instar", versions: [Model], target: String? = nil,
         pinned: [String] = [], stages: [CustomStage] = [], hooks: [String: HookDefinition] = [:],
@@ -150,7 +151,7 @@ public enum HookDefinition: Sendable, Hashable {
 /// A plan's `options:`: tuning of planning and running that does not change what the migration does.
 public struct PlanOptions: Sendable, Hashable {
     /// SQLite's `secure_delete` during migration: nil keeps the library's setting (`fast`, `on`, `off`).
-    public var secureDelete: String?
+    public var secureDelete: SecureDelete?
     /// Cost of one step in rows, so that among equally costly chains the shorter one wins.
     public var stepCost: Int
     /// How many versions one step may skip at most. Skips are searched lazily, but each candidate
@@ -158,7 +159,7 @@ public struct PlanOptions: Sendable, Hashable {
     public var maxSkip: Int
 
     /// Options; the defaults are those of a plan without `options:`.
-    public init(secureDelete: String? = nil, stepCost: Int = 1, maxSkip: Int = 64) {
+    public init(secureDelete: SecureDelete? = nil, stepCost: Int = 1, maxSkip: Int = 64) {
         self.secureDelete = secureDelete
         self.stepCost = stepCost
         self.maxSkip = maxSkip
@@ -166,7 +167,7 @@ public struct PlanOptions: Sendable, Hashable {
 }
 
 /// A plan file that cannot be used: every problem, each with file, line and key.
-public struct PlanError: Error, Sendable, CustomStringConvertible {
+public struct PlanError: InstarError, CustomStringConvertible {
     /// Every problem found, in the order found.
     public var problems: [ModelProblem]
     /// Wraps the problems the reader collected.

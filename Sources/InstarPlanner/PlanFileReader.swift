@@ -131,8 +131,8 @@ public enum PlanFileReader {
                     switch option.key {
                     case "secureDelete":
                         let value = walker.string(option.value, what: "secureDelete")?.lowercased()
-                        if let value, ["on", "off", "fast"].contains(value) {
-                            plan.options.secureDelete = value
+                        if let value, let mode = SecureDelete(rawValue: value) {
+                            plan.options.secureDelete = mode
                         } else {
                             walker.report(.invalidValue, "secureDelete must be on, off or fast", at: option.value)
                         }

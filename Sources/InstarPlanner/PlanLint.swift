@@ -2,9 +2,9 @@ import InstarInference
 import InstarModel
 
 /// One problem `instar lint` found in a plan: how bad, what, where, and what to do about it.
-public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
+package struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     /// How bad a finding is: `instar lint` exits with status 1 when there is an error; warnings alone pass.
-    public enum Severity: String, Sendable, Hashable {
+    package enum Severity: String, Sendable, Hashable {
         /// The plan cannot do what it says: a chain is missing, or a step fails at run time.
         case error
         /// The plan works but probably not as intended.
@@ -12,7 +12,7 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Which check fired; stable identifiers for scripts (`--format json`).
-    public enum Check: String, Sendable, Hashable, CaseIterable {
+    package enum Check: String, Sendable, Hashable, CaseIterable {
         /// The plan file itself is invalid (the reader's problems: unknown versions, undefined hooks,
         /// stages going backwards or nowhere, syntax).
         case invalidPlan
@@ -61,18 +61,18 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How bad it is.
-    public var severity: Severity
+    package var severity: Severity
     /// Which check found it.
-    public var check: Check
+    package var check: Check
     /// What is wrong, in a sentence.
-    public var message: String
+    package var message: String
     /// Where in the plan (or in a model) it is.
-    public var location: SourceLocation
+    package var location: SourceLocation
     /// What to do about it, when there is something to say.
-    public var hint: String?
+    package var hint: String?
 
     /// A finding.
-    public init(_ severity: Severity, _ check: Check, _ message: String, location: SourceLocation, hint: String? = nil) {
+    package init(_ severity: Severity, _ check: Check, _ message: String, location: SourceLocation, hint: String? = nil) {
         self.severity = severity
         self.check = check
         self.message = message
@@ -81,7 +81,7 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `file:line:col: warning: message` and an indented `hint:` line, as compilers print them.
-    public var description: String {
+    package var description: String {
         "\(location): \(severity.rawValue): \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
     }
 }
@@ -97,9 +97,9 @@ public struct LintFinding: Sendable, Hashable, CustomStringConvertible {
 /// - versions with identical version checksums;
 /// - attributes or entities removed and re-added without a renaming identifier;
 /// - hooks that no stage uses, and command hooks (which need `--allow-commands`).
-public enum PlanLint {
+package enum PlanLint {
     /// Runs every check on the plan; findings come in the order of the checks, not sorted by severity.
-    public static func check(_ plan: Plan) -> [LintFinding] {
+    package static func check(_ plan: Plan) -> [LintFinding] {
         var findings = PlanValidator.problems(in: plan).map(finding(from:))
         guard !plan.versions.isEmpty else {
             findings.append(
@@ -119,7 +119,7 @@ public enum PlanLint {
     }
 
     /// A plan file that could not be read, as findings (so `lint` prints them in its own format).
-    public static func findings(for error: PlanError) -> [LintFinding] {
+    package static func findings(for error: PlanError) -> [LintFinding] {
         error.problems.map(finding(from:))
     }
 
@@ -134,7 +134,7 @@ public enum PlanLint {
     }
 
     /// Errors first within a line; otherwise in file order, then in the order the checks ran.
-    public static func sorted(_ findings: [LintFinding]) -> [LintFinding] {
+    package static func sorted(_ findings: [LintFinding]) -> [LintFinding] {
         findings.enumerated().sorted { a, b in
             let ka = (a.element.location.file, a.element.location.line ?? 0, a.element.location.column ?? 0, a.offset)
             let kb = (b.element.location.file, b.element.location.line ?? 0, b.element.location.column ?? 0, b.offset)

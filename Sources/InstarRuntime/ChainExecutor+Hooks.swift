@@ -225,7 +225,9 @@ extension ChainExecutor {
         process.waitUntilExit()
         entry = current
         guard process.terminationStatus == 0 else {
-            throw HookError(hook: name, step: label, message: "the command exited with status \(process.terminationStatus)")
+            var error = HookError(hook: name, step: label, message: "the command exited with status \(process.terminationStatus)")
+            error.exitStatus = process.terminationStatus
+            throw error
         }
         let next = entry.pastHook()
         try commit(next, failpoint: "hook")

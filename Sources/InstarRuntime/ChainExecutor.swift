@@ -8,7 +8,7 @@ import InstarStore
 
 /// An unfinished run cannot be resumed as asked: the plan changed under it, or the caller asked for
 /// another target. Nothing was changed.
-public struct ResumeRefused: Error, Sendable, CustomStringConvertible {
+public struct ResumeRefused: InstarError, CustomStringConvertible {
     /// Why the unfinished run cannot go on.
     public enum Reason: Sendable, Hashable {
         /// The unfinished run goes to `unfinishedTarget`; this call asked for `requested`.
@@ -333,7 +333,7 @@ final class ChainExecutor {
     func pause(_ entry: inout JournalEntry, _ reason: PauseReason) throws -> MigrationResult {
         entry.status = .paused
         try commit(entry, failpoint: "journal.pause")
-        emit(.paused(reason: reason.description))
+        emit(.paused(reason: reason))
         return .paused(reason)
     }
 

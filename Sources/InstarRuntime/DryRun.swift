@@ -139,7 +139,21 @@ public enum DryRun {
     /// Plans the chain from the store's version (or `from`, or the plan's first version, without a store)
     /// to `to` (or the plan's target) and reports it. `storePath` nil reports from the plan alone, with
     /// nominal row counts. No chain is not an error: the report says why in ``DryRunReport/noChain``.
-    public static func report(plan: Plan, storePath: String?, from: String? = nil, to: String? = nil) throws -> DryRunReport {
+    ///
+    /// Throws only ``StoreError``, whose ``StoreError/kind`` an app can switch on: SQLite's failures
+    /// keep their codes, a layout's refusal keeps the ``LayoutError`` as ``StoreError/underlying``, and
+    /// a step whose SQL cannot be worked out is ``StoreError/Kind/notInferable``.
+    public static func report(
+        plan: Plan, storePath: String?, from: String? = nil, to: String? = nil
+    ) throws(StoreError) -> DryRunReport {
+        do {
+            return try build(plan: plan, storePath: storePath, from: from, to: to)
+        } catch {
+            throw StoreError.from(error, path: storePath ?? plan.file, doing: "planning the dry run")
+        }
+    }
+
+    static func build(plan: Plan, storePath: String?, from: String?, to: String?) throws -> DryRunReport {
         let layout = try Layouts.resolve(plan.layout, path: storePath ?? plan.file)
         var store: SQLiteStore?
         var current: Model

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InstarModel
 import InstarPlanner
 import InstarSQL
 
@@ -146,7 +147,7 @@ public typealias AsyncSwiftHook = @Sendable (HookContext) async throws -> Void
 /// A hook failed or is missing: which, where, and the underlying error. A failed hook's work was rolled
 /// back: the store is at the last committed point, the journal records the error, and migrating again
 /// retries from there. A missing hook is found before anything is written.
-public struct HookError: Error, Sendable, CustomStringConvertible {
+public struct HookError: InstarError, CustomStringConvertible {
     /// Why the hook failed.
     public enum Kind: Sendable, Hashable {
         /// The hook ran and failed (its error is ``HookError/underlying``, or SQLite's, or the command's exit status).
@@ -171,6 +172,8 @@ public struct HookError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error)?
     /// Every hook the chain needs and cannot find, for ``Kind/notDefined``.
     public var missing: [MissingHook]
+    /// A command hook's exit status, when the command ran and exited with a non-zero one.
+    public var exitStatus: Int32?
 
     /// Makes the error; a Swift hook may throw one to fail with its own message.
     public init(hook: String, step: String, message: String, kind: Kind = .failed, underlying: (any Error)? = nil) {

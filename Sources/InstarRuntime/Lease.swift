@@ -172,7 +172,7 @@ enum ProcessStart {
 
 /// Another migrator holds the store (a live process, or another run of this one), or this run lost
 /// its lease to one that took it over.
-public struct LeaseError: Error, Sendable, CustomStringConvertible {
+public struct LeaseError: InstarError, CustomStringConvertible {
     /// The store's path.
     public var path: String
     /// Who holds the store.

@@ -37,8 +37,8 @@ extension Migrator {
     ///     (`prepareDatabase` — an encryption key, SQL functions its views or triggers call — and its busy
     ///     timeout); Instar's own connection uses it.
     ///   - progress: events as they happen (also on ``progressEvents()``).
-    /// - Throws: ``StoreError``, ``HookError``, ``LeaseError``, ``ResumeRefused``, ``NoChain``; never a
-    ///   raw SQLite error. A missing hook is found before anything is written.
+    /// - Throws: an ``InstarError``: ``StoreError``, ``HookError``, ``LeaseError``, ``ResumeRefused``,
+    ///   ``NoChain``; never a raw SQLite error. A missing hook is found before anything is written.
     @discardableResult
     public func migrate(
         storeAt path: String, to target: String? = nil, timeBudget: TimeInterval? = nil, wait: TimeInterval = 0,
@@ -179,14 +179,13 @@ extension Migrator {
     }
 }
 
-/// Turns whatever a run threw into the errors ``Migrator`` documents.
+/// Turns whatever a run threw into the errors ``Migrator`` documents: an ``InstarError`` as it is, and
+/// anything else (SQLite's errors, a package-only error of a lower layer) as a ``StoreError`` that keeps
+/// it, so that an app never receives an error type it cannot name.
 enum MigrationErrors {
     static func typed(_ error: any Error, path: String) -> any Error {
-        switch error {
-        case is StoreError, is HookError, is LeaseError, is ResumeRefused, is NoChain, is PlanError: return error
-        case let error as DatabaseError: return StoreError.from(error, path: path, doing: "migrating")
-        default: return error
-        }
+        if error is any InstarError || error is CancellationError { return error }
+        return StoreError.from(error, path: path, doing: "migrating")
     }
 }
 

@@ -3,6 +3,7 @@ import GRDB
 import InstarInference
 import InstarModel
 import InstarPlanner
+import InstarSQL
 import InstarStore
 import InstarLayouts
 
@@ -28,7 +29,7 @@ public final class Migrator: Sendable {
 
     struct State {
         var allowCommands: Bool
-        var secureDelete: String?
+        var secureDelete: SecureDelete?
         var fuse: Bool
         var swiftHooks: [String: RegisteredHook] = [:]
         var mappingHooks: [String: MappingSwiftHook] = [:]
@@ -41,7 +42,7 @@ public final class Migrator: Sendable {
     ///   - allowCommands: lets command hooks run (they execute outside the transaction, so the user must opt in).
     ///   - secureDelete: overrides the plan's `secureDelete` option: `on`, `off` or `fast`.
     ///   - fuse: step fusion (see ``fuse``).
-    public init(plan: Plan, allowCommands: Bool = false, secureDelete: String? = nil, fuse: Bool = true) {
+    public init(plan: Plan, allowCommands: Bool = false, secureDelete: SecureDelete? = nil, fuse: Bool = true) {
         self.plan = plan
         self.state = Locked(State(allowCommands: allowCommands, secureDelete: secureDelete, fuse: fuse))
     }
@@ -52,7 +53,7 @@ public final class Migrator: Sendable {
         set { state.withLock { $0.allowCommands = newValue } }
     }
     /// Overrides the plan's `secureDelete` option: `on`, `off` or `fast` (see ``SQLiteStore/setSecureDelete(_:)``).
-    public var secureDelete: String? {
+    public var secureDelete: SecureDelete? {
         get { state.current.secureDelete }
         set { state.withLock { $0.secureDelete = newValue } }
     }
@@ -65,7 +66,7 @@ public final class Migrator: Sendable {
     }
 
     /// A new migrator for the same plan with these settings and the same hooks (nil keeps a setting).
-    public func configured(allowCommands: Bool? = nil, secureDelete: String?? = nil, fuse: Bool? = nil) -> Migrator {
+    public func configured(allowCommands: Bool? = nil, secureDelete: SecureDelete?? = nil, fuse: Bool? = nil) -> Migrator {
         let copy = Migrator(plan: plan)
         var settings = state.current
         if let allowCommands { settings.allowCommands = allowCommands }
@@ -182,13 +183,18 @@ public final class Migrator: Sendable {
             if let closest = detection.closest {
                 message += "; closest is \(closest), differing by:\n  " + detection.drift.map(\.description).joined(separator: "\n  ")
             }
-            throw StoreError(.unknownVersion, path: store.path, message, hint: "add the store's version to the plan's versions")
+            var error = StoreError(.unknownVersion, path: store.path, message, hint: "add the store's version to the plan's versions")
+            error.closestVersion = detection.closest
+            error.drift = detection.closest == nil ? [] : detection.drift
+            throw error
         }
         if !detection.drift.isEmpty {
-            throw StoreError(
+            var error = StoreError(
                 .schemaDrift, path: store.path,
                 "the store is at \(known.name) but its schema differs:\n  " + detection.drift.map(\.description).joined(separator: "\n  "),
                 hint: "repair the schema, or restore a backup, before migrating")
+            error.drift = detection.drift
+            throw error
         }
         return (known, detection)
     }

@@ -13,8 +13,8 @@ public enum ProgressEvent: Sendable, Equatable {
     case hook(name: String, done: Int, total: Int?)
     /// Step `index` (zero-based) of `of` is done and committed, after `seconds` (wall clock).
     case stepFinished(index: Int, of: Int, seconds: Double)
-    /// Stopped at a safe point (time budget or signal); the journal says where.
-    case paused(reason: String)
+    /// Stopped at a safe point (time budget, cancellation or signal); the journal says where.
+    case paused(reason: PauseReason)
     /// The store is at the target after `steps` steps and `seconds` (wall clock) of this call.
     case finished(steps: Int, seconds: Double)
 }

@@ -163,17 +163,10 @@ public final class SQLiteStore: @unchecked Sendable {
     /// which roughly doubles the cost of a rebuild. `fast` keeps most of the privacy (deleted content
     /// is overwritten where pages are touched) for a fraction of the cost; freed pages may still hold
     /// old values until reused or vacuumed. Instar leaves the setting alone unless asked.
-    public func setSecureDelete(_ mode: String) throws(StoreError) {
-        let value: String
-        switch mode.lowercased() {
-        case "on", "true", "1": value = "1"
-        case "off", "false", "0": value = "0"
-        case "fast": value = "FAST"
-        default:
-            throw StoreError(.sqlite, path: path, "unknown secure_delete mode '\(mode)'", hint: "use on, off or fast")
-        }
+    public func setSecureDelete(_ mode: SecureDelete) throws(StoreError) {
         do {
-            try queue.inDatabase { db in try db.execute(sql: "PRAGMA secure_delete = \(value)") }
+            // A fixed keyword from the enum, not a value: PRAGMA takes no bound parameters.
+            try queue.inDatabase { db in try db.execute(sql: "PRAGMA secure_delete = \(mode.pragmaValue)") }
         } catch {
             throw StoreError.from(error, path: path, doing: "setting secure_delete")
         }

@@ -1,11 +1,13 @@
 import Foundation
 import GRDB
-import InstarLayouts
 import InstarCompiler
+import InstarInference
+import InstarLayouts
+import InstarModel
 
 /// Why an operation on a store failed, what it concerns, and what to do. The store is unchanged
 /// whenever one of these is thrown by a migration: the step's transaction was rolled back.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
+public struct StoreError: InstarError, CustomStringConvertible {
     /// What went wrong, as a stable identifier to act on (the raw values appear in logs and JSON).
     public enum Kind: String, Sendable {
         /// No store file at the path, or it cannot be opened (permissions).
@@ -62,14 +64,31 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var hint: String?
     /// SQLite's own account of the failure, when SQLite failed: its codes, message and statement.
     public var sqlite: SQLiteFailure?
+    /// For ``Kind/schemaDrift`` and ``Kind/unknownVersion``: each way the store's schema differs from the
+    /// version it is at (or, for an unknown version, from the closest one), as values to list or count.
+    public var drift: [SchemaDifference] = []
+    /// For ``Kind/unknownVersion``: the plan's version the store's schema is closest to, when one is.
+    public var closestVersion: String?
+    /// For ``Kind/dataCondition``: the condition the store's data breaks (no NULLs in a property, no
+    /// rows, no duplicates), as the step's inference stated it.
+    public var condition: DataCondition?
+    /// For ``Kind/dataCondition``: how many rows (for a uniqueness condition, groups of rows) break it.
+    public var violations: Int?
+    /// The error behind this one when it is not SQLite's (a ``LayoutError`` for ``Kind/layout``), kept
+    /// as a value to switch on.
+    public var underlying: (any Error)?
 
     /// Makes the error; the message should say whether anything was changed.
-    public init(_ kind: Kind, path: String, _ message: String, hint: String? = nil, sqlite: SQLiteFailure? = nil) {
+    public init(
+        _ kind: Kind, path: String, _ message: String, hint: String? = nil, sqlite: SQLiteFailure? = nil,
+        underlying: (any Error)? = nil
+    ) {
         self.kind = kind
         self.path = path
         self.message = message
         self.hint = hint
         self.sqlite = sqlite
+        self.underlying = underlying
     }
 
     public var description: String {
@@ -134,12 +153,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             }
         }
         if let error = error as? LayoutError {
-            return StoreError(.layout, path: path, error.description)
+            return StoreError(.layout, path: path, error.description, underlying: error)
         }
         if let error = error as? StepCompileError {
             return StoreError(.notInferable, path: path, error.message)
         }
-        return StoreError(.sqlite, path: path, "\(action) failed: \(error)")
+        return StoreError(.sqlite, path: path, "\(action) failed: \(error)", underlying: error)
     }
 }
 

@@ -1,7 +1,7 @@
 import InstarModel
 
 /// Instar's positions, not swift-syntax's type of the same name.
-public typealias SourceLocation = InstarModel.SourceLocation
+package typealias SourceLocation = InstarModel.SourceLocation
 
 /// One thing the SwiftData reader could not resolve, or resolved with a caveat, at its place in a source file.
 ///
@@ -9,9 +9,9 @@ public typealias SourceLocation = InstarModel.SourceLocation
 /// from another module, a type alias it cannot follow, an attribute option whose effect no real store has
 /// shown), it says so here, with the position of the declaration, and leaves that schema out rather than
 /// hash a model that might differ from what SwiftData builds.
-public struct SwiftDataDiagnostic: Sendable, Hashable, CustomStringConvertible {
+package struct SwiftDataDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// Whether the schema that needs this declaration could still be built.
-    public enum Severity: String, Sendable, Hashable {
+    package enum Severity: String, Sendable, Hashable {
         /// The schema that needs this declaration is left out.
         case error
         /// The schema was built; the message says what was left out or assumed (never something hashed).
@@ -19,16 +19,16 @@ public struct SwiftDataDiagnostic: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Error or warning.
-    public var severity: Severity
+    package var severity: Severity
     /// What was found, and what to do about it.
-    public var message: String
+    package var message: String
     /// `file:line:column` of the declaration or expression concerned.
-    public var location: SourceLocation
+    package var location: SourceLocation
     /// The `@Model` class (or schema) whose reading raised this, when there is one.
-    public var subject: String?
+    package var subject: String?
 
     /// Creates a diagnostic.
-    public init(_ severity: Severity, _ message: String, at location: SourceLocation, subject: String? = nil) {
+    package init(_ severity: Severity, _ message: String, at location: SourceLocation, subject: String? = nil) {
         self.severity = severity
         self.message = message
         self.location = location
@@ -36,24 +36,24 @@ public struct SwiftDataDiagnostic: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `file:line:column: error: message`, the form compilers and editors understand.
-    public var description: String {
+    package var description: String {
         "\(location): \(severity.rawValue): \(subject.map { "\($0): " } ?? "")\(message)"
     }
 }
 
 /// Reading failed as a whole (a file or folder that cannot be read), or a caller asked for a schema that
 /// the sources do not declare or that could not be built.
-public struct SwiftDataReadError: Error, Sendable, CustomStringConvertible {
+package struct SwiftDataReadError: InstarError, CustomStringConvertible {
     /// The diagnostics that explain the failure, first one first.
-    public var diagnostics: [SwiftDataDiagnostic]
+    package var diagnostics: [SwiftDataDiagnostic]
 
     /// Creates the error from its diagnostics.
-    public init(_ diagnostics: [SwiftDataDiagnostic]) {
+    package init(_ diagnostics: [SwiftDataDiagnostic]) {
         self.diagnostics = diagnostics
     }
 
     /// One diagnostic per line.
-    public var description: String {
+    package var description: String {
         diagnostics.map(\.description).joined(separator: "\n")
     }
 }

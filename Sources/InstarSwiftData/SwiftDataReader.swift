@@ -10,13 +10,13 @@ import SwiftSyntax
 /// Reading is static: what depends on values only the running app knows (a `Date()` default, a type from
 /// another module) is reported as a ``SwiftDataDiagnostic`` at its `file:line:column`; a schema that
 /// needs something the reader cannot resolve is left out rather than guessed.
-public struct SwiftDataReader: Sendable {
+package struct SwiftDataReader: Sendable {
     /// Creates a reader.
-    public init() {}
+    package init() {}
 
     /// Reads `.swift` files and folders (recursively, files in name order).
     /// - Throws: ``SwiftDataReadError`` when a path does not exist or a file is not UTF-8 text.
-    public func read(paths: [String]) throws(SwiftDataReadError) -> SwiftDataSources {
+    package func read(paths: [String]) throws(SwiftDataReadError) -> SwiftDataSources {
         var files: [(path: String, text: String)] = []
         for path in paths {
             for file in try Self.swiftFiles(at: path) {
@@ -30,7 +30,7 @@ public struct SwiftDataReader: Sendable {
     }
 
     /// Reads sources given as text; `path` is what diagnostics show.
-    public func read(files: [(path: String, text: String)]) -> SwiftDataSources {
+    package func read(files: [(path: String, text: String)]) -> SwiftDataSources {
         var declarations = Declarations()
         var diagnostics: [SwiftDataDiagnostic] = []
         for (path, text) in files {
@@ -63,17 +63,17 @@ public struct SwiftDataReader: Sendable {
 }
 
 /// What ``SwiftDataReader`` found in a set of sources.
-public struct SwiftDataSources {
+package struct SwiftDataSources {
     /// The files read, in order.
-    public let files: [String]
+    package let files: [String]
     /// Every schema that could be built exactly: `VersionedSchema` types in source order, then `Schema([...])` calls.
-    public internal(set) var schemas: [SwiftDataSchema] = []
+    package internal(set) var schemas: [SwiftDataSchema] = []
     /// Every `SchemaMigrationPlan` that could be read.
-    public internal(set) var plans: [SwiftDataMigrationPlan] = []
+    package internal(set) var plans: [SwiftDataMigrationPlan] = []
     /// Every `@Model` class of the sources, qualified, in source order.
-    public let modelClasses: [String]
+    package let modelClasses: [String]
     /// Errors and warnings, each at its position; an error means some schema (or plan) was left out.
-    public internal(set) var diagnostics: [SwiftDataDiagnostic] = []
+    package internal(set) var diagnostics: [SwiftDataDiagnostic] = []
     let declarations: Declarations
 
     init(declarations: Declarations, files: [String], readDiagnostics: [SwiftDataDiagnostic]) {
@@ -89,12 +89,12 @@ public struct SwiftDataSources {
     }
 
     /// The errors among ``diagnostics``.
-    public var errors: [SwiftDataDiagnostic] { diagnostics.filter { $0.severity == .error } }
+    package var errors: [SwiftDataDiagnostic] { diagnostics.filter { $0.severity == .error } }
 
     /// The schema of `Schema([A.self, B.self])` for model classes the sources do not list in a literal
     /// (an app that builds the list at run time): classes by bare or qualified name.
     /// - Throws: ``SwiftDataReadError`` when a class is unknown or the schema cannot be built exactly.
-    public func schema(ofModelClasses names: [String], versionIdentifier: String = "1.0.0") throws(SwiftDataReadError) -> SwiftDataSchema {
+    package func schema(ofModelClasses names: [String], versionIdentifier: String = "1.0.0") throws(SwiftDataReadError) -> SwiftDataSchema {
         var classes: [String] = []
         for name in names {
             let matches = modelClasses.filter { $0 == name || $0.hasSuffix(".\(name)") }

@@ -1,32 +1,32 @@
 import InstarModel
 
 /// One SwiftData schema read from source: a `VersionedSchema` type, or a `Schema([...])` listing model types.
-public struct SwiftDataSchema: Sendable {
+package struct SwiftDataSchema: Sendable {
     /// The schema type's qualified name (`AppSchemaV1`), or `Schema` plus the call's position for an
     /// unversioned `Schema([...])`.
-    public let name: String
+    package let name: String
     /// `versionIdentifier` as SwiftData writes it into `NSStoreModelVersionIdentifiers` (`"1.0.0"`; an
     /// unversioned schema is `"1.0.0"` too, as the MetaCocktails and ResourcesManager stores show).
-    public let versionIdentifier: String
+    package let versionIdentifier: String
     /// Whether this is a `VersionedSchema` (rather than a plain list of model types).
-    public let isVersioned: Bool
+    package let isVersioned: Bool
     /// The `@Model` classes of the schema, qualified (`AppSchemaV1.User`), in the order `models` lists them.
-    public let modelClasses: [String]
+    package let modelClasses: [String]
     /// The Instar model: entities named like the classes, with Core Data-exact version hashes.
-    public let model: Model
+    package let model: Model
     /// Where the schema is declared.
-    public let location: SourceLocation
+    package let location: SourceLocation
 
     /// `userInfo` key of an attribute whose Swift initializer is not a literal (`= Date()`): its text.
     /// SwiftData evaluates it once and the model keeps that value as the default, so the attribute has
     /// a default the reader cannot know; it is not hashed.
-    public static let appEvaluatedDefaultKey = "instar.swiftdata.appEvaluatedDefault"
+    package static let appEvaluatedDefaultKey = "instar.swiftdata.appEvaluatedDefault"
 }
 
 /// One stage of a `SchemaMigrationPlan`, as a plain value.
-public struct SwiftDataMigrationStage: Sendable, Hashable {
+package struct SwiftDataMigrationStage: Sendable, Hashable {
     /// `.lightweight` or `.custom`.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// `.lightweight(fromVersion:toVersion:)`: Core Data infers the mapping.
         case lightweight
         /// `.custom(fromVersion:toVersion:willMigrate:didMigrate:)`: app code runs around the migration.
@@ -34,27 +34,27 @@ public struct SwiftDataMigrationStage: Sendable, Hashable {
     }
 
     /// The stage's kind.
-    public let kind: Kind
+    package let kind: Kind
     /// The source schema, qualified (`AppSchemaV1`).
-    public let fromVersion: String
+    package let fromVersion: String
     /// The destination schema, qualified.
-    public let toVersion: String
+    package let toVersion: String
     /// `willMigrate:`: the function's name, `"inline"` for a closure literal, nil when absent or `nil`.
-    public let willMigrate: String?
+    package let willMigrate: String?
     /// `didMigrate:`, in the same form as ``willMigrate``.
-    public let didMigrate: String?
+    package let didMigrate: String?
     /// Where the stage expression is written.
-    public let location: SourceLocation
+    package let location: SourceLocation
 }
 
 /// A `SchemaMigrationPlan`: its schemas in order and its stages.
-public struct SwiftDataMigrationPlan: Sendable {
+package struct SwiftDataMigrationPlan: Sendable {
     /// The plan type's qualified name.
-    public let name: String
+    package let name: String
     /// `schemas`, qualified, in the plan's order.
-    public let schemas: [String]
+    package let schemas: [String]
     /// `stages`, in the plan's order.
-    public let stages: [SwiftDataMigrationStage]
+    package let stages: [SwiftDataMigrationStage]
     /// Where the plan is declared.
-    public let location: SourceLocation
+    package let location: SourceLocation
 }

@@ -36,7 +36,7 @@ public struct MigrationTestOptions: Sendable {
 }
 
 /// A request ``MigrationTester`` cannot carry out (an unknown version): nothing was run.
-public struct MigrationTestError: Error, Sendable, CustomStringConvertible {
+public struct MigrationTestError: InstarError, CustomStringConvertible {
     /// What was wrong with the request.
     public var message: String
     public var description: String { message }

@@ -57,7 +57,7 @@ import Testing
             if case .hook(_, 3, _) = event { run.cancel() }
         }
         #expect(try await run.value == .paused(.cancelled))
-        #expect(seen.contains(.paused(reason: PauseReason.cancelled.description)), "\(seen)")
+        #expect(seen.contains(.paused(reason: .cancelled)), "\(seen)")
         let done = try f.mileages()
         #expect(done.filter { $0 == 1 }.count >= 3 && done.filter { $0 == 1 }.count < 12, "\(done)")
         #expect(done.allSatisfy { $0 <= 1 })

@@ -68,7 +68,7 @@ import InstarLayouts
             try store.migrate(from: v1, to: v2)
         } throws: { error in
             guard let error = error as? StoreError else { return false }
-            return error.kind == .schemaDrift && "\(error)".contains("ZCONVERSATION_ZNORMALIZEDNAME")
+            return error.kind == .schemaDrift && error.drift.contains { $0.index == "ZCONVERSATION_ZNORMALIZEDNAME" }
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: f.path)) == before)
     }

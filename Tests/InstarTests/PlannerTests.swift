@@ -164,7 +164,7 @@ import Testing
         #expect(plan.hooks["batch"] == .batchedSQL(table: "E", sql: "UPDATE \"E\" SET \"y\" = \"y\" + 1 WHERE _pk BETWEEN :start AND :end", batchSize: 500))
         #expect(plan.hooks["external"] == .command(["python3", "fix.py"]))
         #expect(plan.hooks["native"] == .swift("nativeHook"))
-        #expect(plan.options.secureDelete == "fast" && plan.options.stepCost == 5)
+        #expect(plan.options.secureDelete == .fast && plan.options.stepCost == 5)
     }
 
     func problems(_ plan: String) throws -> [ModelProblem] {

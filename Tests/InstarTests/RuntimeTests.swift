@@ -247,7 +247,7 @@ import Testing
         migrator.allowCommands = true
         var events: [ProgressEvent] = []
         let error = #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) { events.append($0) } }
-        #expect(error?.message.contains("exited with status 3") == true)
+        #expect(error?.kind == .failed && error?.exitStatus == 3, "\(String(describing: error))")
         var journal = try #require(try f.journal())
         #expect(journal.status == .failed && journal.phase == .after && journal.hook == 0 && journal.checkpoint == "b")
         #expect(try f.version() == "V2")  // the step itself committed before the after hooks

@@ -32,7 +32,7 @@ import Testing
             Issue.record("expected a \(kind) error")
         } catch let error as StoreError {
             #expect(error.kind == kind, "\(error)")
-            #expect(error.description.contains(f.path))
+            #expect(error.path == f.path)
         }
         #expect(try f.fileBytes() == before, "the store file changed")
         #expect(!FileManager.default.fileExists(atPath: f.path + "-journal"))
@@ -61,7 +61,8 @@ import Testing
             do {
                 try f.store.migrate(from: try model(v1, name: "V1"), to: try model(rebuild, name: "V2"))
             } catch let error as StoreError {
-                #expect(error.message.contains("extra column \"Track\".\"sneaky\""))
+                #expect(error.drift.map(\.kind) == [.extraColumn])
+                #expect(error.drift.first.map { [$0.table, $0.column] } == ["Track", "sneaky"])
                 throw error
             }
         }
@@ -74,7 +75,8 @@ import Testing
             do {
                 try f.store.migrate(from: try model(v1, name: "V1"), to: try model(required, name: "V2"))
             } catch let error as StoreError {
-                #expect(error.message.contains("29 'Track' row(s) hold NULL in 'title'"))
+                #expect(error.condition == .noNulls(entity: "Track", property: "title"))
+                #expect(error.violations == 29)
                 throw error
             }
         }
@@ -102,7 +104,8 @@ import Testing
             Issue.record("expected the lock to block the step")
         } catch let error as StoreError {
             #expect(error.kind == .locked)
-            #expect(error.message.contains("locked by another connection"))
+            #expect(error.sqlite?.code == ResultCode.SQLITE_BUSY.rawValue, "\(error)")
+            #expect(error.path == f.path)
         }
         #expect(try f.fileBytes() == before)
     }

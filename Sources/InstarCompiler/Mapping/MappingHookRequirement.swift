@@ -1,4 +1,5 @@
 import InstarMapping
+import InstarModel
 
 /// App code a mapping step cannot do without: a custom policy, or an expression or filter that SQL
 /// cannot compute. Named as ``MappingReport`` names hooks (`Model.EntityMapping`,
@@ -42,7 +43,7 @@ public struct MappingHookRequirement: Sendable, Hashable, CustomStringConvertibl
 }
 
 /// A mapping step that cannot run as it is: what, where, and why.
-public struct MappingStepError: Error, Sendable, CustomStringConvertible {
+public struct MappingStepError: InstarError, CustomStringConvertible {
     /// The mapping model's name.
     public var mappingModel: String
     /// The entity mapping at fault; nil when the mapping model as a whole is.

@@ -46,7 +46,7 @@ extension StorageLayout {
 }
 
 /// A model that a layout cannot store.
-public struct LayoutError: Error, Sendable, CustomStringConvertible {
+public struct LayoutError: InstarError, CustomStringConvertible {
     /// The layout's name.
     public var layout: String
     /// The entity that cannot be stored, when it is one entity.

@@ -47,6 +47,17 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
     /// What the store has, as SQL text; nil when not applicable.
     public var actual: String?
 
+    package init(
+        kind: Kind, table: String, column: String? = nil, index: String? = nil, expected: String? = nil, actual: String? = nil
+    ) {
+        self.kind = kind
+        self.table = table
+        self.column = column
+        self.index = index
+        self.expected = expected
+        self.actual = actual
+    }
+
     public var description: String {
         switch kind {
         case .missingTable: "missing table \(table.sqlQuoted)"
@@ -72,14 +83,14 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
 
 /// Compares two schemas exactly: how Instar tells whether a store is at a version and whether a step
 /// produced the schema it should.
-public enum SchemaComparison {
+package enum SchemaComparison {
     /// Differences from `expected` to `actual`. Column order is ignored (SQLite appends added columns),
     /// declared types compare case-insensitively. Raw objects (``RawSQL``) compare by their exact SQL;
     /// with `includingViewsAndTriggers`, a view or trigger `expected` does not list is drift. With `ignoringExtraIndexes`, indexes the store has
     /// beyond the expected ones are tolerated (Core Data leaves stale indexes behind), and an expected
     /// index the store holds under another name (same table, columns, order, uniqueness) is there: the
     /// layouts that tolerate indexes they did not name cannot rely on names either.
-    public static func differences(
+    package static func differences(
         expected: StoreSchema, actual: StoreSchema, ignoringExtraIndexes: Bool = false,
         includingViewsAndTriggers: Bool = true
     ) -> [SchemaDifference] {

@@ -235,11 +235,13 @@ extension SQLiteStore {
             expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,
             includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)
         guard drift.isEmpty else {
-            throw StoreError(
+            var error = StoreError(
                 .schemaDrift, path: path,
                 "the store's schema differs from version \(version); nothing was changed:\n  "
                     + drift.map(\.description).joined(separator: "\n  "),
                 hint: "inspect the store to see which version it is closest to")
+            error.drift = drift
+            throw error
         }
     }
 
@@ -281,9 +283,12 @@ extension SQLiteStore {
             }
             let count = try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
             if count > 0 {
-                throw StoreError(
+                var error = StoreError(
                     .dataCondition, path: path, message(count) + "; nothing was changed",
                     hint: "fix the '\(entity)' data first (for example in a hook of a custom stage), or give the attribute a default")
+                error.condition = condition
+                error.violations = count
+                throw error
             }
         }
     }

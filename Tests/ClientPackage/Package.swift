@@ -1,0 +1,21 @@
+// swift-tools-version: 6.0
+//
+// A client of Instar's public products only, as an app's package would be: it depends on the root
+// package by path and imports `Instar`, nothing else. If it builds, the README's launch example and
+// the calls below compile against the public surface (a `package` or internal name would not).
+// Built by .ci/run: `swift build --package-path Tests/ClientPackage`.
+import PackageDescription
+
+let package = Package(
+    name: "InstarClient",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    dependencies: [
+        .package(name: "Instar", path: "../.."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "InstarClient",
+            dependencies: [.product(name: "Instar", package: "Instar")]
+        ),
+    ]
+)

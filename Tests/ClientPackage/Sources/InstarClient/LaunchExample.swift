@@ -1,0 +1,1 @@
+../../../InstarTests/LaunchExample.swift

@@ -1,0 +1,87 @@
+import Foundation
+import Instar
+import Testing
+
+@testable import InstarCLI
+@testable import InstarStore  // SchemaDifference's memberwise initializer: the library builds drift items, apps read them
+
+/// The words `instar` prints for the library's errors, compared with a golden file: the library hands
+/// over facts (kinds, drift items, hook names, SQLite codes), and only the command line turns them into
+/// hints that name its flags and commands. Run in-process: no binary is spawned.
+///
+/// To regenerate after a deliberate wording change, run
+/// `INSTAR_REGENERATE_GOLDEN=1 swift test --filter CLIWordingGoldenTests` and review the diff of
+/// `Tests/InstarTests/Fixtures/Golden/error-hints.txt` before committing it.
+@Suite struct CLIWordingGoldenTests {
+    static let golden = packageRoot.appendingPathComponent("Tests/InstarTests/Fixtures/Golden/error-hints.txt")
+    static let store = "/nonexistent/dir/store.sqlite"
+    static let resume = "instar migrate plan.yaml --store \(store)"
+
+    /// Each error the CLI adds words to, built from facts as the library builds them.
+    static func cases() -> [(String, String)] {
+        var drift = StoreError(
+            .schemaDrift, path: store, "the store is at V1 but its schema differs:\n  extra column \"Track\".\"sneaky\" TEXT",
+            hint: "repair the schema, or restore a backup, before migrating")
+        drift.drift = [SchemaDifference(kind: .extraColumn, table: "Track", column: "sneaky", actual: "TEXT")]
+        let locked = StoreError(
+            .locked, path: store, "the store is locked by another connection while migrating; nothing was changed",
+            sqlite: SQLiteFailure(code: 5, extendedCode: 5, message: "database is locked", sql: "BEGIN IMMEDIATE"))
+        return [
+            ("store.notFound (no file)", ErrorHints.text(StoreError(.notFound, path: store, "no such store file"))),
+            ("store.notFound (SQLite cannot open)", ErrorHints.text(StoreError(
+                .notFound, path: store, "cannot open the store", hint: "check the path and permissions",
+                sqlite: SQLiteFailure(code: 14, extendedCode: 14, message: "unable to open database file", sql: nil)))),
+            ("store.notFound (a missing backup, instar restore)", ErrorHints.text(
+                StoreError(.notFound, path: "/nonexistent/dir/backup.sqlite", "no such backup file"), store: store)),
+            ("store.locked", ErrorHints.text(locked)),
+            ("store.needsRecovery", ErrorHints.text(StoreError(.needsRecovery, path: store, "an interrupted write left a hot journal"))),
+            ("store.schemaDrift", ErrorHints.text(drift)),
+            ("hook.commandsNotAllowed", ErrorHints.text(
+                HookError(hook: "external", step: "V1 → V2", message: "it runs an external command", kind: .commandsNotAllowed),
+                resume: resume)),
+            ("hook.failed", ErrorHints.text(
+                HookError(hook: "fill", step: "V1 → V2", message: "the command exited with status 3"), resume: resume)),
+            ("hook.notDefined", ErrorHints.text(
+                HookError(hook: "fill", step: "V1 → V2", message: "the plan does not define it", kind: .notDefined),
+                resume: resume)),
+        ]
+    }
+
+    static func render() -> String {
+        cases().map { "## \($0.0)\n\($0.1)\n" }.joined(separator: "\n")
+    }
+
+    @Test func hintsMatchTheGoldenFile() throws {
+        let text = Self.render()
+        if ProcessInfo.processInfo.environment["INSTAR_REGENERATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(
+                at: Self.golden.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: Self.golden, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOf: Self.golden, encoding: .utf8)
+        #expect(text == expected, "regenerate with INSTAR_REGENERATE_GOLDEN=1 if the change is deliberate")
+    }
+
+    /// The CLI decides from facts, not from the library's message text: a store error with another
+    /// message but the same facts gets the same hint.
+    @Test func hintsFollowFactsNotMessages() {
+        let reworded = ErrorHints.text(StoreError(.notFound, path: Self.store, "the file is not there"))
+        #expect(reworded.contains("instar store create"))
+        let sqliteCannotOpen = ErrorHints.text(StoreError(
+            .notFound, path: Self.store, "no such store file",
+            sqlite: SQLiteFailure(code: 14, extendedCode: 14, message: nil, sql: nil)))
+        #expect(!sqliteCannotOpen.contains("instar store create"))
+    }
+
+    /// Options repeated across commands parse the same in each (in-process, ArgumentParser's parser).
+    @Test func sharedOptionsParseInEveryCommand() throws {
+        for arguments in [
+            ["plan", "plan.yaml", "--store", "s.sqlite", "--format", "json"],
+            ["status", "--store", "s.sqlite", "--format", "json"],
+        ] {
+            let command = try InstarCommand.parseAsRoot(arguments)
+            #expect("\(type(of: command))".hasSuffix("Command"), "\(arguments)")
+        }
+        #expect(throws: (any Error).self) { try InstarCommand.parseAsRoot(["migrate", "--store"]) }
+    }
+}
