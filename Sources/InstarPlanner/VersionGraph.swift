@@ -67,19 +67,17 @@ public struct Step: Sendable {
 /// The versions of a plan and the steps between them, built lazily: a skip edge (V1 → V4) is only
 /// inferred when a chain search asks for it.
 ///
-/// `Sendable` because its only mutable state, the caches of diffs and costs, is read and written under
-/// a lock (the work itself runs outside it: two tasks asking for the same edge at once may both infer
-/// it, and the results are equal).
-public final class VersionGraph: @unchecked Sendable {
+/// `Sendable` because its only mutable state, the caches of diffs and costs, is ``Locked`` (the work
+/// itself runs outside the lock: two tasks asking for the same edge at once may both infer it, and the
+/// results are equal).
+public final class VersionGraph: Sendable {
     /// The plan whose versions the graph connects.
     public let plan: Plan
     /// How steps are priced.
     public let costModel: any StepCostModel
     /// Each version's hashes, in the order of ``versions``.
     public let hashes: [VersionHashes]
-    private let lock = NSLock()
-    private var diffs: [Int: ModelDiff] = [:]
-    private var costs: [Int: StepCost] = [:]
+    private let cache = Locked<(diffs: [Int: ModelDiff], costs: [Int: StepCost])>(([:], [:]))
 
     /// A graph over the plan's versions; hashes are computed now, diffs and costs when a search asks for them.
     public init(plan: Plan, costModel: any StepCostModel = NominalCostModel()) {
@@ -90,15 +88,15 @@ public final class VersionGraph: @unchecked Sendable {
 
     /// Infers and prices every single step of [a, b] on all cores: a chain search needs them all.
     public func prepareSingleSteps(from a: Int, to b: Int) {
-        let pending = lock.withLock { (a..<max(a, b)).filter { diffs[key($0, $0 + 1)] == nil } }
+        let pending = cache.withLock { cache in (a..<max(a, b)).filter { cache.diffs[key($0, $0 + 1)] == nil } }
         let results = ParallelMap.map(pending) { k -> (ModelDiff, StepCost) in
             let diff = ModelDiff(from: versions[k], to: versions[k + 1])
             return (diff, costModel.cost(from: versions[k], to: versions[k + 1], diff: diff))
         }
-        lock.withLock {
+        cache.withLock { cache in
             for (k, (diff, cost)) in zip(pending, results) {
-                diffs[key(k, k + 1)] = diff
-                costs[key(k, k + 1)] = cost
+                cache.diffs[key(k, k + 1)] = diff
+                cache.costs[key(k, k + 1)] = cost
             }
         }
     }
@@ -110,16 +108,16 @@ public final class VersionGraph: @unchecked Sendable {
 
     /// The diff from version `i` to version `j` (indexes into ``versions``), computed once and cached.
     public func diff(_ i: Int, _ j: Int) -> ModelDiff {
-        if let cached = lock.withLock({ diffs[key(i, j)] }) { return cached }
+        if let cached = cache.withLock({ $0.diffs[key(i, j)] }) { return cached }
         let diff = ModelDiff(from: versions[i], to: versions[j])
-        lock.withLock { diffs[key(i, j)] = diff }
+        cache.withLock { $0.diffs[key(i, j)] = diff }
         return diff
     }
 
     public func cost(_ i: Int, _ j: Int) -> StepCost {
-        if let cached = lock.withLock({ costs[key(i, j)] }) { return cached }
+        if let cached = cache.withLock({ $0.costs[key(i, j)] }) { return cached }
         let cost = costModel.cost(from: versions[i], to: versions[j], diff: diff(i, j))
-        lock.withLock { costs[key(i, j)] = cost }
+        cache.withLock { $0.costs[key(i, j)] = cost }
         return cost
     }
 

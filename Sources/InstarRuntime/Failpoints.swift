@@ -1,4 +1,5 @@
 import Foundation
+import InstarModel
 
 /// Named places where a test can kill the process, to prove that a killed migration resumes exactly.
 ///
@@ -35,16 +36,21 @@ package enum Failpoints {
 }
 
 #if DEBUG
-private final class FailpointState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var hits: [String: Int] = [:]
-    private var total = 0
+private final class FailpointState: Sendable {
+    private let counts = Locked<(hits: [String: Int], total: Int)>(([:], 0))
 
     func hit(_ name: String, configuration: (name: String, count: Int)?, tracePath: String?) {
-        lock.lock()
-        defer { lock.unlock() }
-        hits[name, default: 0] += 1
-        total += 1
+        // Under the lock throughout: concurrent hits are traced and counted one at a time.
+        counts.withLock { counts in hit(name, configuration: configuration, tracePath: tracePath, counts: &counts) }
+    }
+
+    private func hit(
+        _ name: String, configuration: (name: String, count: Int)?, tracePath: String?,
+        counts: inout (hits: [String: Int], total: Int)
+    ) {
+        counts.hits[name, default: 0] += 1
+        counts.total += 1
+        let (hits, total) = counts
         if let tracePath, let handle = FileHandle(forWritingAtPath: tracePath) ?? create(tracePath) {
             handle.seekToEndOfFile()
             handle.write(Data((name + "\n").utf8))

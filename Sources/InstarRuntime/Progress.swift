@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import InstarModel
 
 /// What a running migration reports, for progress bars, logs and the Swift API's `AsyncStream`.
 public enum ProgressEvent: Sendable, Equatable {
@@ -50,10 +51,12 @@ public enum PauseReason: String, Sendable, CustomStringConvertible {
 }
 
 /// A request to stop at the next safe point, set by signal handlers, a time budget or the app.
-public final class StopRequest: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reason: PauseReason?
-    private var handlers: [UUID: @Sendable () -> Void] = [:]
+public final class StopRequest: Sendable {
+    private struct State {
+        var reason: PauseReason?
+        var handlers: [UUID: @Sendable () -> Void] = [:]
+    }
+    private let state = Locked(State())
 
     /// A request not yet made.
     public init() {}
@@ -61,23 +64,17 @@ public final class StopRequest: @unchecked Sendable {
     /// Asks the run to stop at its next safe point; a statement in flight is interrupted and its
     /// transaction rolled back. The first reason wins; later requests are ignored.
     public func request(_ reason: PauseReason) {
-        lock.lock()
-        guard self.reason == nil else {
-            lock.unlock()
-            return
+        let actions = state.withLock { state -> [@Sendable () -> Void] in
+            guard state.reason == nil else { return [] }
+            state.reason = reason
+            return Array(state.handlers.values)
         }
-        self.reason = reason
-        let actions = Array(handlers.values)
-        lock.unlock()
+        // Outside the lock: a handler may ask this request again.
         for action in actions { action() }
     }
 
     /// The reason asked for, or nil if no stop was requested.
-    public var requested: PauseReason? {
-        lock.lock()
-        defer { lock.unlock() }
-        return reason
-    }
+    public var requested: PauseReason? { state.withLock { $0.reason } }
 
     /// The reason to stop now: a request already made, or `deadline` passed (which then becomes the
     /// request, so every part of a run sees the same answer from then on).
@@ -89,19 +86,18 @@ public final class StopRequest: @unchecked Sendable {
     /// Runs `action` when a stop is requested (at once if one already was), until ``removeHandler(_:)``.
     package func onRequest(_ action: @escaping @Sendable () -> Void) -> UUID {
         let id = UUID()
-        lock.lock()
-        let already = reason != nil
-        if !already { handlers[id] = action }
-        lock.unlock()
+        let already = state.withLock { state -> Bool in
+            if state.reason != nil { return true }
+            state.handlers[id] = action
+            return false
+        }
         if already { action() }
         return id
     }
 
     /// Forgets a handler added by ``onRequest(_:)``.
     package func removeHandler(_ id: UUID) {
-        lock.lock()
-        handlers[id] = nil
-        lock.unlock()
+        state.withLock { $0.handlers[id] = nil }
     }
 
     #if os(macOS) || os(Linux)
