@@ -44,7 +44,9 @@ struct SQLToken: Sendable, Hashable {
 }
 
 enum SQLTokens {
-    static func tokenize(_ s: [Unicode.Scalar]) -> [SQLToken]? {
+    /// The tokens of `s`; nil when a quoted name or string is not closed, unless `lenient` (then the
+    /// last token runs to the end, as for ``SQLKeywords/words(of:)``, which reads any SQL text).
+    static func tokenize(_ s: [Unicode.Scalar], lenient: Bool = false) -> [SQLToken]? {
         var tokens: [SQLToken] = []
         var i = 0
         while i < s.count {
@@ -62,7 +64,11 @@ enum SQLTokens {
                 var j = i + 1
                 var text = String.UnicodeScalarView()
                 while true {
-                    guard j < s.count else { return nil }
+                    guard j < s.count else {
+                        guard lenient else { return nil }
+                        tokens.append(SQLToken(kind: c == "'" ? .string : .quoted(String(text)), start: i, end: s.count))
+                        return tokens
+                    }
                     if s[j] == close {
                         if close != "]", j + 1 < s.count, s[j + 1] == close {
                             text.append(close)
