@@ -17,6 +17,19 @@ package enum InPlaceAlteration {
         t.target.columns.first { t.columns[$0.name]?.copiedColumn == sourceColumn }?.name
     }
 
+    /// An index of the source table as it reads after altering in place: on the target table, over the
+    /// new names of its columns (a column the step drops gets a name no column has).
+    static func renamed(_ index: IndexDefinition, in t: TableTransformation) -> IndexDefinition {
+        var renamed = index
+        renamed.table = t.target.name
+        renamed.elements = index.elements.map { element in
+            var element = element
+            element.column = newName(of: element.column, in: t) ?? "\u{0}dropped"
+            return element
+        }
+        return renamed
+    }
+
     /// `tableName` is where the source table is when the statements run (it may have been set aside).
     package static func statements(
         for t: TableTransformation, source: TableDefinition, tableRenames: [String: String], tableName: String

@@ -139,13 +139,7 @@ package enum StepSQLPlanner {
         let wanted = Set(program.targetSchema.indexes)
         for (t, source) in inPlace {
             for index in actual.indexes(on: source.name) {
-                var renamed = index
-                renamed.table = t.target.name
-                renamed.elements = index.elements.map { e in
-                    var e = e
-                    e.column = InPlaceAlteration.newName(of: e.column, in: t) ?? "\u{0}dropped"
-                    return e
-                }
+                let renamed = InPlaceAlteration.renamed(index, in: t)
                 if !wanted.contains(renamed) || renamed.name != index.name {
                     add("DROP INDEX \(index.name.sqlQuoted)", [], "drop index \(index.name)")
                 }
@@ -213,13 +207,7 @@ package enum StepSQLPlanner {
         var existing = Set<IndexDefinition>()
         for (t, source) in inPlace {
             for index in actual.indexes(on: source.name) {
-                var renamed = index
-                renamed.table = t.target.name
-                renamed.elements = index.elements.map { e in
-                    var e = e
-                    e.column = InPlaceAlteration.newName(of: e.column, in: t) ?? "\u{0}dropped"
-                    return e
-                }
+                let renamed = InPlaceAlteration.renamed(index, in: t)
                 if wanted.contains(renamed) && renamed.name == index.name { existing.insert(renamed) }
             }
         }

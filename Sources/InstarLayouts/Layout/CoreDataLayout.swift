@@ -53,6 +53,8 @@ public struct CoreDataLayout: StorageLayout {
     /// The entity hashes recorded in the store this layout was adapted to (nil: none recorded, and
     /// every version reads the store's names).
     let storeEntityHashes: [String: Data]?
+    /// ``storeTables`` as part of a cache key, made once (storage maps are asked for on hot paths).
+    private let storeTablesKey: String
 
     /// The version new stores claim by default: a recent one (macOS 15 / iOS 18 era).
     public static let defaultFrameworkVersion = 1448
@@ -78,6 +80,7 @@ public struct CoreDataLayout: StorageLayout {
         self.frameworkVersion = frameworkVersion
         self.storeTables = storeTables
         self.storeEntityHashes = storeEntityHashes
+        storeTablesKey = storeTables.sorted().joined(separator: ",")
     }
 
     /// Whether `model` is the version the adapted store is at, so its storage follows the store's
@@ -111,7 +114,7 @@ public struct CoreDataLayout: StorageLayout {
         }
         // The map depends on the model and the framework version, and for the store's own version on
         // the store's table names.
-        let tables = followsStoreNames(of: model) ? ":" + storeTables.sorted().joined(separator: ",") : ""
+        let tables = followsStoreNames(of: model) ? ":" + storeTablesKey : ""
         return try model.derived("coredata.storageMap:\(frameworkVersion)\(tables)", build)
     }
 
