@@ -40,6 +40,9 @@ extension ChainExecutor {
     func runSeparate(_ names: [String], phase: HookPhase, label: String, entry: inout JournalEntry) throws
         -> MigrationResult?
     {
+        // These hooks commit on their own (and a command or Swift hook works between transactions):
+        // the lease must be held and the run recorded before the first of them starts.
+        if entry.hook < names.count { try recordStart(entry) }
         while entry.hook < names.count {
             let name = names[entry.hook]
             guard let definition = plan.hooks[name] else {

@@ -21,7 +21,7 @@ extension ChainExecutor {
         if !missing.isEmpty {
             throw HookError(missing: missing.map { MissingHook(hook: $0.name, step: label, reason: .mapping($0.line)) })
         }
-        var next = entry.entering(.after)
+        var next = recordAfterSchema(entry.entering(.after))
         next.updatedAt = Date()
         let snapshot = next
         let failures = HookFailures()

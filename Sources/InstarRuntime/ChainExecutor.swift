@@ -67,6 +67,14 @@ final class ChainExecutor {
     let lease: Lease
     /// Whether this call committed any work.
     var progressMade = false
+    /// Whether this call has committed nothing yet: its first write transaction claims the lease and
+    /// writes the journal's start record along with its own work (``claimIfPending(_:)``).
+    var claimPending = true
+    /// Whether the store had this run's journal when the call began (a resumed run).
+    var resumedRun = false
+    /// The step (or fused segment) running now, by its first step's label: its time goes into the
+    /// record that moves the journal past it.
+    var stepTiming: (label: String, start: Date)?
     /// Whether a statement in flight may be interrupted now: not while the run records that it paused,
     /// failed or finished.
     private let interruptible = Locked(true)
@@ -93,30 +101,16 @@ final class ChainExecutor {
 
     // MARK: Lease
 
-    /// Claims the lease, waiting up to `wait` seconds for another process's run; false when a stop was
-    /// requested while waiting.
-    func claimLease(wait: TimeInterval) throws -> Bool {
-        let giveUp = Date().addingTimeInterval(wait)
+    /// Waits until no other live run holds the lease (up to `giveUp`), reading only: the claim itself
+    /// is written by the run's first write transaction (``claimIfPending(_:)``), so that it costs no
+    /// commit of its own. Throws ``LeaseError`` when the holder is still there at `giveUp`; false when
+    /// a stop was requested while waiting.
+    func awaitLease(until giveUp: Date) throws -> Bool {
         while true {
-            let holder: Lease?
-            do {
-                holder = try store.withDatabase { db in
-                    var holder: Lease?
-                    try db.inTransaction(.immediate) {
-                        holder = try Lease.claim(lease, db)
-                        return .commit
-                    }
-                    return holder
-                }
-            } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
-                // A store in rollback-journal mode: another run's transaction holds the write lock,
-                // but its lease can still be read. Without a live lease, some other writer holds it.
-                guard let other = try? store.withDatabase({ db in try Lease.holder(db) }), other.isAlive else {
-                    throw StoreError.from(error, path: store.path, doing: "taking the migration lease")
-                }
-                holder = other
+            let holder = try StoreError.wrapping(path: store.path, doing: "reading the migration lease") {
+                try store.withDatabase { db in try Lease.holder(db) }
             }
-            guard let holder else { return true }
+            guard let holder, holder.token != lease.token, holder.isAlive else { return true }
             if Date() >= giveUp { throw LeaseError(path: store.path, holder: holder) }
             if pauseReason() != nil { return false }
             Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
@@ -152,39 +146,34 @@ final class ChainExecutor {
 
     // MARK: Journal
 
-    /// What a step's transaction does last before it commits: its journal record and the lease, so the
-    /// record commits with the work it describes.
     /// Runs one schema transaction (a step, a fused segment, a mapping step) whose journal record `next`
     /// commits with it, after every hook; a failed hook is reported as that hook's error, not as the
-    /// rollback it caused.
+    /// rollback it caused. As the call's first write it also claims the lease; when `next` moves past
+    /// the step it carries the step's timing, and when it is the finished record it ends the run
+    /// (``saveFinish(_:_:)``).
     func commitSchemaTransaction(
         _ entry: inout JournalEntry, next: JournalEntry, failures: HookFailures,
         _ body: (_ beforeCommit: @escaping (Database) throws -> Void, _ onStatement: @escaping (Int) -> Void) throws -> Void
     ) throws {
+        var committed = next
         do {
-            try body(recordBeforeCommit(next), { _ in Failpoints.hit("step.statement") })
+            try body({ db in committed = try self.saveStepRecord(next, db) }, { _ in Failpoints.hit("step.statement") })
         } catch {
             if let failure = failures.first { throw failure }
+            // Another live run holds the store (the store wraps what its transaction threw).
+            if let wrapped = error as? StoreError, let lease = wrapped.underlying as? LeaseError { throw lease }
             throw error
         }
+        claimPending = false
         Failpoints.hit("step.after-commit")
         progressMade = true
-        entry = next
-    }
-
-    func recordBeforeCommit(_ snapshot: JournalEntry) -> (Database) throws -> Void {
-        { db in
-            try self.saveRecord(snapshot, db)
-            Failpoints.hit("step.before-commit")
-        }
+        entry = committed
     }
 
     /// Saves the journal record inside the caller's transaction, refreshing the lease, after checking
     /// this run still holds it: a run that lost its lease never writes over another run's journal.
     func saveRecord(_ entry: JournalEntry, _ db: Database) throws {
-        if let holder = try Lease.holder(db), holder.token != lease.token {
-            throw LeaseError(path: store.path, holder: holder)
-        }
+        try checkHolder(db)
         try Journal.save(entry, db)
         try Lease.write(lease, db)
     }
@@ -199,12 +188,14 @@ final class ChainExecutor {
         defer { if isRecord { interruptible.withLock { $0 = true } } }
         try store.withDatabase { db in
             try db.inTransaction(.immediate) {
+                try claimIfPending(db)  // refused before any work when another live run holds the store
                 try body(db)
                 try saveRecord(entry, db)
                 Failpoints.hit("\(failpoint).before-commit")
                 return .commit
             }
         }
+        claimPending = false
         Failpoints.hit("\(failpoint).after-commit")
         if !isRecord { progressMade = true }
     }
@@ -225,6 +216,7 @@ final class ChainExecutor {
         var entry: JournalEntry
         if let existing = try store.withDatabase({ db in try Journal.unfinished(db) }) {
             entry = existing
+            resumedRun = true
             for (index, record) in entry.chain.enumerated() where index >= entry.step {
                 let now = Self.fingerprint(plan, from: record.from, to: record.to)
                 if now != record.fingerprint {
@@ -251,13 +243,15 @@ final class ChainExecutor {
             emit(.started(run: entry.run, steps: steps.count, resumedAt: nil))
         }
         if let reason = pauseReason() { return .paused(reason) }
-        try commit(entry, failpoint: "journal.start")
+        // No commit of its own for the start: the first unit's transaction carries the lease claim and
+        // the start record (a hook that commits on its own is preceded by them: ``recordStart(_:)``).
         let started = Date()
         do {
             while entry.step < entry.chain.count {
                 if let reason = pauseReason() { return try pause(&entry, reason) }
                 let record = entry.chain[entry.step]
                 let stepStart = Date()
+                stepTiming = ("\(record.from) → \(record.to)", stepStart)
                 // A transaction may carry several steps: the event names where it ends.
                 let reach = entry.phase == .after ? entry.step : segmentEnd(from: entry.step, in: entry)
                 emit(
@@ -266,10 +260,18 @@ final class ChainExecutor {
                         kind: reach > entry.step ? "fused" : record.kind,
                         estimatedRows: entry.phase == .after ? 0 : estimatedRows(entry, through: reach)))
                 if let paused = try runStep(&entry) { return paused }
-                entry.timings["\(record.from) → \(record.to)", default: 0] += Date().timeIntervalSince(stepStart)
-                emit(.stepFinished(index: entry.step, of: entry.chain.count, seconds: Date().timeIntervalSince(stepStart)))
-                entry = entry.nextStep()
-                try commit(entry, failpoint: "step.done")
+                // A step without hooks after it moved the journal on inside its own transaction (with its
+                // timing); one with such hooks ends in the `after` phase, and moving on commits alone.
+                let movedOn = entry.phase != .after
+                emit(
+                    .stepFinished(
+                        index: movedOn ? entry.step - 1 : entry.step, of: entry.chain.count,
+                        seconds: Date().timeIntervalSince(stepStart)))
+                if !movedOn {
+                    entry.timings["\(record.from) → \(record.to)", default: 0] += Date().timeIntervalSince(stepStart)
+                    entry = entry.nextStep()
+                    try commit(entry, failpoint: "step.done")
+                }
             }
         } catch {
             // A stop interrupted the work in flight: it was rolled back, and the journal (reread, as
@@ -281,37 +283,28 @@ final class ChainExecutor {
                 return try pause(&entry, reason)
             }
             if error is LeaseError { throw error }  // another run owns the journal now
+            if claimPending, Self.isClaimContention(error) { throw error }  // nothing written: another writer has the store
             entry.status = .failed
             entry.lastError = "\(error)"
             try? commit(entry, failpoint: "journal.failed")
             throw error
         }
-        entry.status = .finished
-        if store.layout.keepsMigrationJournal {
-            // The finished record and the lease's release commit together: a run killed right after
-            // leaves no lease behind in a store that then has nothing to do (and so is not written).
+        if entry.status != .finished {
+            // The last unit had hooks of its own after it (or the run resumed at the end): the finish
+            // is a commit of its own.
             interruptible.withLock { $0 = false }
             defer { interruptible.withLock { $0 = true } }
+            entry.status = .finished
             var finished = entry
             finished.updatedAt = Date()
             try store.withDatabase { db in
                 try db.inTransaction(.immediate) {
-                    try saveRecord(finished, db)
-                    try Lease.release(lease, db)
+                    try saveFinish(finished, db)
                     Failpoints.hit("journal.finish.before-commit")
                     return .commit
                 }
             }
-            Failpoints.hit("journal.finish.after-commit")
-        } else {
-            try store.withDatabase { db in
-                try db.inTransaction(.immediate) {
-                    try db.execute(sql: "DROP TABLE IF EXISTS \(SQLIdentifier.quoted(Journal.table))")
-                    try db.execute(sql: "DROP TABLE IF EXISTS \(SQLIdentifier.quoted(Lease.table))")
-                    Failpoints.hit("journal.finish.before-commit")
-                    return .commit
-                }
-            }
+            claimPending = false
             Failpoints.hit("journal.finish.after-commit")
         }
         emit(.finished(steps: entry.chain.count, seconds: Date().timeIntervalSince(started)))
@@ -331,6 +324,11 @@ final class ChainExecutor {
     func pauseReason() -> PauseReason? { stop.reason(by: deadline) }
 
     func pause(_ entry: inout JournalEntry, _ reason: PauseReason) throws -> MigrationResult {
+        if claimPending && !resumedRun {
+            // A fresh run that committed nothing: the store is as it was, and stays unwritten.
+            emit(.paused(reason: reason))
+            return .paused(reason)
+        }
         entry.status = .paused
         try commit(entry, failpoint: "journal.pause")
         emit(.paused(reason: reason))
@@ -384,20 +382,22 @@ final class ChainExecutor {
             if let paused = try runSeparate(stepHooks.beforeSeparate, phase: .before, label: label, entry: &entry) {
                 return paused
             }
+            // Not a commit of its own: a run killed here resumes past the last `before` hook (the
+            // journal's hook index), exactly where the schema phase begins.
             entry = entry.entering(.schema)
-            try commit(entry, failpoint: "phase.schema")
         }
         if entry.phase == .schema, record.kind == Step.Kind.mapping.rawValue,
             let mapping = plan.mapping(from: record.from, to: record.to)
         {
             try runMappingStep(&entry, mapping: mapping)
+            if entry.status == .finished { return nil }
             if let reason = pauseReason() { return try pause(&entry, reason) }
         }
         if entry.phase == .schema {
             // Steps with only inline SQL hooks between them run as one transaction, fused where exact.
             let last = segmentEnd(from: entry.step, in: entry)
             let versions = try [model(record.from)] + (entry.step...last).map { try model(entry.chain[$0].to) }
-            var next = entry.entering(.after, atStep: last)
+            var next = recordAfterSchema(entry.entering(.after, atStep: last))
             next.updatedAt = Date()
             let snapshot = next
             let failures = HookFailures()
@@ -405,6 +405,7 @@ final class ChainExecutor {
             try commitSchemaTransaction(&entry, next: snapshot, failures: failures) { beforeCommit, onStatement in
                 try store.migrate(through: versions, fuse: fuse, hooks: hooks, beforeCommit: beforeCommit, onStatement: onStatement)
             }
+            if entry.status == .finished { return nil }
             if let reason = pauseReason() { return try pause(&entry, reason) }
         }
         if entry.phase == .after {

@@ -102,6 +102,7 @@ final class HookSession: @unchecked Sendable {
         }
         isOpen = false
         entry = next
+        executor.claimPending = false
         Failpoints.hit("\(failpoint).after-commit")
         executor.progressMade = true
     }

@@ -126,19 +126,30 @@ extension Migrator {
             })
         try store.interruptStatements(when: executor.interruptCheck, every: 10_000)
         defer { try? store.interruptStatements(when: nil) }
-        guard try executor.claimLease(wait: request.wait) else { return .paused(request.stopReason() ?? .cancelled) }
         defer {
             try? store.interruptStatements(when: nil)  // releasing must not be interrupted
             executor.releaseLease()
         }
-        return try executor.run {
-            let (_, chain, _) = try self.chain(for: store, to: request.target)
-            try self.checkHooks(chain.steps.map { ($0.from, $0.to) }, store: store)
-            if let backup = request.backup, !chain.steps.isEmpty {
-                try store.backup(to: backup)
-                try Lease.removeAll(fromCopyAt: backup)  // the backup is the store before the run, not held by it
+        // The lease is claimed by the run's first write transaction, not by a commit of its own; until
+        // then another run may get there first (its claim is not readable before its first commit): a
+        // run that committed nothing waits for it and starts again, within `wait`.
+        let giveUp = Date().addingTimeInterval(request.wait)
+        while true {
+            guard try executor.awaitLease(until: giveUp) else { return .paused(request.stopReason() ?? .cancelled) }
+            do {
+                return try executor.run {
+                    let (_, chain, _) = try self.chain(for: store, to: request.target)
+                    try self.checkHooks(chain.steps.map { ($0.from, $0.to) }, store: store)
+                    if let backup = request.backup, !chain.steps.isEmpty {
+                        try store.backup(to: backup)
+                        try Lease.removeAll(fromCopyAt: backup)  // the backup is the store before the run, not held by it
+                    }
+                    return chain.steps
+                }
+            } catch where executor.claimPending && ChainExecutor.isClaimContention(error) && Date() < giveUp {
+                if let reason = request.stopReason() { return .paused(reason) }
+                Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
             }
-            return chain.steps
         }
     }
 

@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+import InstarSQL
+import InstarStore
+
+/// How few commits a run makes, and why each remaining one exists.
+///
+/// Every commit is an fsync (two in rollback-journal mode), so a run shares them as far as the
+/// journal's guarantee allows: whatever a unit of work commits, its journal record commits with it.
+///
+/// - A fresh run of steps without separately committed hooks (one step, or a fused segment): **one**
+///   commit. The step's transaction claims the lease (read inside its `BEGIN IMMEDIATE`: a live other
+///   run's lease refuses it), writes the journal's record, and, being the last unit, writes the
+///   finished record and releases the lease (or, for a layout that keeps no journal, drops the
+///   journal and lease tables). A run killed before that commit left the store exactly as it was.
+/// - A chain of several transactions (mapping steps, steps split by hooks): one commit per
+///   transaction; each moves the journal to the next step, the last finishes the run.
+/// - A step with hooks that commit on their own (SQL, batched SQL, Swift, command hooks): one commit
+///   per hook, batch or checkpoint. When such a hook is the run's first unit, one commit before it
+///   claims the lease and records the start (``recordStart(_:)``: the hook works between
+///   transactions and must find the store held, and a command killed mid-way must be told it is
+///   resumed); otherwise the step before it has claimed it. After `after` hooks, one commit moves to
+///   the next step (`step.done`) and, after the last step's, one finishes the run (`journal.finish`):
+///   e.g. a Swift `after` hook makes 4 commits in all, a Swift `before` hook 3.
+/// - A pause, a failure: one commit for the record (none for a fresh run that committed nothing).
+/// - Nothing to do: no write at all (``Migrator`` decides on a read-only connection).
+extension ChainExecutor {
+    /// Before this call's first commit, claims the lease inside the caller's write transaction: a live
+    /// other run's lease throws ``LeaseError`` (the transaction rolls back), a dead one is taken over.
+    func claimIfPending(_ db: Database) throws {
+        guard claimPending else { return }
+        if let holder = try Lease.claim(lease, db) { throw LeaseError(path: store.path, holder: holder) }
+    }
+
+    /// Checks inside a write transaction that no other run holds the lease: before this call's first
+    /// commit a dead holder may be taken over; after it, any other holder means this run lost it.
+    func checkHolder(_ db: Database) throws {
+        guard let holder = try Lease.holder(db), holder.token != lease.token else { return }
+        if claimPending && !holder.isAlive { return }
+        throw LeaseError(path: store.path, holder: holder)
+    }
+
+    /// Ends the run inside the caller's transaction: the finished record and the lease's release
+    /// commit together, so a run killed right after leaves no lease behind in a store that then has
+    /// nothing to do (and so is not written). A layout that keeps no journal loses both tables.
+    func saveFinish(_ finished: JournalEntry, _ db: Database) throws {
+        if store.layout.keepsMigrationJournal {
+            try saveRecord(finished, db)
+            try Lease.release(lease, db)
+        } else {
+            try checkHolder(db)
+            try db.execute(sql: "DROP TABLE IF EXISTS \(SQLIdentifier.quoted(Journal.table))")
+            try db.execute(sql: "DROP TABLE IF EXISTS \(SQLIdentifier.quoted(Lease.table))")
+        }
+    }
+
+    /// What a schema transaction saves last, before it commits: `next`, with the step's timing when it
+    /// moves past the step; the finished record ends the run. Returns the record as saved.
+    func saveStepRecord(_ next: JournalEntry, _ db: Database) throws -> JournalEntry {
+        var record = next
+        if record.phase == .before || record.status == .finished, let timing = stepTiming {
+            record.timings[timing.label, default: 0] += Date().timeIntervalSince(timing.start)
+        }
+        if record.status == .finished { try saveFinish(record, db) } else { try saveRecord(record, db) }
+        Failpoints.hit("step.before-commit")
+        return record
+    }
+
+    /// The record a step's transaction commits, from `after` (the `after` phase of its last step): a
+    /// step without separately committed `after` hooks moves on to the next step in the same
+    /// commit, and the chain's last one finishes the run there.
+    func recordAfterSchema(_ after: JournalEntry) -> JournalEntry {
+        let record = after.chain[after.step]
+        guard StageHooks(plan: plan, from: record.from, to: record.to).afterSeparate.isEmpty else { return after }
+        var next = after.nextStep()
+        if next.step >= next.chain.count { next.status = .finished }
+        return next
+    }
+
+    /// Before hooks that commit on their own: claims the lease and records the run's start in a commit
+    /// of its own, unless this call committed already.
+    func recordStart(_ entry: JournalEntry) throws {
+        guard claimPending else { return }
+        try commit(entry, failpoint: "journal.start")
+    }
+
+    /// Whether `error` says another writer had the store before this call wrote anything: a live
+    /// lease, or the write lock held past the busy timeout (another run's first transaction carries
+    /// its claim, so its lease cannot be read until it commits).
+    static func isClaimContention(_ error: any Error) -> Bool {
+        if error is LeaseError { return true }
+        if let store = error as? StoreError { return store.kind == .locked }
+        if let database = error as? DatabaseError { return [.SQLITE_BUSY, .SQLITE_LOCKED].contains(database.resultCode) }
+        return false
+    }
+}
