@@ -107,8 +107,18 @@ final class ChainExecutor {
     /// a stop was requested while waiting.
     func awaitLease(until giveUp: Date) throws -> Bool {
         while true {
-            let holder = try StoreError.wrapping(path: store.path, doing: "reading the migration lease") {
-                try store.withDatabase { db in try Lease.holder(db) }
+            let holder: Lease?
+            do {
+                holder = try StoreError.wrapping(path: store.path, doing: "reading the migration lease") {
+                    try store.withDatabase { db in try Lease.holder(db) }
+                }
+            } catch let error as StoreError where error.kind == .locked {
+                // Another connection writes past the busy timeout: perhaps another run's first
+                // transaction, whose claim cannot be read before it commits. Waited for like a lease.
+                if Date() >= giveUp { throw error }
+                if pauseReason() != nil { return false }
+                Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
+                continue
             }
             guard let holder, holder.token != lease.token, holder.isAlive else { return true }
             if Date() >= giveUp { throw LeaseError(path: store.path, holder: holder) }
