@@ -29,12 +29,14 @@ extension ChainExecutor {
     /// other run's lease throws ``LeaseError`` (the transaction rolls back), a dead one is taken over.
     func claimIfPending(_ db: Database) throws {
         guard claimPending else { return }
+        try checkUnchanged(db)
         if let holder = try Lease.claim(lease, db) { throw LeaseError(path: store.path, holder: holder) }
     }
 
     /// Checks inside a write transaction that no other run holds the lease: before this call's first
     /// commit a dead holder may be taken over; after it, any other holder means this run lost it.
     func checkHolder(_ db: Database) throws {
+        if claimPending { try checkUnchanged(db) }
         guard let holder = try Lease.holder(db), holder.token != lease.token else { return }
         if claimPending && !holder.isAlive { return }
         throw LeaseError(path: store.path, holder: holder)
@@ -84,11 +86,38 @@ extension ChainExecutor {
         try commit(entry, failpoint: "journal.start")
     }
 
+    /// SQLite's count of other connections' commits on this connection, read when the run reads its
+    /// journal and chain (``run(start:)``).
+    func readDataVersion() throws -> Int? {
+        try store.withDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+    }
+
+    /// Inside the run's first write transaction: nothing was committed by another connection since the
+    /// run read its journal and chain. The claim comes after those reads, so another run may have
+    /// finished or moved the journal in between; going on would work from a stale position (a hook
+    /// run twice, a step on a store already past it).
+    func checkUnchanged(_ db: Database) throws {
+        guard let seen = dataVersionAtStart, try Int.fetchOne(db, sql: "PRAGMA data_version") != seen else { return }
+        throw Self.storeChanged(path: store.path)
+    }
+
+    /// The error for a store another process wrote between this run's reads and its first write.
+    static func storeChanged(path: String) -> StoreError {
+        StoreError(
+            .locked, path: path,
+            "another connection (perhaps another migration) changed the store before this run's first write; nothing was changed",
+            hint: "run again (or pass a wait): the next run reads the store as it is now")
+    }
+
     /// Whether `error` says another writer had the store before this call wrote anything: a live
     /// lease, or the write lock held past the busy timeout (another run's first transaction carries
-    /// its claim, so its lease cannot be read until it commits).
+    /// its claim, so its lease cannot be read until it commits), or a commit of another connection
+    /// since the run read the store (seen as schema drift when the step's transaction begins).
     static func isClaimContention(_ error: any Error) -> Bool {
         if error is LeaseError { return true }
+        if let store = error as? StoreError, let underlying = store.underlying, underlying is LeaseError || underlying is StoreError {
+            return isClaimContention(underlying)
+        }
         if let store = error as? StoreError { return store.kind == .locked }
         if let database = error as? DatabaseError { return [.SQLITE_BUSY, .SQLITE_LOCKED].contains(database.resultCode) }
         return false

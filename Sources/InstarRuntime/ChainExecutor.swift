@@ -75,6 +75,8 @@ final class ChainExecutor {
     /// The step (or fused segment) running now, by its first step's label: its time goes into the
     /// record that moves the journal past it.
     var stepTiming: (label: String, start: Date)?
+    /// `PRAGMA data_version` when the run read the store (``checkUnchanged(_:)``).
+    var dataVersionAtStart: Int?
     /// Whether a statement in flight may be interrupted now: not while the run records that it paused,
     /// failed or finished.
     private let interruptible = Locked(true)
@@ -224,6 +226,7 @@ final class ChainExecutor {
 
     func run(start: () throws -> [Step]) throws -> MigrationResult {
         var entry: JournalEntry
+        dataVersionAtStart = try readDataVersion()
         if let existing = try store.withDatabase({ db in try Journal.unfinished(db) }) {
             entry = existing
             resumedRun = true
@@ -294,6 +297,9 @@ final class ChainExecutor {
             }
             if error is LeaseError { throw error }  // another run owns the journal now
             if claimPending, Self.isClaimContention(error) { throw error }  // nothing written: another writer has the store
+            if claimPending, let drift = error as? StoreError, drift.kind == .schemaDrift, try readDataVersion() != dataVersionAtStart {
+                throw Self.storeChanged(path: store.path)  // not drift: another run migrated it since this one read it
+            }
             entry.status = .failed
             entry.lastError = "\(error)"
             try? commit(entry, failpoint: "journal.failed")
