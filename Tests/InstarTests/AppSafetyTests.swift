@@ -73,25 +73,29 @@ import Testing
     /// another connection, perhaps another migration (a lease committed before, by a hook that commits
     /// on its own, is named: `RuntimeTests`). A third process with `--wait` waits for it and then finds
     /// nothing to do; the first finishes.
-    @Test func aSecondProcessDuringAStepOfARollbackJournalStoreIsLockedOut() throws {
+    /// (Async, and waiting with `Task.sleep`: the first run takes many seconds, and a blocked thread
+    /// would hold up the suite's other async tests on a small machine.)
+    @Test func aSecondProcessDuringAStepOfARollbackJournalStoreIsLockedOut() async throws {
         let f = try RuntimeFixture(rows: 150, stage: "after: [slow]", hooks: "  slow: {sql: ['\(Self.slowSQL)']}\n")
         defer { f.remove() }
         let first = try f.start(["migrate", f.plan, "--store", f.store])
         defer { first.kill() }
         var started = false
         for _ in 0..<300 where !started {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
             started = FileManager.default.fileExists(atPath: f.store + "-journal")  // its transaction has written
         }
         #expect(started, "the first migration never started: \(first.result())")
-        Thread.sleep(forTimeInterval: 0.3)
-        let waiting = try f.start(["migrate", f.plan, "--store", f.store, "--wait", "60"])
+        try await Task.sleep(for: .milliseconds(300))
+        let waiting = try f.start(["migrate", f.plan, "--store", f.store, "--wait", "90"])
         defer { waiting.kill() }
         let second = try f.instar(["migrate", f.plan, "--store", f.store])
         #expect(second.status != 0, "\(second)")
         #expect(second.stderr.contains("locked by another connection"), "\(second.stderr)")
-        #expect(first.result(timeout: 60).status == 0, "the first migration did not finish")
-        let waited = waiting.result(timeout: 60)
+        let giveUp = Date().addingTimeInterval(90)
+        while (first.isRunning || waiting.isRunning) && Date() < giveUp { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(first.result().status == 0, "the first migration did not finish")
+        let waited = waiting.result()
         #expect(waited.status == 0 && waited.stdout.contains("nothing to do"), "\(waited)")
         #expect(try f.version() == "V2")
     }
