@@ -8,6 +8,10 @@ public struct ExpressionSyntaxError: InstarError, Hashable, CustomStringConverti
     public var column: Int
     /// The text that was being read, so that the message can show where.
     public var text: String
+    /// The nesting limit the text went past, when that is why it was refused (`nil` for other syntax
+    /// errors): a fact a caller can act on (simplify the text, or compute the value in a hook) without
+    /// reading the message.
+    package var nestingLimit: Int? = nil
 
     /// A syntax error at `column` of `text`.
     public init(message: String, column: Int, text: String) {

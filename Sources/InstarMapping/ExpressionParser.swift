@@ -56,9 +56,11 @@ struct Parser {
     /// `depth -= 1`, in a `defer`.
     mutating func descend() throws(ExpressionSyntaxError) {
         guard depth < ExpressionParser.maximumDepth else {
-            throw error(
+            var refusal = error(
                 "the text nests deeper than \(ExpressionParser.maximumDepth) levels (parentheses, operators, "
                     + "calls or chained terms); simplify it or compute the value in a hook")
+            refusal.nestingLimit = ExpressionParser.maximumDepth
+            throw refusal
         }
         depth += 1
     }

@@ -67,6 +67,10 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
     public var property: String?
     /// What the user can do about it.
     public var hint: String?
+    /// The value the problem is about when it is neither an entity nor a property: the unknown version or
+    /// hook a plan names, the version listed twice, the model file that cannot be read. Kept beside the
+    /// message so that tools and tests can tell which one without reading the prose.
+    package var value: String? = nil
 
     /// Creates an error-severity problem.
     public init(

@@ -83,12 +83,13 @@ public struct ModelBundle: Sendable {
         }
         let names = versionFolders.map { XcodeModelReader.modelName(ofFolder: $0) }
         if let current = currentVersionName, !names.contains(current) {
-            problems.append(
-                ModelProblem(
-                    .invalidValue, "the current version '\(current)' is not in the bundle",
-                    location: SourceLocation(file: folder.appendingPathComponent(".xccurrentversion").path),
-                    hint: names.isEmpty
-                        ? nil : "versions present: " + names.map { "'\($0)'" }.joined(separator: ", ")))
+            var problem = ModelProblem(
+                .invalidValue, "the current version '\(current)' is not in the bundle",
+                location: SourceLocation(file: folder.appendingPathComponent(".xccurrentversion").path),
+                hint: names.isEmpty
+                    ? nil : "versions present: " + names.map { "'\($0)'" }.joined(separator: ", "))
+            problem.value = current
+            problems.append(problem)
         }
 
         if !problems.isEmpty { throw ModelError(problems) }

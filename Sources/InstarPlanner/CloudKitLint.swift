@@ -130,7 +130,8 @@ package enum CloudKitLint {
             findings.append(
                 LintFinding(
                     .error, rule.check, "\(step): \(rule.message) after \(old.name) was released", location: location,
-                    hint: rule.hint))
+                    hint: rule.hint
+                ).about(versions: [old.name, new.name], entity: change.entity, property: change.property))
         }
         return findings
     }

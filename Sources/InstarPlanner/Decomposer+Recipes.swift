@@ -56,6 +56,7 @@ extension DecompositionWork {
         if let lossy = conversion?.lossy, let expression = conversion?.expression {
             risks.append(
                 .init(
+                    kind: .lossyConversion,
                     subject: subject,
                     message: "values of '\(subject)' that do not convert become NULL: \(lossy)",
                     countSQL:
@@ -64,6 +65,7 @@ extension DecompositionWork {
             if !new.isOptional && new.defaultValue == nil {
                 risks.append(
                     .init(
+                        kind: .nullBlocksStep,
                         subject: subject,
                         message:
                             "'\(subject)' is required in \(b.name) without a default: a value that becomes NULL blocks the step \(intermediateName) → \(b.name) (fix it in the hook, or give the attribute a default)"
@@ -73,6 +75,7 @@ extension DecompositionWork {
         if !typeChanges || old.allowsExternalBinaryDataStorage {
             risks.append(
                 .init(
+                    kind: .externalStorage,
                     subject: subject,
                     message:
                         "the Instar layout keeps binary values in the store, so '\(hookName)' copies them in SQL; a Core Data store keeps externally stored values in files (_EXTERNAL_DATA), which SQL cannot read: use a Swift or command hook there"
@@ -143,6 +146,7 @@ extension DecompositionWork {
         if let rows = namesA.rowFilter(of: countEntity) { filter += " AND \(rows)" }
         risks.append(
             .init(
+                kind: .templateFill,
                 subject: change.subject,
                 message:
                     "rows with NULL in '\(countEntity).\(countProperty)'"
@@ -194,6 +198,7 @@ extension DecompositionWork {
         let subject = change.subject
         risks.append(
             .init(
+                kind: .templateFill,
                 subject: change.subject,
                 message:
                     "'\(change.subject)' is new and required without a default: hook '\(hookName)' is a template; the step fails until it is edited"
@@ -252,6 +257,7 @@ extension DecompositionWork {
         }
         risks.append(
             .init(
+                kind: .droppedLinks,
                 subject: change.subject,
                 message:
                     "'\(change.subject)' rows linked to several objects keep only \(rule); the other links are dropped",
@@ -259,6 +265,7 @@ extension DecompositionWork {
         if !new.isOptional {
             risks.append(
                 .init(
+                    kind: .nullBlocksStep,
                     subject: change.subject,
                     message:
                         "'\(change.subject)' is required in \(b.name): rows without any link block the step \(intermediateName) → \(b.name)"

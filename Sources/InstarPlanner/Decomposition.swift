@@ -75,6 +75,22 @@ public struct Decomposition: Sendable {
 
     /// Something that can lose or block data when the proposal runs.
     public struct Risk: Sendable {
+        /// Which sort of loss or block it is, so that tools and tests can tell risks apart without the prose.
+        package enum Kind: String, Sendable, Hashable {
+            /// Values that do not convert to the new type become NULL.
+            case lossyConversion
+            /// A value that becomes NULL blocks a later step, the attribute being required without a default.
+            case nullBlocksStep
+            /// Externally stored binary values (Core Data's `_EXTERNAL_DATA` files) that SQL cannot copy.
+            case externalStorage
+            /// Rows get the value written into a template hook, which must be edited first.
+            case templateFill
+            /// Links beyond what a to-one keeps are dropped.
+            case droppedLinks
+        }
+
+        /// Which sort of risk it is.
+        package var kind: Kind
         /// What is at risk, as `Entity.property` or `Entity`.
         public var subject: String
         /// What can go wrong, in a sentence.

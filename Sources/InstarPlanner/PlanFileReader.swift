@@ -167,6 +167,7 @@ public enum PlanFileReader {
                         if p.kind == .unreadable {
                             p.message = "version '\(path)': " + p.message
                             p.location = source.location(of: node)
+                            p.value = path
                         }
                         return p
                     })
@@ -318,18 +319,20 @@ enum PlanValidator {
         let names = plan.versions.map(\.name)
         var seen = Set<String>()
         for name in names where !seen.insert(name).inserted {
-            problems.append(
-                ModelProblem(
-                    .duplicateEntity, "version '\(name)' is listed twice", location: plan.location("versions"),
-                    hint: "each version needs a distinct name (the model file's 'name', or its file name)"))
+            var problem = ModelProblem(
+                .duplicateEntity, "version '\(name)' is listed twice", location: plan.location("versions"),
+                hint: "each version needs a distinct name (the model file's 'name', or its file name)")
+            problem.value = name
+            problems.append(problem)
         }
         func check(_ version: String, _ key: String) {
             if !names.contains(version) {
-                problems.append(
-                    ModelProblem(
-                        .invalidValue, "unknown version '\(version)'", location: plan.location(key),
-                        hint: (Spelling.suggestion(for: version, among: names).map { $0 + " " } ?? "")
-                            + "versions: \(names.joined(separator: ", "))"))
+                var problem = ModelProblem(
+                    .invalidValue, "unknown version '\(version)'", location: plan.location(key),
+                    hint: (Spelling.suggestion(for: version, among: names).map { $0 + " " } ?? "")
+                        + "versions: \(names.joined(separator: ", "))")
+                problem.value = version
+                problems.append(problem)
             }
         }
         if let target = plan.target { check(target, "target") }
@@ -350,12 +353,13 @@ enum PlanValidator {
                         location: plan.location("stages[\(i)]"), hint: "a stage goes from an older to a newer version"))
             }
             for hook in stage.hooks where plan.hooks[hook] == nil {
-                problems.append(
-                    ModelProblem(
-                        .missingKey, "stage \(stage.from) → \(stage.to) names hook '\(hook)', which is not defined",
-                        location: plan.location("stages[\(i)]"),
-                        hint: (Spelling.suggestion(for: hook, among: Array(plan.hooks.keys)).map { $0 + " " } ?? "")
-                            + "define it under 'hooks:'"))
+                var problem = ModelProblem(
+                    .missingKey, "stage \(stage.from) → \(stage.to) names hook '\(hook)', which is not defined",
+                    location: plan.location("stages[\(i)]"),
+                    hint: (Spelling.suggestion(for: hook, among: Array(plan.hooks.keys)).map { $0 + " " } ?? "")
+                        + "define it under 'hooks:'")
+                problem.value = hook
+                problems.append(problem)
             }
         }
         return problems

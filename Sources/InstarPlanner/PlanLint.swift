@@ -70,6 +70,17 @@ package struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     package var location: SourceLocation
     /// What to do about it, when there is something to say.
     package var hint: String?
+    /// The versions it is about, in the order the message names them: a stage's or a gap's ends, the
+    /// versions sharing a checksum. Facts beside the message, so that tools and tests need not parse it.
+    package var versions: [String] = []
+    /// The changes that make a step not inferable (for an unreachable target or a custom stage).
+    package var blocking: [Change] = []
+    /// The entity concerned (by its newer name), when there is one.
+    package var entity: String?
+    /// The property concerned, when there is one.
+    package var property: String?
+    /// The hook concerned, when there is one.
+    package var hook: String?
 
     /// A finding.
     package init(_ severity: Severity, _ check: Check, _ message: String, location: SourceLocation, hint: String? = nil) {
@@ -78,6 +89,17 @@ package struct LintFinding: Sendable, Hashable, CustomStringConvertible {
         self.message = message
         self.location = location
         self.hint = hint
+    }
+
+    /// This finding with its facts set; the checks build the message and the facts side by side.
+    func about(
+        versions: [String] = [], blocking: [Change] = [], entity: String? = nil, property: String? = nil,
+        hook: String? = nil
+    ) -> LintFinding {
+        var finding = self
+        (finding.versions, finding.blocking, finding.hook) = (versions, blocking, hook)
+        (finding.entity, finding.property) = (entity, property)
+        return finding
     }
 
     /// `file:line:col: warning: message` and an indented `hint:` line, as compilers print them.
@@ -182,7 +204,8 @@ package enum PlanLint {
                         .error, .duplicateStage,
                         "stage \(arrow) is declared twice (first at \(line(stageLocation(plan, first)))); only the first one's hooks run",
                         location: stageLocation(plan, i),
-                        hint: "merge the two stages into one: list every hook under its 'before:' or 'after:'"))
+                        hint: "merge the two stages into one: list every hook under its 'before:' or 'after:'"
+                    ).about(versions: [stage.from, stage.to]))
                 continue
             }
             firstStage[key] = i
@@ -197,7 +220,7 @@ package enum PlanLint {
                         location: stageLocation(plan, i),
                         hint:
                             "hooks run before and after an inferred migration and cannot replace it: split it into \(stage.from) → \(stage.from)′ → \(stage.from)″: in \(stage.from)′ add the new shape beside the old one (for example a temporary attribute), fill it in this stage's 'after' hook, and in \(stage.from)″ drop the old one (a renaming identifier carries the new one to its final name)"
-                    ))
+                    ).about(versions: [stage.from, stage.to], blocking: blocking))
             }
             // A chain must stop at pinned versions and at the ends of other stages: one inside this
             // stage splits it, and the stage is never taken.
@@ -218,7 +241,8 @@ package enum PlanLint {
                         .error, .unreachableStage,
                         "stage \(arrow) is never taken: chains stop at \(inside.joined(separator: " and ")), which lies inside it, so its hooks never run",
                         location: stageLocation(plan, i),
-                        hint: "stages must not overlap and must not span a pinned version: end the stage there, or split it in two"))
+                        hint: "stages must not overlap and must not span a pinned version: end the stage there, or split it in two"
+                    ).about(versions: [stage.from, stage.to]))
             }
         }
         return findings
@@ -267,7 +291,8 @@ package enum PlanLint {
                 "the target \(target) cannot be reached \(affected): \(gap.from) → \(gap.to) is not inferable (\(blockingSummary(gap.blocking, limit: 5)))",
                 location: location,
                 hint:
-                    "a custom stage alone does not help, its schema change is still inferred: insert versions between \(gap.from) and \(gap.to) that make the change in inferable parts (add the new shape beside the old, fill it in a stage's hook, then drop the old); the diff of the two versions shows every change")
+                    "a custom stage alone does not help, its schema change is still inferred: insert versions between \(gap.from) and \(gap.to) that make the change in inferable parts (add the new shape beside the old, fill it in a stage's hook, then drop the old); the diff of the two versions shows every change"
+            ).about(versions: [gap.from, gap.to], blocking: gap.blocking)
         }
         return other + findings
     }
@@ -289,7 +314,8 @@ package enum PlanLint {
                 "versions \(names) have identical version checksums (\(checksum.prefix(8))…): Core Data cannot tell them apart",
                 location: versionLocation(plan, members[1]),
                 hint:
-                    "Core Data's staged migration (NSStagedMigrationManager) identifies each stage's model by its version checksum and fails when two are identical; a store's metadata cannot say which of them it is at either. If the schema really changed in a way hashes ignore, give an entity or property of the newer version a 'hashModifier'; if nothing changed, drop the duplicate version")
+                    "Core Data's staged migration (NSStagedMigrationManager) identifies each stage's model by its version checksum and fails when two are identical; a store's metadata cannot say which of them it is at either. If the schema really changed in a way hashes ignore, give an entity or property of the newer version a 'hashModifier'; if nothing changed, drop the duplicate version"
+            ).about(versions: members.map { plan.versions[$0].name })
         }
     }
 
@@ -318,7 +344,7 @@ package enum PlanLint {
                         location: location,
                         hint:
                             "without a renaming identifier ('renamedFrom:' in Instar model files, the Renaming ID in Xcode) Core Data and Instar treat it as a removal plus an addition, and the old values are dropped"
-                    ))
+                    ).about(versions: [plan.versions[k].name, newer.name], entity: warning.entity, property: warning.property))
             }
         }
         return findings
@@ -354,7 +380,8 @@ package enum PlanLint {
                 findings.append(
                     LintFinding(
                         .warning, .unusedHook, "hook '\(name)' is defined but no stage runs it", location: location,
-                        hint: "name it in a stage's 'before:' or 'after:' list, or remove it"))
+                        hint: "name it in a stage's 'before:' or 'after:' list, or remove it"
+                    ).about(hook: name))
             }
             if case .command(let arguments) = hook {
                 let program = arguments.first.map { "'\($0)'" } ?? "an empty command"
@@ -365,7 +392,7 @@ package enum PlanLint {
                         location: location,
                         hint:
                             "a command runs outside the step's transaction, so a failed step cannot undo it: make it idempotent and allow commands for the run, or use an 'sql' or 'batchedSQL' hook, which commits or rolls back with the step"
-                    ))
+                    ).about(hook: name))
             }
         }
         return findings

@@ -74,9 +74,15 @@ struct MappingHookResolver {
         } catch let error as DatabaseError {
             throw HookError(
                 hook: hook.name, step: step, message: "SQLite: \(error.message ?? "\(error)")",
-                underlying: StoreError.from(error, path: "", doing: "running the hook"))
+                underlying: StoreError.from(error, path: Self.storePath(db), doing: "running the hook"))
         } catch {
             throw HookError(hook: hook.name, step: step, message: "\(error)", underlying: error)
         }
+    }
+
+    /// The file of the step's store, which the resolver is made without: the connection knows it, and the
+    /// error names it like every other store error (and finds the errno of an I/O failure from it).
+    static func storePath(_ db: Database) -> String {
+        (try? String.fetchOne(db, sql: "SELECT \"file\" FROM pragma_database_list WHERE \"name\" = 'main'")) ?? ""
     }
 }

@@ -178,8 +178,9 @@ import Testing
                 "cloudKitTypeChanged Item.price",
             ])
         let rename = try #require(findings.first { $0.check == .cloudKitRenamed })
-        #expect(rename.message.contains("S1 → S2"))
-        #expect(rename.message.contains("'Item.name'"))
+        // The step, and the attribute by its newer name (the subjects above name it by its older one).
+        #expect(rename.versions == ["S1", "S2"])
+        #expect(rename.entity == "Item" && rename.property == "name")
         #expect(rename.hint?.contains("add a new attribute instead of renaming") == true)
         #expect(rename.location.file == "S2.yaml" && rename.location.line != nil)
         // Additions alone pass.

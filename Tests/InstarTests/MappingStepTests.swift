@@ -183,6 +183,8 @@ import InstarCompiler
         let mapping = try MappingFixture.mapping(extra: ["title": "FUNCTION($entityPolicy, \"shout:\", $source.title)"])
         let error = #expect(throws: HookError.self) { try Migrator(plan: try f.plan(mapping: mapping)).migrate(storeAt: f.path) }
         #expect(error?.hook == "M.NoteToNote.title")
+        // SQLite's failure is a store error about this store's file.
+        #expect((error?.underlying as? StoreError)?.path == f.path)
         let store = try SQLiteStore.open(at: f.path, layout: f.layout, readOnly: true)
         defer { try? store.close() }
         #expect(try store.detectVersion(among: f.versions).version?.name == "V1")
