@@ -244,7 +244,7 @@ public enum DryRun {
             lineage.advance(through: step.diff)
         }
         let actual = try store.map { store in
-            try store.withDatabase { db in try SchemaReader.read(db, skipping: store.layout.isBookkeepingTable) }
+            try store.schema()
         }
         report.segments = try fusedSegments(chain: chain, plan: plan, layout: store?.layout ?? layout, actual: actual)
         return report

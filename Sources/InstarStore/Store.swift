@@ -21,6 +21,8 @@ public final class SQLiteStore: @unchecked Sendable {
     package let queue: DatabaseQueue
     /// The statement interrupter SQLite calls back (``interruptStatements(when:every:)``), kept alive here.
     let interrupter = Locked<StatementInterrupter?>(nil)
+    /// The schema as last read, with its stamp (``readSchema(_:)``).
+    let schemaCache = Locked<(stamp: SchemaStamp, schema: StoreSchema)?>(nil)
 
     private init(path: String, layout: any StoreLayout, queue: DatabaseQueue, readOnly: Bool) {
         self.path = path
@@ -125,7 +127,7 @@ public final class SQLiteStore: @unchecked Sendable {
     /// The store's schema, without the layout's bookkeeping tables.
     public func schema() throws(StoreError) -> StoreSchema {
         do {
-            return try queue.inDatabase { db in try SchemaReader.read(db, skipping: layout.isBookkeepingTable) }
+            return try queue.inDatabase { db in try readSchema(db) }
         } catch {
             throw StoreError.from(error, path: path, doing: "reading the schema")
         }
@@ -146,7 +148,7 @@ public final class SQLiteStore: @unchecked Sendable {
         do {
             return try queue.inDatabase { db in
                 var counts: [String: Int] = [:]
-                for table in try SchemaReader.read(db, skipping: layout.isBookkeepingTable).tables {
+                for table in try readSchema(db).tables {
                     counts[table.name] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.name.sqlQuoted)") ?? 0
                 }
                 return counts

@@ -24,7 +24,7 @@ extension SQLiteStore {
             return try queue.inDatabase { db in
                 let program = try StepCompiler(diff: ModelDiff(from: old, to: new), from: old, to: new, layout: layout)
                     .compile()
-                let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+                let actual = try readSchema(db)
                 let extras = try ViewsAndTriggers.read(db)
                 let recreated = viewsAndTriggersToRecreate(found: extras, target: program.targetSchema)
                 return (program, StepSQLPlanner.plan(program, actual: actual, viewsAndTriggers: recreated))
@@ -157,7 +157,7 @@ extension SQLiteStore {
                     }
                     pending.follow(unit.program)
                     try checkConditions(unit.conditions, db: db, map: layout.storageMap(for: unit.from), step: (unit.from, unit.to))
-                    let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+                    let actual = try readSchema(db)
                     let unitPlan = StepSQLPlanner.plan(
                         unit.program, actual: actual,
                         viewsAndTriggers: index == lastUnit
@@ -230,7 +230,7 @@ extension SQLiteStore {
     }
 
     func checkNoDrift(_ db: Database, expected: StoreSchema, version: String) throws {
-        let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+        let actual = try readSchema(db)
         let drift = SchemaComparison.differences(
             expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,
             includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)
@@ -351,7 +351,7 @@ extension SQLiteStore {
 
     /// The schema is exactly `schema`.
     func verifySchema(_ db: Database, schema: StoreSchema, version: String) throws {
-        let actual = try SchemaReader.read(db, skipping: layout.isBookkeepingTable)
+        let actual = try readSchema(db)
         let differences = SchemaComparison.differences(
             expected: schema, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,
             includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)

@@ -8,22 +8,25 @@ import InstarLayouts
 /// Uses SQLite's table-valued pragma functions with bound table names, so no name is spliced into SQL.
 package enum SchemaReader {
     /// Every user table and index, except SQLite's own and those `isInternal` says to skip.
+    ///
+    /// Six statements for the whole schema, whatever its size: each pragma is joined with
+    /// `sqlite_master`, so a store of 60 tables is not read with 300 statements (preparing them was
+    /// most of the cost of reading a schema, and a run reads it several times).
     package static func read(_ db: Database, skipping isInternal: (String) -> Bool = { _ in false }) throws -> StoreSchema {
-        let tableNames = try String.fetchAll(
-            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-            .filter { !isInternal($0) }
-        var schema = StoreSchema()
         let objects = try readSQL(db, skipping: isInternal)
+        let (tableNames, facts) = try PragmaRows.readAll(db, createSQL: objects)
+        var schema = StoreSchema()
         schema.raw = objects.filter { $0.kind == .view || $0.kind == .trigger }
         schema.sqlText = Dictionary(objects.map { ("\($0.kind.rawValue) \($0.name)", $0.sql) }, uniquingKeysWith: { a, _ in a })
         let autoincrement = Set(objects.filter { $0.kind == .table && SQLKeywords.words(of: $0.sql).contains("AUTOINCREMENT") }.map(\.name))
-        for table in tableNames {
-            var definition = try readTable(db, table)
+        for table in tableNames where !isInternal(table) {
+            guard let rows = facts[table] else { continue }
+            var definition = try tableDefinition(db, table, rows)
             if autoincrement.contains(table), let i = definition.columns.firstIndex(where: \.isPrimaryKey) {
                 definition.columns[i].autoincrement = true
             }
             schema.tables.append(definition)
-            schema.indexes += try readIndexes(db, table)
+            schema.indexes += indexes(table, rows)
         }
         return schema
     }
@@ -41,9 +44,15 @@ package enum SchemaReader {
         }
     }
 
+    /// One table's definition, read on its own.
     package static func readTable(_ db: Database, _ table: String) throws -> InstarLayouts.TableDefinition {
+        try tableDefinition(db, table, PragmaRows.read(db, table: table))
+    }
+
+    /// The definition of `table` from what SQLite's pragmas and its `CREATE TABLE` text say about it.
+    static func tableDefinition(_ db: Database, _ table: String, _ facts: PragmaRows) throws -> InstarLayouts.TableDefinition {
         var references: [String: ForeignKeyReference] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM pragma_foreign_key_list(?)", arguments: [table]) {
+        for row in facts.foreignKeys {
             let from: String = row["from"]
             let onDelete: String = row["on_delete"]
             let parent: String = row["table"]
@@ -51,11 +60,10 @@ package enum SchemaReader {
             references[from] = ForeignKeyReference(
                 table: parent, column: to ?? "", onDelete: onDelete == "NO ACTION" ? nil : onDelete)
         }
-        let rows = try Row.fetchAll(db, sql: "SELECT * FROM pragma_table_xinfo(?)", arguments: [table])
-        let primaryKeyCount = rows.filter { ($0["pk"] as Int) > 0 }.count
+        let primaryKeyCount = facts.columns.filter { ($0["pk"] as Int) > 0 }.count
         var columns: [ColumnDefinition] = []
         var compositeKey: [(Int, String)] = []
-        for row in rows where (row["hidden"] as Int) == 0 {
+        for row in facts.columns where (row["hidden"] as Int) == 0 {
             let name: String = row["name"]
             let pk: Int = row["pk"]
             if pk > 0 && primaryKeyCount > 1 { compositeKey.append((pk, name)) }
@@ -67,19 +75,15 @@ package enum SchemaReader {
         }
         var definition = TableDefinition(
             name: table, columns: columns, primaryKey: compositeKey.sorted { $0.0 < $1.0 }.map(\.1),
-            uniqueConstraints: try readUniqueConstraints(db, table))
-        try readVerbatimParts(db, into: &definition)
+            uniqueConstraints: uniqueConstraints(facts))
+        if let sql = facts.createSQL { readVerbatimParts(sql, into: &definition) }
         return definition
     }
 
     /// The `CHECK` and `COLLATE` clauses and `CHECK` table constraints only the `CREATE TABLE` text
     /// has (``CreateTableText``); none when the text cannot be read that way.
-    static func readVerbatimParts(_ db: Database, into definition: inout TableDefinition) throws {
-        guard
-            let sql = try String.fetchOne(
-                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [definition.name]),
-            let text = CreateTableText.parse(sql)
-        else { return }
+    static func readVerbatimParts(_ sql: String, into definition: inout TableDefinition) {
+        guard let text = CreateTableText.parse(sql) else { return }
         for i in definition.columns.indices {
             definition.columns[i].verbatimClauses = text.column(named: definition.columns[i].name).flatMap(CreateTableText.keptClauses)
         }
@@ -134,30 +138,19 @@ package enum SchemaReader {
 
     /// `UNIQUE` constraints declared in `CREATE TABLE` (their automatic indexes, origin `u`), in a
     /// stable order.
-    static func readUniqueConstraints(_ db: Database, _ table: String) throws -> [[String]] {
-        var constraints: [[String]] = []
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM pragma_index_list(?)", arguments: [table]) {
-            guard (row["origin"] as String) == "u" else { continue }
-            constraints.append(
-                try String.fetchAll(
-                    db, sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [row["name"] as String]))
-        }
-        return constraints.sorted { $0.joined(separator: "\u{0}") < $1.joined(separator: "\u{0}") }
+    static func uniqueConstraints(_ facts: PragmaRows) -> [[String]] {
+        facts.indexList.filter { ($0["origin"] as String) == "u" }
+            .map { row in facts.keyColumns(ofIndex: row["name"]).map { $0.name ?? "" } }
+            .sorted { $0.joined(separator: "\u{0}") < $1.joined(separator: "\u{0}") }
     }
 
-    static func readIndexes(_ db: Database, _ table: String) throws -> [IndexDefinition] {
-        var indexes: [IndexDefinition] = []
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM pragma_index_list(?)", arguments: [table]) {
-            let origin: String = row["origin"]
-            guard origin == "c" else { continue }  // constraints' automatic indexes are part of the table
+    /// The indexes created by `CREATE INDEX` (constraints' automatic indexes are part of the table).
+    static func indexes(_ table: String, _ facts: PragmaRows) -> [IndexDefinition] {
+        facts.indexList.filter { ($0["origin"] as String) == "c" }.map { row in
             let name: String = row["name"]
-            let elements = try Row.fetchAll(
-                db, sql: "SELECT * FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", arguments: [name]
-            ).map { IndexDefinition.Element(column: ($0["name"] as String?) ?? "", descending: ($0["desc"] as Int) != 0) }
-            indexes.append(
-                IndexDefinition(name: name, table: table, elements: elements, isUnique: (row["unique"] as Int) != 0))
+            let elements = facts.keyColumns(ofIndex: name).map { IndexDefinition.Element(column: $0.name ?? "", descending: $0.descending) }
+            return IndexDefinition(name: name, table: table, elements: elements, isUnique: (row["unique"] as Int) != 0)
         }
-        return indexes
     }
 
     /// Reads a `DEFAULT` clause as SQLite reports it (`0`, `'text'`, `NULL`, `X'00'`, `-1.5`).
@@ -181,5 +174,12 @@ package enum SchemaReader {
             return .blob(bytes)
         }
         return .text(s)  // an expression such as CURRENT_TIMESTAMP: compared as text
+    }
+}
+
+extension SchemaReader {
+    /// One table's indexes, read on their own (the indexes ``read(_:skipping:)`` lists for it).
+    package static func readIndexes(_ db: Database, _ table: String) throws -> [InstarLayouts.IndexDefinition] {
+        indexes(table, try PragmaRows.read(db, table: table))
     }
 }
