@@ -64,6 +64,14 @@ public struct Step: Sendable {
     public var mapping: PlannedMapping?
 }
 
+/// The single-step diffs of one plan, by version indexes: what graphs over that plan can share
+/// (``VersionGraph/init(plan:costModel:sharing:)``). Never share one between plans.
+package final class StepDiffs: Sendable {
+    let cache = Locked<[Int: ModelDiff]>([:])
+
+    package init() {}
+}
+
 /// The versions of a plan and the steps between them, built lazily: a skip edge (V1 → V4) is only
 /// inferred when a chain search asks for it.
 ///
@@ -77,27 +85,33 @@ public final class VersionGraph: Sendable {
     public let costModel: any StepCostModel
     /// Each version's hashes, in the order of ``versions``.
     public let hashes: [VersionHashes]
-    private let cache = Locked<(diffs: [Int: ModelDiff], costs: [Int: StepCost])>(([:], [:]))
+    private let diffs: StepDiffs
+    private let skipDiffs = Locked<[Int: ModelDiff]>([:])
+    private let costs = Locked<[Int: StepCost]>([:])
 
     /// A graph over the plan's versions; hashes are computed now, diffs and costs when a search asks for them.
-    public init(plan: Plan, costModel: any StepCostModel = NominalCostModel()) {
+    public convenience init(plan: Plan, costModel: any StepCostModel = NominalCostModel()) {
+        self.init(plan: plan, costModel: costModel, sharing: StepDiffs())
+    }
+
+    /// A graph whose single-step diffs are kept in `diffs`, shared with the other graphs over the same
+    /// plan: costs depend on a store's row counts, diffs only on the versions, so a migrator that builds
+    /// a graph per store (every run of `instar test`) infers each single step once.
+    package init(plan: Plan, costModel: any StepCostModel, sharing diffs: StepDiffs) {
         self.plan = plan
         self.costModel = costModel
+        self.diffs = diffs
         self.hashes = ParallelMap.map(plan.versions) { $0.versionHashes }
     }
 
     /// Infers and prices every single step of [a, b] on all cores: a chain search needs them all.
     public func prepareSingleSteps(from a: Int, to b: Int) {
-        let pending = cache.withLock { cache in (a..<max(a, b)).filter { cache.diffs[key($0, $0 + 1)] == nil } }
-        let results = ParallelMap.map(pending) { k -> (ModelDiff, StepCost) in
-            let diff = ModelDiff(from: versions[k], to: versions[k + 1])
-            return (diff, costModel.cost(from: versions[k], to: versions[k + 1], diff: diff))
+        let pending = costs.withLock { costs in (a..<max(a, b)).filter { costs[key($0, $0 + 1)] == nil } }
+        let results = ParallelMap.map(pending) { k -> StepCost in
+            costModel.cost(from: versions[k], to: versions[k + 1], diff: diff(k, k + 1))
         }
-        cache.withLock { cache in
-            for (k, (diff, cost)) in zip(pending, results) {
-                cache.diffs[key(k, k + 1)] = diff
-                cache.costs[key(k, k + 1)] = cost
-            }
+        costs.withLock { costs in
+            for (k, cost) in zip(pending, results) { costs[key(k, k + 1)] = cost }
         }
     }
 
@@ -108,16 +122,20 @@ public final class VersionGraph: Sendable {
 
     /// The diff from version `i` to version `j` (indexes into ``versions``), computed once and cached.
     public func diff(_ i: Int, _ j: Int) -> ModelDiff {
-        if let cached = cache.withLock({ $0.diffs[key(i, j)] }) { return cached }
+        // Single steps are kept in the shared cache, skip edges in this graph's own: every store's
+        // search crosses the same single steps, but each asks for the skip edges from its own version,
+        // and keeping all of those (a hundred versions have 5,000) would grow with the square of the plan.
+        let cache = j == i + 1 ? diffs.cache : skipDiffs
+        if let cached = cache.withLock({ $0[key(i, j)] }) { return cached }
         let diff = ModelDiff(from: versions[i], to: versions[j])
-        cache.withLock { $0.diffs[key(i, j)] = diff }
+        cache.withLock { $0[key(i, j)] = diff }
         return diff
     }
 
     public func cost(_ i: Int, _ j: Int) -> StepCost {
-        if let cached = cache.withLock({ $0.costs[key(i, j)] }) { return cached }
+        if let cached = costs.withLock({ $0[key(i, j)] }) { return cached }
         let cost = costModel.cost(from: versions[i], to: versions[j], diff: diff(i, j))
-        cache.withLock { $0.costs[key(i, j)] = cost }
+        costs.withLock { $0[key(i, j)] = cost }
         return cost
     }
 

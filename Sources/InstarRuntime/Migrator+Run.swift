@@ -170,7 +170,7 @@ extension Migrator {
         // counts every table's rows), so that a launch with nothing to do stays cheap on a big store.
         let (version, _) = try currentVersion(of: store)
         if version.name == (target ?? plan.targetVersion) { return .upToDate }
-        let (current, chain, _) = try self.chain(for: store, to: target)
+        let (current, chain, _) = try self.chain(for: store, to: target, from: version)
         if chain.steps.isEmpty { return .upToDate }
         if checkingHooks { try checkHooks(chain.steps.map { ($0.from, $0.to) }, store: store) }
         if let first = chain.steps.first, first.kind != .mapping, first.stage?.before.isEmpty ?? true,

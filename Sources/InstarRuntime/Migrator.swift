@@ -37,6 +37,8 @@ public final class Migrator: Sendable {
 
     private let state: Locked<State>
     let hub = ProgressHub()
+    /// The plan's step diffs, inferred once for every store this migrator plans for.
+    let diffs = StepDiffs()
 
     /// - Parameters:
     ///   - allowCommands: lets command hooks run (they execute outside the transaction, so the user must opt in).
@@ -201,9 +203,14 @@ public final class Migrator: Sendable {
 
     /// The cheapest chain from the store's version to `target` (default: the plan's target).
     public func chain(for store: SQLiteStore, to target: String? = nil) throws -> (current: Model, chain: Chain, graph: VersionGraph) {
-        let (current, _) = try currentVersion(of: store)
+        try chain(for: store, to: target, from: try currentVersion(of: store).0)
+    }
+
+    /// The cheapest chain from `current`, the store's version as ``currentVersion(of:)`` just found it.
+    package func chain(for store: SQLiteStore, to target: String?, from current: Model) throws -> (current: Model, chain: Chain, graph: VersionGraph) {
         let rows = StoreRowCounts(store: store, model: current)
-        let graph = VersionGraph(plan: plan, costModel: StepCostEstimator(layout: layout, rows: rows.rows(ofCanonical:)))
+        let graph = VersionGraph(
+            plan: plan, costModel: StepCostEstimator(layout: layout, rows: rows.rows(ofCanonical:)), sharing: diffs)
         guard let targetName = target ?? plan.targetVersion else {
             throw StoreError(.unknownVersion, path: store.path, "the plan has no versions")
         }

@@ -50,7 +50,7 @@ extension SQLiteStore {
         let metadata = try self.metadata()
         let actual = try schema()
         var all = candidates
-        if let text = metadata?.storedModel, let stored = try? ModelFileReader.parse(text, file: "\(path) (stored model)") {
+        if let text = metadata?.storedModel, let stored = StoredModels.model(text, path: path) {
             all.append(stored)
         }
         func drift(_ model: Model) throws(StoreError) -> [SchemaDifference] {
@@ -160,5 +160,25 @@ extension SQLiteStore {
         var detection = try detectVersion(among: [merged])
         detection.mergedFrom = parts.map(\.name)
         return detection
+    }
+}
+
+/// The models stores keep in their metadata, parsed once per text: a run detects the version several
+/// times (deciding, then planning, on two connections), and the parsed model keeps what is derived
+/// from it (hashes, storage maps) for the next detection.
+enum StoredModels {
+    private static let parsed = Locked<[String: Model]>([:])
+
+    /// The stored model `text` of the store at `path`, or nil when it does not parse (the store is then
+    /// matched against the plan's versions alone).
+    static func model(_ text: String, path: String) -> Model? {
+        let key = path + "\u{0}" + text
+        if let model = parsed.withLock({ $0[key] }) { return model }
+        guard let model = try? ModelFileReader.parse(text, file: "\(path) (stored model)") else { return nil }
+        parsed.withLock { cache in
+            if cache.count >= 8 { cache.removeAll() }  // a handful of stores per process; bounded all the same
+            cache[key] = model
+        }
+        return model
     }
 }

@@ -21,8 +21,9 @@ extension MigrationTester {
         do {
             let store = try SQLiteStore.open(at: path, layout: migrator.layout, readOnly: true)
             defer { try? store.close() }
-            detected = try? migrator.currentVersion(of: store).0.name
-            (current, chain, _) = try migrator.chain(for: store)
+            let found = try migrator.currentVersion(of: store).0
+            detected = found.name
+            (current, chain, _) = try migrator.chain(for: store, to: nil, from: found)
             try store.backup(to: snapshot)
         } catch {
             return failedRun(
