@@ -72,7 +72,7 @@ final class ProgressReporter: @unchecked Sendable {
         case .started(let run, let steps, let resumedAt):
             return resumedAt.map { "resuming \($0) (run \(run.prefix(8)))" } ?? "migrating: \(steps) step(s) (run \(run.prefix(8)))"
         case .stepStarted(let i, let n, let from, let to, let kind, _):
-            return "step \(i + 1)/\(n): \(from) → \(to) (\(kind))"
+            return "step \(i + 1)/\(n): \(from) → \(to) (\(kind.rawValue))"
         case .hook(let name, let done, let total):
             return "  \(name): \(done)\(total.map { "/\($0)" } ?? "")"
         case .stepFinished(let i, let n, let seconds):
@@ -91,7 +91,7 @@ final class ProgressReporter: @unchecked Sendable {
             if let resumedAt { o["resumedAt"] = resumedAt }
             return o
         case .stepStarted(let i, let n, let from, let to, let kind, let rows):
-            return ["event": "stepStarted", "step": i + 1, "of": n, "from": from, "to": to, "kind": kind, "estimatedRows": rows]
+            return ["event": "stepStarted", "step": i + 1, "of": n, "from": from, "to": to, "kind": kind.rawValue, "estimatedRows": rows]
         case .hook(let name, let done, let total):
             var o: [String: Any] = ["event": "hook", "hook": name, "done": done]
             if let total { o["total"] = total }

@@ -270,7 +270,7 @@ final class ChainExecutor {
                 emit(
                     .stepStarted(
                         index: entry.step, of: entry.chain.count, from: record.from, to: entry.chain[reach].to,
-                        kind: reach > entry.step ? "fused" : record.kind,
+                        kind: reach > entry.step ? .fused : ProgressEvent.StepKind(rawValue: record.kind) ?? .lightweight,
                         estimatedRows: entry.phase == .after ? 0 : estimatedRows(entry, through: reach)))
                 if let paused = try runStep(&entry) { return paused }
                 // A step without hooks after it moved the journal on inside its own transaction (with its

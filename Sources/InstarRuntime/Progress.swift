@@ -9,7 +9,7 @@ public enum ProgressEvent: Sendable, Equatable {
     /// Step `index` (zero-based) of `of` starts; `to` is where its transaction ends (later than the step's own
     /// target when steps are fused, then `kind` is `fused`). `estimatedRows`: rows it will rewrite (0 when
     /// a resumed run starts in the step's `after` phase).
-    case stepStarted(index: Int, of: Int, from: String, to: String, kind: String, estimatedRows: Int)
+    case stepStarted(index: Int, of: Int, from: String, to: String, kind: StepKind, estimatedRows: Int)
     /// A hook's progress: done out of total units (batches, rows, or what a command reports).
     case hook(name: String, done: Int, total: Int?)
     /// Step `index` (zero-based) of `of` is done and committed, after `seconds` (wall clock).
@@ -18,6 +18,20 @@ public enum ProgressEvent: Sendable, Equatable {
     case paused(reason: PauseReason)
     /// The store is at the target after `steps` steps and `seconds` (wall clock) of this call.
     case finished(steps: Int, seconds: Double)
+
+    /// What a transaction that starts runs. The raw values are stable identifiers (logs, `--json`).
+    public enum StepKind: String, Sendable {
+        /// An inferred step, no app code.
+        case lightweight
+        /// A step the plan declares, with hooks before and/or after.
+        case custom
+        /// A step Instar proposed where no chain existed, with the user's hook.
+        case synthesized
+        /// A Core Data mapping model's step.
+        case mapping
+        /// Several steps in one transaction (step fusion): `to` is where the last of them ends.
+        case fused
+    }
 }
 
 /// How a migration call ended without an error.
