@@ -1,0 +1,4 @@
+-- Library 5 -> 6: loan.note dropped.
+BEGIN;
+ALTER TABLE "loan" DROP COLUMN "note";
+COMMIT;
