@@ -127,9 +127,15 @@ package enum StepSQLPlanner {
                 if !t.filter.isEmpty {
                     sql += " WHERE " + t.filter.map { $0.render(&arguments, qualifier: from) }.joined(separator: " AND ")
                 }
-                // Rows are copied in the source's rowid order, never sorted by a new key: a composite key
-                // is a rowid table with a hidden rowid, and hooks (and apps) may read rows in rowid order,
-                // so sorting would make a fused run differ from a step-by-step one (FusionPropertyTests).
+                // A table that continues its source is copied in the source's rowid order, never sorted
+                // by a new key: a composite key is a rowid table with a hidden rowid, and hooks (and apps)
+                // may read rows in rowid order, so sorting would make a fused run differ from a
+                // step-by-step one (FusionPropertyTests). A table filled from another's rows is filled in
+                // its key's order (``TableTransformation/fillOrder``).
+                let positions = t.fillOrder.compactMap { column in targetColumns.firstIndex(of: column).map { String($0 + 1) } }
+                if !positions.isEmpty, positions.count == t.fillOrder.count {
+                    sql += " ORDER BY " + positions.joined(separator: ", ")
+                }
                 add(sql, arguments, "copy rows into \(t.target.name)")
             }
         }
