@@ -40,34 +40,31 @@ struct PragmaRows {
     /// pragma joined with `sqlite_master`; the rows of one table arrive together, in the pragma's order.
     /// `createSQL` is the schema's SQL text as ``SchemaReader/readSQL(_:skipping:)`` read it.
     static func readAll(_ db: Database, createSQL: [RawSQL]) throws -> (names: [String], facts: [String: PragmaRows]) {
-        let tables = "sqlite_master AS m WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        /// Every user table joined with `pragmas` (table-valued pragma calls over `m.name`).
+        func perTable(_ pragmas: String) -> String {
+            "FROM sqlite_master AS m\(pragmas) WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        }
+        func rows(of pragma: String) throws -> [Row] {
+            try Row.fetchAll(db, sql: "SELECT m.name AS \"instar table\", p.* \(perTable(", \(pragma)(m.name) AS p"))")
+        }
         var all: [String: PragmaRows] = [:]
         // In SQLite's order (BINARY collation), which Swift's string order is not for every name.
-        let names = try String.fetchAll(db, sql: "SELECT m.name FROM \(tables) ORDER BY m.name")
+        let names = try String.fetchAll(db, sql: "SELECT m.name \(perTable("")) ORDER BY m.name")
         for name in names { all[name] = PragmaRows() }
-        for row in try Row.fetchAll(db, sql: "SELECT m.name AS \"instar table\", p.* FROM \(tables.replacingOccurrences(of: " WHERE", with: ", pragma_foreign_key_list(m.name) AS p WHERE"))") {
-            all[row["instar table"], default: PragmaRows()].foreignKeys.append(row)
-        }
-        for row in try Row.fetchAll(db, sql: "SELECT m.name AS \"instar table\", p.* FROM \(tables.replacingOccurrences(of: " WHERE", with: ", pragma_table_xinfo(m.name) AS p WHERE"))") {
-            all[row["instar table"], default: PragmaRows()].columns.append(row)
-        }
-        for row in try Row.fetchAll(db, sql: "SELECT m.name AS \"instar table\", p.* FROM \(tables.replacingOccurrences(of: " WHERE", with: ", pragma_index_list(m.name) AS p WHERE"))") {
-            all[row["instar table"], default: PragmaRows()].indexList.append(row)
-        }
-        var columnsByIndex: [String: [(seqno: Int, name: String?, descending: Bool)]] = [:]
+        for row in try rows(of: "pragma_foreign_key_list") { all[row["instar table"]]?.foreignKeys.append(row) }
+        for row in try rows(of: "pragma_table_xinfo") { all[row["instar table"]]?.columns.append(row) }
+        for row in try rows(of: "pragma_index_list") { all[row["instar table"]]?.indexList.append(row) }
         let indexColumns = """
             SELECT m.name AS "instar table", l.name AS "instar index", x.seqno, x.name, x.desc
-            FROM \(tables.replacingOccurrences(of: " WHERE", with: ", pragma_index_list(m.name) AS l, pragma_index_xinfo(l.name) AS x WHERE")) AND x.key = 1
+            \(perTable(", pragma_index_list(m.name) AS l, pragma_index_xinfo(l.name) AS x")) AND x.key = 1
             """
-        var tableOfIndex: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: indexColumns) {
-            let index: String = row["instar index"]
-            tableOfIndex[index] = row["instar table"]
-            columnsByIndex[index, default: []].append(keyColumn(row))
+            all[row["instar table"]]?.indexColumns[row["instar index"], default: []].append(keyColumn(row))
         }
-        for (index, columns) in columnsByIndex {
-            guard let table = tableOfIndex[index] else { continue }
-            all[table]?.indexColumns[index] = columns.sorted { $0.seqno < $1.seqno }
+        for name in names {
+            for (index, columns) in all[name]?.indexColumns ?? [:] {
+                all[name]?.indexColumns[index] = columns.sorted { $0.seqno < $1.seqno }
+            }
         }
         for object in createSQL where object.kind == .table { all[object.name]?.createSQL = object.sql }
         return (names, all)
