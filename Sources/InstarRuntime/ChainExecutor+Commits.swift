@@ -20,11 +20,71 @@ import InstarStore
 ///   claims the lease and records the start (``recordStart(_:)``: the hook works between
 ///   transactions and must find the store held, and a command killed mid-way must be told it is
 ///   resumed); otherwise the step before it has claimed it. After `after` hooks, one commit moves to
-///   the next step (`step.done`) and, after the last step's, one finishes the run (`journal.finish`):
-///   e.g. a Swift `after` hook makes 4 commits in all, a Swift `before` hook 3.
-/// - A pause, a failure: one commit for the record (none for a fresh run that committed nothing).
+///   the next step (`step.done`); after the last step's, that commit also finishes the run: e.g. a
+///   Swift `after` hook makes 3 commits in all (step, hook, finish), a Swift `before` hook 3 (start,
+///   hook, step).
+/// - A pause, a failure: one commit for the record, which also releases the lease (none for a fresh
+///   run that committed nothing).
 /// - Nothing to do: no write at all (``Migrator`` decides on a read-only connection).
 extension ChainExecutor {
+    /// Runs one schema transaction (a step, a fused segment, a mapping step) whose journal record `next`
+    /// commits with it, after every hook; a failed hook is reported as that hook's error, not as the
+    /// rollback it caused. As the call's first write it also claims the lease; when `next` moves past
+    /// the step it carries the step's timing, and when it is the finished record it ends the run
+    /// (``saveFinish(_:_:)``).
+    func commitSchemaTransaction(
+        _ entry: inout JournalEntry, next: JournalEntry, failures: HookFailures,
+        _ body: (_ beforeCommit: @escaping (Database) throws -> Void, _ onStatement: @escaping (Int) -> Void) throws -> Void
+    ) throws {
+        var committed = next
+        do {
+            try body({ db in committed = try self.saveStepRecord(next, db) }, { _ in Failpoints.hit("step.statement") })
+        } catch {
+            if let failure = failures.first { throw failure }
+            // Another live run holds the store (the store wraps what its transaction threw).
+            if let wrapped = error as? StoreError, let lease = wrapped.underlying as? LeaseError { throw lease }
+            throw error
+        }
+        claimPending = false
+        Failpoints.hit("step.after-commit")
+        progressMade = true
+        entry = committed
+    }
+
+    /// Saves the journal record inside the caller's transaction, refreshing the lease, after checking
+    /// this run still holds it: a run that lost its lease never writes over another run's journal.
+    func saveRecord(_ entry: JournalEntry, _ db: Database) throws {
+        try checkHolder(db)
+        try Journal.save(entry, db)
+        try Lease.write(lease, db)
+    }
+
+    /// Runs `body` in one write transaction that also saves `entry` (and refreshes the lease). Records
+    /// of the run's own state (started, paused, failed, finished) are not interrupted.
+    /// A record that ends the call (a pause, a failure) releases the lease in the same commit.
+    func commit(
+        _ entry: JournalEntry, failpoint: String, releasingLease: Bool = false, _ body: (Database) throws -> Void = { _ in }
+    ) throws {
+        var entry = entry
+        entry.updatedAt = Date()
+        let isRecord = failpoint.hasPrefix("journal.")
+        if isRecord { interruptible.withLock { $0 = false } }
+        defer { if isRecord { interruptible.withLock { $0 = true } } }
+        try store.withDatabase { db in
+            try db.inTransaction(.immediate) {
+                try claimIfPending(db)  // refused before any work when another live run holds the store
+                try body(db)
+                try saveRecord(entry, db)
+                if releasingLease { try Lease.release(lease, db) }
+                Failpoints.hit("\(failpoint).before-commit")
+                return .commit
+            }
+        }
+        claimPending = false
+        Failpoints.hit("\(failpoint).after-commit")
+        if !isRecord { progressMade = true }
+    }
+
     /// Before this call's first commit, claims the lease inside the caller's write transaction: a live
     /// other run's lease throws ``LeaseError`` (the transaction rolls back), a dead one is taken over.
     func claimIfPending(_ db: Database) throws {

@@ -6,46 +6,6 @@ import InstarPlanner
 import InstarSQL
 import InstarStore
 
-/// An unfinished run cannot be resumed as asked: the plan changed under it, or the caller asked for
-/// another target. Nothing was changed.
-public struct ResumeRefused: InstarError, CustomStringConvertible {
-    /// Why the unfinished run cannot go on.
-    public enum Reason: Sendable, Hashable {
-        /// The unfinished run goes to `unfinishedTarget`; this call asked for `requested`.
-        case otherTarget(unfinishedTarget: String, requested: String)
-        /// The plan no longer has a version the unfinished chain goes through.
-        case versionMissing(String)
-        /// Step `index` (1-based) of the unfinished chain has other versions or hooks in the plan now.
-        case stepChanged(index: Int, from: String, to: String)
-    }
-
-    /// The store's path.
-    public var path: String
-    /// Why the unfinished run cannot go on.
-    public var reason: Reason
-
-    /// Makes the error for the store at `path`.
-    package init(path: String, reason: Reason) {
-        self.path = path
-        self.reason = reason
-    }
-
-    /// The reason in words.
-    public var explanation: String {
-        switch reason {
-        case .otherTarget(let unfinished, let requested):
-            "it goes to \(unfinished), not \(requested); nothing was changed"
-        case .versionMissing(let name): "the plan no longer has the version \(name)"
-        case .stepChanged(let index, let from, let to):
-            "step \(index) (\(from) → \(to)) is different in the plan now (its versions or hooks changed)"
-        }
-    }
-
-    public var description: String {
-        "\(path): cannot resume the unfinished migration: \(explanation)"
-    }
-}
-
 /// Runs a chain step by step, hook by hook, batch by batch, each unit committed with its journal record.
 ///
 /// Within a step, hooks are split around the step's transaction: SQL hooks right next to the schema
@@ -79,7 +39,7 @@ final class ChainExecutor {
     var dataVersionAtStart: Int?
     /// Whether a statement in flight may be interrupted now: not while the run records that it paused,
     /// failed or finished.
-    private let interruptible = Locked(true)
+    let interruptible = Locked(true)
     /// Rows each step of the chain rewrites, by position: the planner's prices for a fresh run,
     /// counted on the store for the remaining steps of a resumed one (``estimatedRows(_:through:)``).
     var rowEstimates: [Int: Int] = [:]
@@ -101,117 +61,10 @@ final class ChainExecutor {
         self.emit = emit
     }
 
-    // MARK: Lease
+    // MARK: Run
 
-    /// Waits until no other live run holds the lease (up to `giveUp`), reading only: the claim itself
-    /// is written by the run's first write transaction (``claimIfPending(_:)``), so that it costs no
-    /// commit of its own. Throws ``LeaseError`` when the holder is still there at `giveUp`; false when
-    /// a stop was requested while waiting.
-    func awaitLease(until giveUp: Date) throws -> Bool {
-        while true {
-            let holder: Lease?
-            do {
-                holder = try StoreError.wrapping(path: store.path, doing: "reading the migration lease") {
-                    try store.withDatabase { db in try Lease.holder(db) }
-                }
-            } catch let error as StoreError where error.kind == .locked {
-                // Another connection writes past the busy timeout: perhaps another run's first
-                // transaction, whose claim cannot be read before it commits. Waited for like a lease.
-                if Date() >= giveUp { throw error }
-                if pauseReason() != nil { return false }
-                Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
-                continue
-            }
-            guard let holder, holder.token != lease.token, holder.isAlive else { return true }
-            if Date() >= giveUp { throw LeaseError(path: store.path, holder: holder) }
-            if pauseReason() != nil { return false }
-            Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
-        }
-    }
-
-    func releaseLease() {
-        try? store.withDatabase { db in try Lease.release(lease, db) }
-    }
-
-    /// What SQLite asks while a statement runs: a stop was requested, or the time budget is spent.
-    var interruptCheck: @Sendable () -> Bool {
-        let interruptible = self.interruptible
-        let stop = self.stop
-        let deadline = self.deadline
-        return {
-            interruptible.current && stop.reason(by: deadline) != nil
-        }
-    }
-
-    /// Whether `error` is what a stop request does to the work in flight: an interrupted statement,
-    /// a cancelled task, or a hook that failed with one of those.
-    static func isInterruption(_ error: any Error) -> Bool {
-        // Written as plain casts: a `switch` over the existential with a recursive `map` crashed the
-        // Swift 6.3 optimizer (CopyPropagation ownership verification) in release builds.
-        // (StoreError.from gives SQLITE_INTERRUPT the kind `interrupted`, so the kind says it all.)
-        if error is CancellationError { return true }
-        if let database = error as? DatabaseError { return database.resultCode == .SQLITE_INTERRUPT }
-        if let store = error as? StoreError { return store.kind == .interrupted }
-        guard let hook = error as? HookError, let underlying = hook.underlying else { return false }
-        return isInterruption(underlying)
-    }
-
-    // MARK: Journal
-
-    /// Runs one schema transaction (a step, a fused segment, a mapping step) whose journal record `next`
-    /// commits with it, after every hook; a failed hook is reported as that hook's error, not as the
-    /// rollback it caused. As the call's first write it also claims the lease; when `next` moves past
-    /// the step it carries the step's timing, and when it is the finished record it ends the run
-    /// (``saveFinish(_:_:)``).
-    func commitSchemaTransaction(
-        _ entry: inout JournalEntry, next: JournalEntry, failures: HookFailures,
-        _ body: (_ beforeCommit: @escaping (Database) throws -> Void, _ onStatement: @escaping (Int) -> Void) throws -> Void
-    ) throws {
-        var committed = next
-        do {
-            try body({ db in committed = try self.saveStepRecord(next, db) }, { _ in Failpoints.hit("step.statement") })
-        } catch {
-            if let failure = failures.first { throw failure }
-            // Another live run holds the store (the store wraps what its transaction threw).
-            if let wrapped = error as? StoreError, let lease = wrapped.underlying as? LeaseError { throw lease }
-            throw error
-        }
-        claimPending = false
-        Failpoints.hit("step.after-commit")
-        progressMade = true
-        entry = committed
-    }
-
-    /// Saves the journal record inside the caller's transaction, refreshing the lease, after checking
-    /// this run still holds it: a run that lost its lease never writes over another run's journal.
-    func saveRecord(_ entry: JournalEntry, _ db: Database) throws {
-        try checkHolder(db)
-        try Journal.save(entry, db)
-        try Lease.write(lease, db)
-    }
-
-    /// Runs `body` in one write transaction that also saves `entry` (and refreshes the lease). Records
-    /// of the run's own state (started, paused, failed, finished) are not interrupted.
-    func commit(_ entry: JournalEntry, failpoint: String, _ body: (Database) throws -> Void = { _ in }) throws {
-        var entry = entry
-        entry.updatedAt = Date()
-        let isRecord = failpoint.hasPrefix("journal.")
-        if isRecord { interruptible.withLock { $0 = false } }
-        defer { if isRecord { interruptible.withLock { $0 = true } } }
-        try store.withDatabase { db in
-            try db.inTransaction(.immediate) {
-                try claimIfPending(db)  // refused before any work when another live run holds the store
-                try body(db)
-                try saveRecord(entry, db)
-                Failpoints.hit("\(failpoint).before-commit")
-                return .commit
-            }
-        }
-        claimPending = false
-        Failpoints.hit("\(failpoint).after-commit")
-        if !isRecord { progressMade = true }
-    }
-
+    /// What a step of the chain is made of (its versions' hashes, its hooks, its mapping model): a
+    /// resumed run refuses a step whose fingerprint changed since the journal recorded it.
     static func fingerprint(_ plan: Plan, from: String, to: String) -> String {
         let old = plan.versions.first { $0.name == from }?.versionHashes.versionChecksum ?? "?"
         let new = plan.versions.first { $0.name == to }?.versionHashes.versionChecksum ?? "?"
@@ -222,11 +75,30 @@ final class ChainExecutor {
         return Fingerprint.of(([old, new] + hooks).joined(separator: "|"))
     }
 
-    // MARK: Run
-
     func run(start: () throws -> [Step]) throws -> MigrationResult {
-        var entry: JournalEntry
         dataVersionAtStart = try readDataVersion()
+        guard var entry = try resumeOrStart(start) else { return .finished(steps: 0) }
+        if let reason = pauseReason() { return .paused(reason) }
+        // No commit of its own for the start: the first unit's transaction carries the lease claim and
+        // the start record (a hook that commits on its own is preceded by them: ``recordStart(_:)``).
+        let started = Date()
+        do {
+            while entry.step < entry.chain.count {
+                if let reason = pauseReason() { return try pause(&entry, reason) }
+                if let paused = try runUnit(&entry) { return paused }
+            }
+        } catch {
+            return try recover(from: error, &entry)
+        }
+        if entry.status != .finished { try finish(&entry) }
+        emit(.finished(steps: entry.chain.count, seconds: Date().timeIntervalSince(started)))
+        return .finished(steps: entry.chain.count)
+    }
+
+    /// The journal's unfinished run, checked against the plan as it is now, or a new run of the chain
+    /// `start` finds (nil when it is empty). Nothing is written: the first unit's commit records it.
+    private func resumeOrStart(_ start: () throws -> [Step]) throws -> JournalEntry? {
+        var entry: JournalEntry
         if let existing = try store.withDatabase({ db in try Journal.unfinished(db) }) {
             entry = existing
             resumedRun = true
@@ -242,89 +114,92 @@ final class ChainExecutor {
             entry.status = .running
             entry.owner = lease.owner
             emit(.started(run: entry.run, steps: entry.chain.count, resumedAt: Self.position(entry)))
-        } else {
-            let steps = try start()
-            if steps.isEmpty { return .finished(steps: 0) }
-            for (index, step) in steps.enumerated() { rowEstimates[index] = step.cost.rowsRewritten }
-            let now = Date()
-            entry = JournalEntry(
-                run: UUID().uuidString, plan: plan.name, planFile: plan.file, target: steps.last!.to,
-                chain: steps.map {
-                    .init(from: $0.from, to: $0.to, kind: $0.kind.rawValue, fingerprint: Self.fingerprint(plan, from: $0.from, to: $0.to))
-                }, step: 0, phase: .before, hook: 0, checkpoint: nil, attempts: 1, lastError: nil, startedAt: now,
-                updatedAt: now, owner: lease.owner, status: .running, timings: [:])
-            emit(.started(run: entry.run, steps: steps.count, resumedAt: nil))
+            return entry
         }
-        if let reason = pauseReason() { return .paused(reason) }
-        // No commit of its own for the start: the first unit's transaction carries the lease claim and
-        // the start record (a hook that commits on its own is preceded by them: ``recordStart(_:)``).
-        let started = Date()
-        do {
-            while entry.step < entry.chain.count {
-                if let reason = pauseReason() { return try pause(&entry, reason) }
-                let record = entry.chain[entry.step]
-                let stepStart = Date()
-                stepTiming = ("\(record.from) → \(record.to)", stepStart)
-                // A transaction may carry several steps: the event names where it ends.
-                let reach = entry.phase == .after ? entry.step : segmentEnd(from: entry.step, in: entry)
-                emit(
-                    .stepStarted(
-                        index: entry.step, of: entry.chain.count, from: record.from, to: entry.chain[reach].to,
-                        kind: reach > entry.step ? .fused : ProgressEvent.StepKind(rawValue: record.kind) ?? .lightweight,
-                        estimatedRows: entry.phase == .after ? 0 : estimatedRows(entry, through: reach)))
-                if let paused = try runStep(&entry) { return paused }
-                // A step without hooks after it moved the journal on inside its own transaction (with its
-                // timing); one with such hooks ends in the `after` phase, and moving on commits alone.
-                let movedOn = entry.phase != .after
-                emit(
-                    .stepFinished(
-                        index: movedOn ? entry.step - 1 : entry.step, of: entry.chain.count,
-                        seconds: Date().timeIntervalSince(stepStart)))
-                if !movedOn {
-                    entry.timings["\(record.from) → \(record.to)", default: 0] += Date().timeIntervalSince(stepStart)
-                    entry = entry.nextStep()
-                    try commit(entry, failpoint: "step.done")
-                }
-            }
-        } catch {
-            // A stop interrupted the work in flight: it was rolled back, and the journal (reread, as
-            // SQLite may have rolled back more than this call knows) says where the run is.
-            if let reason = stop.requested, Self.isInterruption(error) {
-                if let stored = try store.withDatabase({ db in try Journal.unfinished(db) }), stored.run == entry.run {
-                    entry = stored
-                }
-                return try pause(&entry, reason)
-            }
-            if error is LeaseError { throw error }  // another run owns the journal now
-            if claimPending, Self.isClaimContention(error) { throw error }  // nothing written: another writer has the store
-            if claimPending, let drift = error as? StoreError, drift.kind == .schemaDrift, try readDataVersion() != dataVersionAtStart {
-                throw Self.storeChanged(path: store.path)  // not drift: another run migrated it since this one read it
-            }
-            entry.status = .failed
-            entry.lastError = "\(error)"
-            try? commit(entry, failpoint: "journal.failed")
-            throw error
+        let steps = try start()
+        guard let target = steps.last?.to else { return nil }
+        for (index, step) in steps.enumerated() { rowEstimates[index] = step.cost.rowsRewritten }
+        let now = Date()
+        entry = JournalEntry(
+            run: UUID().uuidString, plan: plan.name, planFile: plan.file, target: target,
+            chain: steps.map {
+                .init(from: $0.from, to: $0.to, kind: $0.kind.rawValue, fingerprint: Self.fingerprint(plan, from: $0.from, to: $0.to))
+            }, step: 0, phase: .before, hook: 0, checkpoint: nil, attempts: 1, lastError: nil, startedAt: now,
+            updatedAt: now, owner: lease.owner, status: .running, timings: [:])
+        emit(.started(run: entry.run, steps: steps.count, resumedAt: nil))
+        return entry
+    }
+
+    /// Runs the unit of work at the journal's position (a step or a fused segment, with its hooks),
+    /// reporting it as progress; returns a result when it paused.
+    private func runUnit(_ entry: inout JournalEntry) throws -> MigrationResult? {
+        let record = entry.chain[entry.step]
+        let stepStart = Date()
+        stepTiming = ("\(record.from) → \(record.to)", stepStart)
+        // A transaction may carry several steps: the event names where it ends.
+        let reach = entry.phase == .after ? entry.step : segmentEnd(from: entry.step, in: entry)
+        emit(
+            .stepStarted(
+                index: entry.step, of: entry.chain.count, from: record.from, to: entry.chain[reach].to,
+                kind: reach > entry.step ? .fused : ProgressEvent.StepKind(rawValue: record.kind) ?? .lightweight,
+                estimatedRows: entry.phase == .after ? 0 : estimatedRows(entry, through: reach)))
+        if let paused = try runStep(&entry) { return paused }
+        // A step without hooks after it moved the journal on inside its own transaction (with its
+        // timing); one with such hooks ends in the `after` phase, and moving on commits alone.
+        let movedOn = entry.phase != .after
+        emit(
+            .stepFinished(
+                index: movedOn ? entry.step - 1 : entry.step, of: entry.chain.count,
+                seconds: Date().timeIntervalSince(stepStart)))
+        if !movedOn {
+            entry.timings["\(record.from) → \(record.to)", default: 0] += Date().timeIntervalSince(stepStart)
+            entry = entry.nextStep()
+            // Past the last step, moving on is the finish: one commit, not two.
+            if entry.step < entry.chain.count { try commit(entry, failpoint: "step.done") } else { try finish(&entry, failpoint: "step.done") }
         }
-        if entry.status != .finished {
-            // The last unit had hooks of its own after it (or the run resumed at the end): the finish
-            // is a commit of its own.
-            interruptible.withLock { $0 = false }
-            defer { interruptible.withLock { $0 = true } }
-            entry.status = .finished
-            var finished = entry
-            finished.updatedAt = Date()
-            try store.withDatabase { db in
-                try db.inTransaction(.immediate) {
-                    try saveFinish(finished, db)
-                    Failpoints.hit("journal.finish.before-commit")
-                    return .commit
-                }
+        return nil
+    }
+
+    /// What a failed unit leaves: a stop's interruption pauses at the journal's last committed position;
+    /// contention before this call wrote anything is reported as such (nothing was written); any other
+    /// failure is recorded in the journal and thrown.
+    private func recover(from error: any Error, _ entry: inout JournalEntry) throws -> MigrationResult {
+        // A stop interrupted the work in flight: it was rolled back, and the journal (reread, as
+        // SQLite may have rolled back more than this call knows) says where the run is.
+        if let reason = stop.requested, Self.isInterruption(error) {
+            if let stored = try store.withDatabase({ db in try Journal.unfinished(db) }), stored.run == entry.run {
+                entry = stored
             }
-            claimPending = false
-            Failpoints.hit("journal.finish.after-commit")
+            return try pause(&entry, reason)
         }
-        emit(.finished(steps: entry.chain.count, seconds: Date().timeIntervalSince(started)))
-        return .finished(steps: entry.chain.count)
+        if error is LeaseError { throw error }  // another run owns the journal now
+        if claimPending, Self.isClaimContention(error) { throw error }  // nothing written: another writer has the store
+        if claimPending, let drift = error as? StoreError, drift.kind == .schemaDrift, try readDataVersion() != dataVersionAtStart {
+            throw Self.storeChanged(path: store.path)  // not drift: another run migrated it since this one read it
+        }
+        entry.status = .failed
+        entry.lastError = "\(error)"
+        try? commit(entry, failpoint: "journal.failed", releasingLease: true)
+        throw error
+    }
+
+    /// The finish as a commit of its own: the last step's hooks that commit on their own are done (its
+    /// record moves past the step and ends the run), or the run resumed at the end. Not interrupted.
+    private func finish(_ entry: inout JournalEntry, failpoint: String = "journal.finish") throws {
+        interruptible.withLock { $0 = false }
+        defer { interruptible.withLock { $0 = true } }
+        entry.status = .finished
+        var finished = entry
+        finished.updatedAt = Date()
+        try store.withDatabase { db in
+            try db.inTransaction(.immediate) {
+                try saveFinish(finished, db)
+                Failpoints.hit("\(failpoint).before-commit")
+                return .commit
+            }
+        }
+        claimPending = false
+        Failpoints.hit("\(failpoint).after-commit")
     }
 
     static func position(_ entry: JournalEntry) -> String {
@@ -333,22 +208,6 @@ final class ChainExecutor {
         if entry.phase != .schema { text += ", hook \(entry.hook + 1)" }
         if let checkpoint = entry.checkpoint { text += " at checkpoint \(checkpoint)" }
         return text
-    }
-
-    /// Why the run must stop now, if it must: a stop request, or the time budget spent (which holds
-    /// whether or not this call has made progress: a unit that cannot fit is reported by the dry run).
-    func pauseReason() -> PauseReason? { stop.reason(by: deadline) }
-
-    func pause(_ entry: inout JournalEntry, _ reason: PauseReason) throws -> MigrationResult {
-        if claimPending && !resumedRun {
-            // A fresh run that committed nothing: the store is as it was, and stays unwritten.
-            emit(.paused(reason: reason))
-            return .paused(reason)
-        }
-        entry.status = .paused
-        try commit(entry, failpoint: "journal.pause")
-        emit(.paused(reason: reason))
-        return .paused(reason)
     }
 
     private func hooks(of record: JournalEntry.StepRecord) -> StageHooks {
