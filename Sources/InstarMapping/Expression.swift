@@ -3,7 +3,7 @@
 ///
 /// The cases follow NSExpression's own kinds so that nothing in a real mapping model has to be
 /// approximated at read time; what SQL cannot express is decided later, by ``SQLTranslator``.
-public indirect enum MappingExpression: Sendable, Hashable {
+package indirect enum MappingExpression: Sendable, Hashable {
     /// A literal: string, number, Boolean, nil, date, or `{…}` of literals.
     case constant(MappingValue)
     /// `SELF`: the object a predicate is evaluated against (in a filter, the source instance).
@@ -40,7 +40,7 @@ public indirect enum MappingExpression: Sendable, Hashable {
 }
 
 /// The operator of an arithmetic expression; the raw value is its spelling in format text.
-public enum ArithmeticOperator: String, Sendable, Hashable, Codable {
+package enum ArithmeticOperator: String, Sendable, Hashable, Codable {
     /// `a + b` (`add:to:`).
     case add = "+"
     /// `a - b` (`from:subtract:`).
@@ -54,7 +54,7 @@ public enum ArithmeticOperator: String, Sendable, Hashable, Codable {
 }
 
 /// An `NSPredicate`: the filter of an entity mapping, or the predicate of a SUBQUERY / TERNARY.
-public indirect enum MappingPredicate: Sendable, Hashable {
+package indirect enum MappingPredicate: Sendable, Hashable {
     /// `TRUEPREDICATE` / `FALSEPREDICATE`.
     case constant(Bool)
     /// One comparison.
@@ -68,20 +68,20 @@ public indirect enum MappingPredicate: Sendable, Hashable {
 }
 
 /// One comparison: `lhs op[options] rhs`, possibly quantified (`ANY tags.name == "x"`).
-public struct Comparison: Sendable, Hashable {
+package struct Comparison: Sendable, Hashable {
     /// The left operand (for a quantified comparison, the collection the quantifier ranges over).
-    public var lhs: MappingExpression
+    package var lhs: MappingExpression
     /// The comparison operator.
-    public var op: ComparisonOperator
+    package var op: ComparisonOperator
     /// The right operand.
-    public var rhs: MappingExpression
+    package var rhs: MappingExpression
     /// `ANY`, `ALL` or `NONE` over a collection on the left; ``Quantifier/direct`` when not quantified.
-    public var quantifier: Quantifier
+    package var quantifier: Quantifier
     /// The `[cdnl]` options, for string comparisons; empty otherwise.
-    public var options: ComparisonOptions
+    package var options: ComparisonOptions
 
     /// A comparison; unquantified and without options unless told otherwise.
-    public init(
+    package init(
         _ lhs: MappingExpression, _ op: ComparisonOperator, _ rhs: MappingExpression,
         quantifier: Quantifier = .direct, options: ComparisonOptions = []
     ) {
@@ -94,7 +94,7 @@ public struct Comparison: Sendable, Hashable {
 }
 
 /// The operator of a comparison; the raw value is its spelling in predicate format text.
-public enum ComparisonOperator: String, Sendable, Hashable, Codable {
+package enum ComparisonOperator: String, Sendable, Hashable, Codable {
     /// `==`: equal.
     case equal = "=="
     /// `!=`: not equal.
@@ -124,7 +124,7 @@ public enum ComparisonOperator: String, Sendable, Hashable, Codable {
 }
 
 /// `ANY`/`SOME` (the same), `ALL`, `NONE`; `.direct` when the comparison is not quantified.
-public enum Quantifier: String, Sendable, Hashable, Codable {
+package enum Quantifier: String, Sendable, Hashable, Codable {
     /// Not quantified: the comparison applies to the value itself.
     case direct = ""
     /// `ANY` (or `SOME`): true when some member of the collection matches.
@@ -136,22 +136,22 @@ public enum Quantifier: String, Sendable, Hashable, Codable {
 }
 
 /// The `[cdn]` options of a string comparison.
-public struct ComparisonOptions: OptionSet, Sendable, Hashable {
+package struct ComparisonOptions: OptionSet, Sendable, Hashable {
     /// The options as bits, in `NSComparisonPredicate.Options` order (`[c]` 1, `[d]` 2, `[n]` 4, `[l]` 8).
-    public let rawValue: Int
+    package let rawValue: Int
     /// The options these bits stand for.
-    public init(rawValue: Int) { self.rawValue = rawValue }
+    package init(rawValue: Int) { self.rawValue = rawValue }
     /// `[c]`: case-insensitive.
-    public static let caseInsensitive = ComparisonOptions(rawValue: 1)
+    package static let caseInsensitive = ComparisonOptions(rawValue: 1)
     /// `[d]`: diacritic-insensitive.
-    public static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
+    package static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
     /// `[n]`: normalized (the caller promises pre-folded text; Core Data then compares bytes).
-    public static let normalized = ComparisonOptions(rawValue: 4)
+    package static let normalized = ComparisonOptions(rawValue: 4)
     /// `[l]`: locale-sensitive.
-    public static let localeSensitive = ComparisonOptions(rawValue: 8)
+    package static let localeSensitive = ComparisonOptions(rawValue: 8)
 
     /// The letters as written in brackets, in Core Data's order (`cd`, `n`, `l`).
-    public var letters: String {
+    package var letters: String {
         (contains(.caseInsensitive) ? "c" : "") + (contains(.diacriticInsensitive) ? "d" : "")
             + (contains(.normalized) ? "n" : "") + (contains(.localeSensitive) ? "l" : "")
     }

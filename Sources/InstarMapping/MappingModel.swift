@@ -111,9 +111,9 @@ public struct EntityMapping: Sendable, Hashable {
     public var destinationEntityVersionHash: Data?
     /// Which source instances are migrated: `FETCH(…)` of all instances of the source entity, with the
     /// filter, as `mapc` builds it. Nil for a mapping without a source.
-    public var sourceExpression: MappingExpression?
+    package var sourceExpression: MappingExpression?
     /// The filter predicate (`sourcefilterpredicatestring`), parsed; nil when there is none.
-    public var filter: MappingPredicate?
+    package var filter: MappingPredicate?
     /// The filter exactly as written.
     public var filterText: String?
     /// `NSEntityMigrationPolicy` subclass that runs app code for this mapping.
@@ -130,7 +130,7 @@ public struct EntityMapping: Sendable, Hashable {
     public var location: SourceLocation
 
     /// An entity mapping; only the names, kind and location are required.
-    public init(
+    package init(
         name: String, kind: EntityMappingKind, sourceEntity: String?, destinationEntity: String?,
         sourceEntityVersionHash: Data? = nil, destinationEntityVersionHash: Data? = nil,
         sourceExpression: MappingExpression? = nil, filter: MappingPredicate? = nil, filterText: String? = nil,
@@ -162,7 +162,7 @@ public struct PropertyMapping: Sendable, Hashable {
     public var name: String
     /// The value expression; nil when the property is left at its default (nothing written and nothing
     /// for Xcode to generate).
-    public var valueExpression: MappingExpression?
+    package var valueExpression: MappingExpression?
     /// Where the value expression comes from: the author, Xcode's generation, or nowhere.
     public var origin: Origin
     /// For a relationship Xcode fills itself: the source key path and entity mapping it names, if set.
@@ -190,7 +190,7 @@ public struct PropertyMapping: Sendable, Hashable {
     public var valueExpressionText: String? { valueExpression?.description }
 
     /// A property mapping.
-    public init(
+    package init(
         name: String, valueExpression: MappingExpression?, origin: Origin, sourceKeyPath: String? = nil,
         sourceMappingName: String? = nil, userInfo: [String: MappingValue] = [:], location: SourceLocation
     ) {

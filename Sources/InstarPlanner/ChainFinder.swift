@@ -2,16 +2,16 @@ import InstarInference
 import InstarModel
 
 /// A sequence of steps from one version to another, and what it costs in total.
-public struct Chain: Sendable {
+package struct Chain: Sendable {
     /// The steps in order; empty when the store is already at the target.
-    public var steps: [Step]
+    package var steps: [Step]
     /// The plan's cost of one step in rows (``PlanOptions/stepCost``), added per step to ``totalCost``.
-    public var stepCost: Int
+    package var stepCost: Int
 
     /// Rows rewritten plus the per-step cost: what the planner minimises.
-    public var totalCost: Int { steps.reduce(0) { $0 + $1.cost.rowsRewritten + stepCost } }
+    package var totalCost: Int { steps.reduce(0) { $0 + $1.cost.rowsRewritten + stepCost } }
     /// The versions the chain passes through, the start and the target included; empty for no steps.
-    public var versions: [String] { (steps.first.map { [$0.from] } ?? []) + steps.map(\.to) }
+    package var versions: [String] { (steps.first.map { [$0.from] } ?? []) + steps.map(\.to) }
 }
 
 /// Why no chain reaches the target, with each blocking pair and its reasons.

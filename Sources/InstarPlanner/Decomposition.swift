@@ -12,9 +12,9 @@ import InstarLayouts
 /// into place. `A″` is the target version `B` with renaming identifiers on the renamed properties;
 /// renaming identifiers are not part of Core Data's version hashes, so `A″` *is* version `B` to Core
 /// Data and to every store.
-public struct Decomposition: Sendable {
+package struct Decomposition: Sendable {
     /// What a blocking change gets.
-    public enum RecipeKind: String, Sendable {
+    package enum RecipeKind: String, Sendable {
         /// A type change: a temporary attribute of the new type, a conversion hook, drop and rename.
         case typeConversion
         /// External storage turned off: a temporary in-store attribute, a copy hook, drop and rename.
@@ -30,51 +30,51 @@ public struct Decomposition: Sendable {
     }
 
     /// How one blocking (or conditional) change is handled.
-    public struct Recipe: Sendable {
+    package struct Recipe: Sendable {
         /// Which recipe handles the change.
-        public var kind: RecipeKind
+        package var kind: RecipeKind
         /// The change, with Core Data's verdict and the reason it blocks.
-        public var change: Change
+        package var change: Change
         /// One or two sentences: what the recipe does.
-        public var summary: String
+        package var summary: String
         /// The temporary property added in `A′`, if any.
-        public var temporary: String?
+        package var temporary: String?
         /// The hook that moves the data, if any.
-        public var hook: String?
+        package var hook: String?
     }
 
     /// A hook the proposal needs, ready to add to the plan's `hooks:`.
-    public struct Hook: Sendable {
-        public var name: String
+    package struct Hook: Sendable {
+        package var name: String
         /// What the hook runs (SQL), to paste into the plan's `hooks:`; a template must be completed first.
-        public var definition: HookDefinition
+        package var definition: HookDefinition
         /// `before` (runs on the old shape of its step) or `after` (on the new shape).
-        public var phase: String
+        package var phase: String
         /// The step it belongs to, as `"from → to"`.
-        public var step: String
+        package var step: String
         /// True when the SQL holds a placeholder (``Decomposition/fillPlaceholder`` or
         /// ``Decomposition/expressionPlaceholder``) that the user must replace: as written it fails.
-        public var isTemplate: Bool
+        package var isTemplate: Bool
         /// What the hook does, and what happens to values it cannot handle.
-        public var purpose: String
+        package var purpose: String
     }
 
     /// One step of the proposed chain. Steps with hooks become custom stages in the plan.
-    public struct ProposedStep: Sendable {
+    package struct ProposedStep: Sendable {
         /// The version the step starts at.
-        public var from: String
+        package var from: String
         /// The version the step ends at.
-        public var to: String
+        package var to: String
         /// Always ``Step/Kind/synthesized``: Instar proposed it, the user adds it to the plan.
-        public var kind: Step.Kind
+        package var kind: Step.Kind
         /// The custom stage to declare, when the step runs hooks.
-        public var stage: CustomStage?
+        package var stage: CustomStage?
         /// True when `from → to` is inferable (conditions allowed), as checked by ``ModelDiff``.
-        public var isInferable: Bool
+        package var isInferable: Bool
     }
 
     /// Something that can lose or block data when the proposal runs.
-    public struct Risk: Sendable {
+    package struct Risk: Sendable {
         /// Which sort of loss or block it is, so that tools and tests can tell risks apart without the prose.
         package enum Kind: String, Sendable, Hashable {
             /// Values that do not convert to the new type become NULL.
@@ -92,69 +92,69 @@ public struct Decomposition: Sendable {
         /// Which sort of risk it is.
         package var kind: Kind
         /// What is at risk, as `Entity.property` or `Entity`.
-        public var subject: String
+        package var subject: String
         /// What can go wrong, in a sentence.
-        public var message: String
+        package var message: String
         /// `SELECT count(*) …` over the store at version `from`, counting the rows concerned.
-        public var countSQL: String?
+        package var countSQL: String?
         /// The count, once a dry run evaluated `countSQL` on a store.
-        public var count: Int?
+        package var count: Int?
     }
 
     /// Written where the user must supply a value, in fill hooks.
-    public static let fillPlaceholder = "<FILL VALUE>"
+    package static let fillPlaceholder = "<FILL VALUE>"
     /// Written where the user must supply a conversion, in hooks without a built-in converter.
-    public static let expressionPlaceholder = "<SQL EXPRESSION>"
+    package static let expressionPlaceholder = "<SQL EXPRESSION>"
 
     /// The version at the start of the gap (`A`).
-    public var from: String
+    package var from: String
     /// The version at the end of the gap (`B`).
-    public var to: String
+    package var to: String
     /// Every change that blocks inference, and the conditional ones the proposal resolves.
-    public var recipes: [Recipe]
+    package var recipes: [Recipe]
     /// `A′`: the source version plus temporary properties; nil when no temporary is needed.
-    public var intermediate: Model?
+    package var intermediate: Model?
     /// `A″`: the target version with renaming identifiers on renamed-into-place properties; nil when
     /// the target version is used as it is.
-    public var final: Model?
+    package var final: Model?
     /// The target version as the plan has it.
-    public var target: Model
+    package var target: Model
     /// The hooks the proposed steps run.
-    public var hooks: [Hook]
+    package var hooks: [Hook]
     /// The proposed chain from ``from`` to ``to``, in order.
-    public var steps: [ProposedStep]
+    package var steps: [ProposedStep]
     /// What can lose or block data when the proposal runs, for the user to check before running it.
-    public var risks: [Risk]
+    package var risks: [Risk]
     /// Further facts: checks that failed, conditions left to run time.
-    public var notes: [String]
+    package var notes: [String]
 
     /// The versions of the proposed chain: `[A, A′, A″]`, `[A, A′, B]` or `[A, B]`.
-    public var versions: [String] { steps.isEmpty ? [] : [steps[0].from] + steps.map(\.to) }
+    package var versions: [String] { steps.isEmpty ? [] : [steps[0].from] + steps.map(\.to) }
 
     /// The manual recipes, in words; nil when every change has a mechanical recipe.
-    public var manualRecipe: String? {
+    package var manualRecipe: String? {
         let texts = recipes.filter { $0.kind == .manual }.map { "\($0.change.subject): \($0.summary)" }
         return texts.isEmpty ? nil : texts.joined(separator: "\n")
     }
 
     /// True when the proposed chain covers every blocking change (no manual recipe is left) and each
     /// step checks as inferable.
-    public var isComplete: Bool { manualRecipe == nil && !steps.isEmpty && steps.allSatisfy(\.isInferable) }
+    package var isComplete: Bool { manualRecipe == nil && !steps.isEmpty && steps.allSatisfy(\.isInferable) }
 
     /// True when a hook holds a placeholder the user must edit.
-    public var hasTemplates: Bool { hooks.contains(where: \.isTemplate) }
+    package var hasTemplates: Bool { hooks.contains(where: \.isTemplate) }
 
     /// Hook definitions by name, as a plan's `hooks:` wants them.
-    public var hookDefinitions: [String: HookDefinition] {
+    package var hookDefinitions: [String: HookDefinition] {
         Dictionary(hooks.map { ($0.name, $0.definition) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The custom stages to declare in the plan.
-    public var stages: [CustomStage] { steps.compactMap(\.stage) }
+    package var stages: [CustomStage] { steps.compactMap(\.stage) }
 
     /// The models of the proposed chain, oldest first, as a plan's `versions:` wants them (the first
     /// is the source version, which the caller supplies).
-    public func models(from source: Model) -> [Model] {
+    package func models(from source: Model) -> [Model] {
         var models = [source]
         if let intermediate { models.append(intermediate) }
         if !steps.isEmpty { models.append(final ?? target) }

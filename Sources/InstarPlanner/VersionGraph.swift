@@ -21,15 +21,15 @@ public struct StepCost: Sendable, Hashable, Comparable {
 
 /// Estimates the cost of a step. The store layer implements it (it knows which changes rebuild a
 /// table in its layout and how many rows each table has); the planner only compares numbers.
-public protocol StepCostModel: Sendable {
+package protocol StepCostModel: Sendable {
     func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost
 }
 
 /// Without a store: every rebuilt table weighs the same nominal amount.
-public struct NominalCostModel: StepCostModel {
+package struct NominalCostModel: StepCostModel {
     /// The nominal model, for planning without a store (`instar lint`, `instar graph`).
-    public init() {}
-    public func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost {
+    package init() {}
+    package func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost {
         StepCost(rowsRewritten: 0)
     }
 }
@@ -57,6 +57,8 @@ public struct Step: Sendable {
     public var kind: Kind
     /// The changes between the two versions, with their verdicts.
     public var diff: ModelDiff
+    /// What the step costs on the store it was planned for (the rows it rewrites); the cheapest chain
+    /// is the one whose steps cost least.
     public var cost: StepCost
     /// The custom stage the step runs, for a ``Kind/custom`` step; nil otherwise.
     public var stage: CustomStage?
@@ -78,19 +80,19 @@ package final class StepDiffs: Sendable {
 /// `Sendable` because its only mutable state, the caches of diffs and costs, is ``Locked`` (the work
 /// itself runs outside the lock: two tasks asking for the same edge at once may both infer it, and the
 /// results are equal).
-public final class VersionGraph: Sendable {
+package final class VersionGraph: Sendable {
     /// The plan whose versions the graph connects.
-    public let plan: Plan
+    package let plan: Plan
     /// How steps are priced.
-    public let costModel: any StepCostModel
+    package let costModel: any StepCostModel
     /// Each version's hashes, in the order of ``versions``.
-    public let hashes: [VersionHashes]
+    package let hashes: [VersionHashes]
     private let diffs: StepDiffs
     private let skipDiffs = Locked<[Int: ModelDiff]>([:])
     private let costs = Locked<[Int: StepCost]>([:])
 
     /// A graph over the plan's versions; hashes are computed now, diffs and costs when a search asks for them.
-    public convenience init(plan: Plan, costModel: any StepCostModel = NominalCostModel()) {
+    package convenience init(plan: Plan, costModel: any StepCostModel = NominalCostModel()) {
         self.init(plan: plan, costModel: costModel, sharing: StepDiffs())
     }
 
@@ -105,7 +107,7 @@ public final class VersionGraph: Sendable {
     }
 
     /// Infers and prices every single step of [a, b] on all cores: a chain search needs them all.
-    public func prepareSingleSteps(from a: Int, to b: Int) {
+    package func prepareSingleSteps(from a: Int, to b: Int) {
         let pending = costs.withLock { costs in (a..<max(a, b)).filter { costs[key($0, $0 + 1)] == nil } }
         let results = ParallelMap.map(pending) { k -> StepCost in
             costModel.cost(from: versions[k], to: versions[k + 1], diff: diff(k, k + 1))
@@ -116,12 +118,12 @@ public final class VersionGraph: Sendable {
     }
 
     /// The plan's versions, oldest first; steps refer to them by index.
-    public var versions: [Model] { plan.versions }
+    package var versions: [Model] { plan.versions }
 
     private func key(_ i: Int, _ j: Int) -> Int { i * versions.count + j }
 
     /// The diff from version `i` to version `j` (indexes into ``versions``), computed once and cached.
-    public func diff(_ i: Int, _ j: Int) -> ModelDiff {
+    package func diff(_ i: Int, _ j: Int) -> ModelDiff {
         // Single steps are kept in the shared cache, skip edges in this graph's own: every store's
         // search crosses the same single steps, but each asks for the skip edges from its own version,
         // and keeping all of those (a hundred versions have 5,000) would grow with the square of the plan.
@@ -132,7 +134,7 @@ public final class VersionGraph: Sendable {
         return diff
     }
 
-    public func cost(_ i: Int, _ j: Int) -> StepCost {
+    package func cost(_ i: Int, _ j: Int) -> StepCost {
         if let cached = costs.withLock({ $0[key(i, j)] }) { return cached }
         let cost = costModel.cost(from: versions[i], to: versions[j], diff: diff(i, j))
         costs.withLock { $0[key(i, j)] = cost }
@@ -140,22 +142,22 @@ public final class VersionGraph: Sendable {
     }
 
     /// The declared custom stage from `i` to `j`, if any.
-    public func stage(_ i: Int, _ j: Int) -> CustomStage? {
+    package func stage(_ i: Int, _ j: Int) -> CustomStage? {
         plan.stages.first { plan.index(of: $0.from) == i && plan.index(of: $0.to) == j }
     }
 
     /// The mapping model from `i` to `j`, if the plan has one.
-    public func mapping(_ i: Int, _ j: Int) -> PlannedMapping? {
+    package func mapping(_ i: Int, _ j: Int) -> PlannedMapping? {
         plan.mappings.first { plan.index(of: $0.from) == i && plan.index(of: $0.to) == j }
     }
 
     /// A step the plan fixes, which a chain crosses as it is and never skips: a custom stage or a
     /// mapping model.
-    public func isFixed(_ i: Int, _ j: Int) -> Bool { stage(i, j) != nil || mapping(i, j) != nil }
+    package func isFixed(_ i: Int, _ j: Int) -> Bool { stage(i, j) != nil || mapping(i, j) != nil }
 
     /// The step from `i` to `j` if the runtime can perform it: a declared stage, or an inferable diff
     /// that loses nothing the versions in between would keep.
-    public func step(_ i: Int, _ j: Int) -> Step? {
+    package func step(_ i: Int, _ j: Int) -> Step? {
         let d = diff(i, j)
         if let mapping = mapping(i, j) {
             return Step(

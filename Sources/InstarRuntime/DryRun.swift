@@ -131,7 +131,7 @@ public struct DryRunReport: Sendable {
     /// Set when no chain exists: why.
     public var noChain: NoChain?
     /// When no chain exists: a proposed decomposition per gap (see ``Decomposer``).
-    public var proposals: [Decomposition] = []
+    package var proposals: [Decomposition] = []
 }
 
 /// Builds a ``DryRunReport``. Opens the store read-only; never writes.

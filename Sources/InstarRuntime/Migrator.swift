@@ -108,12 +108,6 @@ public final class Migrator: Sendable {
         }
     }
 
-    /// The hooks the mapping steps of `chain` need that are neither declared in the plan nor
-    /// registered: one line each, naming the hook, its entity mapping, property and mapping model.
-    public func missingMappingHooks(in chain: Chain, store: SQLiteStore) throws -> [String] {
-        try missingMappingHooks(in: chain.steps.map { ($0.from, $0.to) }, store: store).map(\.description)
-    }
-
     /// The hooks the mapping steps among `steps` need and cannot find.
     func missingMappingHooks(in steps: [(from: String, to: String)], store: SQLiteStore) throws -> [MissingHook] {
         let resolver = MappingHookResolver(plan: plan, swift: state.current.mappingHooks)
@@ -202,7 +196,7 @@ public final class Migrator: Sendable {
     }
 
     /// The cheapest chain from the store's version to `target` (default: the plan's target).
-    public func chain(for store: SQLiteStore, to target: String? = nil) throws -> (current: Model, chain: Chain, graph: VersionGraph) {
+    package func chain(for store: SQLiteStore, to target: String? = nil) throws -> (current: Model, chain: Chain, graph: VersionGraph) {
         try chain(for: store, to: target, from: try currentVersion(of: store).0)
     }
 
