@@ -167,10 +167,29 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Tests by layer: each target sees only the modules of its layer (and their `package` symbols), so
+        // a test of a pure layer cannot lean on the store or the CLI. InstarTests holds everything that
+        // needs SQLite: store, runtime, CLI, corpus stores and scenarios.
+        .target(
+            name: "InstarTestSupport",
+            dependencies: ["InstarModel", "InstarModelIO", "InstarMapping"],
+            path: "Tests/InstarTestSupport"
+        ),
+        .testTarget(
+            name: "InstarModelTests",
+            dependencies: [
+                "InstarTestSupport", "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSwiftData",
+            ]
+        ),
+        .testTarget(
+            name: "InstarPlannerTests",
+            dependencies: ["InstarTestSupport", "InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner"]
+        ),
         .testTarget(
             name: "InstarTests",
             dependencies: [
-                "Instar", "InstarCLI", "InstarMapping", "InstarSwiftData", "InstarSeeding", "InstarAdoption", "InstarTesting",
+                "InstarTestSupport", "Instar", "InstarCLI", "InstarMapping", "InstarSwiftData", "InstarSeeding",
+                "InstarAdoption", "InstarTesting",
             ],
             // SQL schemas of hand-written databases, read by the adoption tests and Scripts/check-adopt.
             exclude: ["Fixtures"]

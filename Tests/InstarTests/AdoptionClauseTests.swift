@@ -6,6 +6,7 @@ import InstarModelIO
 import InstarStore
 import InstarAdoption
 import InstarLayouts
+import InstarTestSupport
 
 /// Issue 15, details an adopted table keeps without becoming raw SQL: column `CHECK`/`COLLATE` clauses
 /// (`columnSQL:`), table `CHECK` constraints (`tableSQL:`), the column order (`columnOrder:`) and a

@@ -6,6 +6,7 @@ import InstarModelIO
 import InstarStore
 import InstarAdoption
 import InstarLayouts
+import InstarTestSupport
 
 /// Issue 15, names: the inverses the importer makes up, a naming key that collides (an error at the
 /// key's `file:line:column` for every kind of key), and the layouts that do not honour naming keys.

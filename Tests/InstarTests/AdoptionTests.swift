@@ -6,6 +6,7 @@ import InstarModelIO
 import InstarStore
 import InstarAdoption
 import InstarLayouts
+import InstarTestSupport
 
 /// `instar model import` and the naming keys: every fixture schema round-trips (import, write the
 /// model file, read it back, create a store: same schema), names collide with `file:line:column`, and

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Instar
 import Testing
+import InstarTestSupport
 
 /// The app-facing API: an async `migrate` off the caller's executor, async Swift hooks, progress
 /// streams for several consumers that end with the run, and task cancellation that leaves a store the

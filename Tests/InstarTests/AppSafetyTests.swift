@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Instar
 import Testing
+import InstarTestSupport
 
 /// The paths an app takes that a command line does not: two calls for one store at once, a cancel
 /// at any await, a budget of a millisecond, another connection holding the file, a launch with

@@ -5,6 +5,7 @@ import InstarModelIO
 import InstarPlanner
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// A bundle has no order but its current version: an app whose oldest versions are named
 /// `AppPartner…` and whose later ones `AppFolio v…` must plan, migrate, test and lint from every

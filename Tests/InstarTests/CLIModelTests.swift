@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InstarTestSupport
 
 /// The `instar model hashes` and `instar diff` commands, run as a user would.
 @Suite struct CLIModelTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InstarTestSupport
 
 /// `instar store create`, `instar inspect` and `instar migrate`, run as a user would.
 @Suite struct CLIStoreTests {

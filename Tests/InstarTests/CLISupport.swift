@@ -1,5 +1,6 @@
 import Foundation
 import Instar
+import InstarTestSupport
 
 /// Runs the built `instar` executable, as a user or script would.
 struct CLIResult {

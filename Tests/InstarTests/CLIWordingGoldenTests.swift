@@ -4,6 +4,7 @@ import Testing
 
 @testable import InstarCLI
 @testable import InstarStore  // SchemaDifference's memberwise initializer: the library builds drift items, apps read them
+import InstarTestSupport
 
 /// The words `instar` prints for the library's errors, compared with a golden file: the library hands
 /// over facts (kinds, drift items, hook names, SQLite codes), and only the command line turns them into

@@ -2,6 +2,7 @@ import Foundation
 import InstarModel
 import InstarPlanner
 import Testing
+import InstarTestSupport
 
 /// `instar lint --cloudkit`: the rules of Core Data with CloudKit, on models, on steps, on plans and
 /// bundles, through the library and the command.

@@ -5,6 +5,7 @@ import InstarModelIO
 import InstarStore
 import Testing
 import InstarLayouts
+import InstarTestSupport
 
 /// Issue 11: what a real app's models and stores need beyond the layout's naming rules — Xcode's
 /// leniency, version identity among hash-identical versions, merged models, and progressive migration

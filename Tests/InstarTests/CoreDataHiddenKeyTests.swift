@@ -7,6 +7,7 @@ import InstarSeeding
 import InstarSQL
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// To-many relationships without an inverse in the Core Data layout: a hidden key `Z<e><REL>` in the
 /// destination's table, never a join table (docs/coredata-layout.md). Small models check the rule and

@@ -7,6 +7,7 @@ import InstarRuntime
 import InstarStore
 import Testing
 import InstarLayouts
+import InstarTestSupport
 
 /// The Core Data layout (`FORMAT.md` §1): every naming and storage rule on small hand-written models,
 /// `Z_METADATA` round trips, and migrations that renumber entities.

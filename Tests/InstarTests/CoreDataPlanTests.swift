@@ -5,6 +5,7 @@ import InstarPlanner
 import InstarRuntime
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// A plan with `layout: coredata` runs through the same planner and runtime, and leaves no Instar
 /// tables behind in a store that Core Data will open.

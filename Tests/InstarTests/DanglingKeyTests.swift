@@ -3,6 +3,7 @@ import GRDB
 import InstarModel
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// Core Data does not enforce references in SQLite: real stores hold to-one keys that point at rows
 /// which do not exist (a real store had four `ZCONNECTION.ZTO` values without their `ZUSER` rows).

@@ -3,6 +3,7 @@ import GRDB
 import Instar
 import Testing
 import InstarLayouts
+import InstarTestSupport
 
 /// Synthesized decompositions: each recipe's shape (A → A′ and A′ → A″ inferable, A″ hashing like B)
 /// and, end to end, that the scaffolded chain migrates the data of a real store correctly.

@@ -5,6 +5,7 @@ import InstarRuntime
 import InstarStore
 import Testing
 import InstarCompiler
+import InstarTestSupport
 
 /// `instar plan` never writes: the store file is byte-for-byte the same, with no journal left behind.
 @Suite struct DryRunTests {

@@ -2,6 +2,7 @@ import Foundation
 import InstarModel
 import InstarPlanner
 import Testing
+import InstarTestSupport
 
 /// A plan and its model files in a temporary folder.
 private struct PlanFixture {

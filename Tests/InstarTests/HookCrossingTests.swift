@@ -6,6 +6,7 @@ import InstarRuntime
 @testable import InstarStore
 import Testing
 @testable import InstarLayouts
+import InstarTestSupport
 
 /// What a hook's SQL reads and writes (``SQLAccess``), and the work the planner moves across a hook
 /// because of it (``TransactionPlan``): each rule fires where it should and not where it must not,

@@ -5,6 +5,7 @@ import InstarModel
 import InstarModelIO
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// Regression tests for what `Scripts/fuzz` found: each input here once crashed or hung the `instar`
 /// binary (stack overflow, a GRDB conversion trap, an integer-overflow trap, quadratic time). Each must

@@ -6,6 +6,7 @@ import InstarPlanner
 import InstarStore
 import Testing
 import InstarSeeding
+import InstarTestSupport
 
 /// Numbers from files, stores and the command line that once trapped on integer overflow, and bytes
 /// that trapped in FoundationXML (found by `Scripts/fuzz`): each is now an error or handled.

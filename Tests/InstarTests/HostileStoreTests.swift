@@ -3,6 +3,7 @@ import GRDB
 import InstarModel
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// Stores whose bookkeeping holds values of the wrong type or damaged property lists: GRDB's typed
 /// subscripts and Foundation's property-list parser crashed the process on them (found by

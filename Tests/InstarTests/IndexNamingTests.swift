@@ -5,6 +5,7 @@ import InstarModelIO
 import InstarStore
 import Testing
 import InstarLayouts
+import InstarTestSupport
 
 /// Core Data has named the same index differently across framework versions (`docs/coredata-layout.md`,
 /// "Index names"): an index's name carries no data, so a store whose index has another name for the

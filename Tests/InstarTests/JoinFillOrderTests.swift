@@ -7,6 +7,7 @@ import InstarModelIO
 import InstarSeeding
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// A join table filled from a foreign key (a to-one becoming a many-to-many) is filled in its key's
 /// order, whatever order the foreign key's table has: an insert out of key order touches the key's

@@ -1,6 +1,7 @@
 import Foundation
 import Instar
 import Testing
+import InstarTestSupport
 
 /// The layout registry is open (a plug-in layout registers its name) and strict (a name that is neither
 /// built in nor registered is an error, never the Instar layout in disguise). Each test uses names of

@@ -2,6 +2,7 @@ import Foundation
 import Instar
 import InstarMapping
 import Testing
+import InstarTestSupport
 
 /// Instar's own mapping files (`.mapping.yaml`/`.mapping.json`): read into the same `MappingModel` as
 /// Xcode's, resolved by the version names they state, every mistake reported at `file:line:column`.

@@ -6,6 +6,7 @@ import InstarPlanner
 import InstarRuntime
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// `instar plan --scaffold` for a mapping step whose hooks are missing: one SQL template per hook,
 /// named as the refusal names it, saying where it runs and what it must produce.

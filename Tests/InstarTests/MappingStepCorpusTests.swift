@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import InstarTestSupport
 
 /// Mapping steps on real apps' stores, through `instar migrate --store COPY --model <bundle>` (the
 /// plan-less bundle migration, which finds the mapping models beside the bundle).

@@ -7,6 +7,7 @@ import InstarPlanner
 import InstarRuntime
 import InstarStore
 import InstarLayouts
+import InstarTestSupport
 
 /// A two- or three-version history with a mapping model between the first two, in any layout, with
 /// helpers that write and read rows through the layout's storage map (so one test covers all layouts).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Instar
 import InstarTesting
+import InstarTestSupport
 
 /// `instar test` and the library's `MigrationTester`: a correct chain passes; mutations of it (a rename
 /// without its renaming identifier, a hook that forgets rows, a type narrowing that truncates) fail,

@@ -4,6 +4,7 @@ import Testing
 @testable import InstarModel
 @testable import InstarModelIO
 @testable import InstarStore
+import InstarTestSupport
 
 /// `instar inspect --store S` without `--model`, `instar model export --store`, and the cached model as
 /// the source version of a bundle migration: on a store built here and on real stores of the corpus.

@@ -7,6 +7,7 @@ import Testing
 @testable import InstarModelIO
 @testable import InstarStore
 @testable import InstarLayouts
+import InstarTestSupport
 
 /// A store's own model (`Z_MODELCACHE`): raw DEFLATE, the `NSKnownKeysDictionary1` that holds a cached
 /// model's entities, composite attributes and their hash, and every way a cache can be unusable.

@@ -6,6 +6,7 @@ import InstarRuntime
 import InstarStore
 import Testing
 import InstarLayouts
+import InstarTestSupport
 
 /// The plain SQL layout (`layout: sql`): stores written by hand, adopted and migrated without adding a
 /// table of Instar's.

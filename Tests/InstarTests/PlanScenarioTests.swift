@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import InstarTestSupport
 
 /// The example scenarios under `Plans/`, run end to end as their READMEs tell users to: create a store
 /// at the oldest version with `instar store create`, fill it with `instar store seed` (or the scenario's

@@ -5,6 +5,7 @@ import InstarModel
 import InstarPlanner
 import InstarStore
 import InstarLayouts
+import InstarTestSupport
 
 /// Issue 15: raw SQL that names a table or column the step renames or drops is found by `instar lint`
 /// (from the models alone), naming the raw object and the step, with a hint.

@@ -3,6 +3,7 @@ import GRDB
 import InstarModel
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// Reports users met on real stores: each names what it is about.
 @Suite struct RealStoreReportTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Instar
 import Testing
+import InstarTestSupport
 
 /// The migration runtime: each hook kind's guarantee, resuming after a failure or a kill in every
 /// phase, refusal when the plan changed, the lease between real processes, time budgets, signals,

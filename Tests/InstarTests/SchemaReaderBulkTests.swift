@@ -3,6 +3,7 @@ import GRDB
 import InstarLayouts
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// `SchemaReader.read` reads every table's pragmas in a few joined statements; reading each table on
 /// its own (a statement per pragma and per index, as `readTable` does) must give the same schema, on

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import InstarTestSupport
 
 /// `Plans/school-classes`, run as its README says, in the instar and the Core Data layouts: a store at
 /// Classes 1 filled by `instar store seed`, migrated to Classes 2, its rows read, then the mapping step

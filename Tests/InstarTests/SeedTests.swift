@@ -6,6 +6,7 @@ import Testing
 import InstarModel
 import InstarSQL
 import InstarSeeding
+import InstarTestSupport
 
 /// `instar store seed` and ``SQLiteStore/seed(model:options:)``: row counts, links, constraints,
 /// edge values, determinism, refusals and Core Data's bookkeeping, in every layout.

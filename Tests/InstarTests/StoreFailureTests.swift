@@ -3,6 +3,7 @@ import GRDB
 import InstarModel
 import InstarStore
 import Testing
+import InstarTestSupport
 
 /// Each failure leaves the store byte-for-byte as it was, with an error that says what to do.
 @Suite struct StoreFailureTests {

@@ -7,6 +7,7 @@ import InstarModelIO
 import InstarStore
 import Testing
 import InstarLayouts
+import InstarTestSupport
 
 /// Property-based tests of in-place migration: random model, random inferable change, random rows →
 /// migrate → every surviving value is where the mapping says, and nothing else changed.

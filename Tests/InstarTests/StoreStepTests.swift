@@ -6,6 +6,7 @@ import InstarSQL
 import InstarStore
 import Testing
 import InstarLayouts
+import InstarTestSupport
 
 /// One test per kind of inferred change, each asserting the data as well as the schema, and that the
 /// executor chose in-place alteration or a rebuild as documented.

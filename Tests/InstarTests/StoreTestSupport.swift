@@ -4,6 +4,7 @@ import InstarModel
 import InstarSQL
 import InstarStore
 import InstarLayouts
+import InstarTestSupport
 
 /// A store in a temporary folder, with helpers to fill it and read it back.
 final class StoreFixture {

@@ -2,6 +2,7 @@ import Foundation
 import InstarModel
 import InstarSwiftData
 import Testing
+import InstarTestSupport
 
 /// Every SwiftData store of the corpus (`../shared/corpus/swiftdata`): the entity version hashes computed
 /// from the app's Swift sources equal those SwiftData wrote into the store's Z_METADATA.

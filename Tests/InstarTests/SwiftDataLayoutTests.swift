@@ -5,6 +5,7 @@ import InstarStore
 import InstarSwiftData
 import Testing
 import InstarLayouts
+import InstarTestSupport
 
 extension SwiftDataCorpusTests {
     /// The schema read from the app's sources that wrote `store` (see ``sources(for:)``).

@@ -4,6 +4,7 @@ import InstarStore
 import InstarSwiftData
 import Testing
 import InstarLayouts
+import InstarTestSupport
 
 /// `instar plan --swiftdata` and `instar test --swiftdata`: what SwiftData would refuse, found from the
 /// sources; and the corpus apps' real plans accepted against their real stores.

@@ -3,6 +3,7 @@ import InstarInference
 import InstarModel
 import InstarSwiftData
 import Testing
+import InstarTestSupport
 
 /// The SwiftData reader on small inline sources: each construct, each option, and errors with positions.
 @Suite struct SwiftDataReaderTests {

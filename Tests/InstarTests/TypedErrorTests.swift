@@ -1,6 +1,7 @@
 import Foundation
 import Instar
 import Testing
+import InstarTestSupport
 
 /// An app catches one type, `InstarError`, and switches on its domain; each case carries the facts
 /// (drift items, SQLite's codes, a hook's error or exit status) rather than a message to parse.

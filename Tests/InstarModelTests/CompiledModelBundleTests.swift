@@ -3,6 +3,7 @@ import InstarModel
 import Testing
 
 @testable import InstarModelIO
+import InstarTestSupport
 
 /// `.momd` folders built here: version order, the current version, and the check of every version's
 /// hashes against `VersionInfo.plist`.

@@ -3,6 +3,7 @@ import InstarModel
 import Testing
 
 @testable import InstarModelIO
+import InstarTestSupport
 
 @Suite struct ModelFileReaderTests {
     let music = """

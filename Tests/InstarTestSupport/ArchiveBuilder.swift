@@ -6,46 +6,48 @@ import Foundation
 /// References are written in the XML-archive spelling `{"CF$UID": n}`, which the reader accepts in
 /// both property-list formats; archives from Apple's tools use the binary UID type, which the corpus
 /// tests cover.
-struct ArchiveBuilder {
-    typealias Reference = [String: Any]
+package struct ArchiveBuilder {
+    package typealias Reference = [String: Any]
 
-    private(set) var objects: [Any] = ["$null"]
+    package private(set) var objects: [Any] = ["$null"]
+    /// An empty archive.
+    package init() {}
     private var classRecords: [String: Int] = [:]
-    var version: Any = 100_000
-    var archiver: Any = "NSKeyedArchiver"
+    package var version: Any = 100_000
+    package var archiver: Any = "NSKeyedArchiver"
 
-    static func ref(_ index: Int) -> Reference { ["CF$UID": index] }
-    static var null: Reference { ref(0) }
+    package static func ref(_ index: Int) -> Reference { ["CF$UID": index] }
+    package static var null: Reference { ref(0) }
 
     /// Appends a raw value (string, number, dictionary) and returns a reference to it.
-    mutating func add(_ value: Any) -> Reference {
+    package mutating func add(_ value: Any) -> Reference {
         objects.append(value)
         return Self.ref(objects.count - 1)
     }
 
     /// An instance of `chain[0]` (whose superclasses follow) with the given fields.
-    mutating func object(_ chain: [String], _ fields: [String: Any]) -> Reference {
+    package mutating func object(_ chain: [String], _ fields: [String: Any]) -> Reference {
         var fields = fields
         fields["$class"] = classRecord(chain)
         return add(fields)
     }
 
     /// A string-keyed `NSMutableDictionary`.
-    mutating func dictionary(_ entries: [(String, Reference)]) -> Reference {
+    package mutating func dictionary(_ entries: [(String, Reference)]) -> Reference {
         let keys = entries.map { add($0.0) }
         return object(
             ["NSMutableDictionary", "NSDictionary", "NSObject"],
             ["NS.keys": keys, "NS.objects": entries.map(\.1)])
     }
 
-    mutating func array(_ members: [Reference], className: String = "NSMutableArray") -> Reference {
+    package mutating func array(_ members: [Reference], className: String = "NSMutableArray") -> Reference {
         let chain = className == "NSSet" ? ["NSSet", "NSObject"] : [className, "NSArray", "NSObject"]
         return object(chain, ["NS.objects": members])
     }
 
-    mutating func strings(_ texts: [String]) -> Reference { array(texts.map { add($0) }) }
+    package mutating func strings(_ texts: [String]) -> Reference { array(texts.map { add($0) }) }
 
-    mutating func classRecord(_ chain: [String]) -> Reference {
+    package mutating func classRecord(_ chain: [String]) -> Reference {
         if let known = classRecords[chain[0]] { return Self.ref(known) }
         let reference = add(["$classname": chain[0], "$classes": chain])
         classRecords[chain[0]] = reference["CF$UID"] as? Int
@@ -53,11 +55,11 @@ struct ArchiveBuilder {
     }
 
     /// Replaces the object at `reference`, for tests that break an archive after building it.
-    mutating func replace(_ reference: Reference, with value: Any) {
+    package mutating func replace(_ reference: Reference, with value: Any) {
         objects[reference["CF$UID"] as! Int] = value
     }
 
-    func data(root: Reference, format: PropertyListSerialization.PropertyListFormat = .binary) throws -> Data {
+    package func data(root: Reference, format: PropertyListSerialization.PropertyListFormat = .binary) throws -> Data {
         let frame: [String: Any] = [
             "$archiver": archiver, "$version": version, "$top": ["root": root], "$objects": objects,
         ]
@@ -66,16 +68,18 @@ struct ArchiveBuilder {
 }
 
 /// Builds the archive of a small `NSManagedObjectModel`, with the keys momc writes.
-struct ModelArchiveBuilder {
-    var archive = ArchiveBuilder()
-    var entities: [(String, ArchiveBuilder.Reference)] = []
+package struct ModelArchiveBuilder {
+    package var archive = ArchiveBuilder()
+    package var entities: [(String, ArchiveBuilder.Reference)] = []
+    /// An empty model archive.
+    package init() {}
 
-    static let attributeClass = ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
-    static let relationshipClass = ["NSRelationshipDescription", "NSPropertyDescription", "NSObject"]
-    static let entityClass = ["NSEntityDescription", "NSObject"]
+    package static let attributeClass = ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
+    package static let relationshipClass = ["NSRelationshipDescription", "NSPropertyDescription", "NSObject"]
+    package static let entityClass = ["NSEntityDescription", "NSObject"]
 
     /// An attribute; `_P` is 0x1 (present) | 0x2 optional | 0xF0 (no predicates, warnings, user info, modifier).
-    mutating func attribute(_ name: String, type: Int, optional: Bool = true, extra: [String: Any] = [:])
+    package mutating func attribute(_ name: String, type: Int, optional: Bool = true, extra: [String: Any] = [:])
         -> (String, ArchiveBuilder.Reference)
     {
         var fields: [String: Any] = [
@@ -87,7 +91,7 @@ struct ModelArchiveBuilder {
         return (name, archive.object(Self.attributeClass, fields))
     }
 
-    mutating func relationship(
+    package mutating func relationship(
         _ name: String, to destination: String, inverse: String?, maxCount: Int, extra: [String: Any] = [:]
     ) -> (String, ArchiveBuilder.Reference) {
         var fields: [String: Any] = [
@@ -100,7 +104,7 @@ struct ModelArchiveBuilder {
     }
 
     @discardableResult
-    mutating func entity(
+    package mutating func entity(
         _ name: String, properties: [(String, ArchiveBuilder.Reference)], extra: [String: Any] = [:]
     ) -> ArchiveBuilder.Reference {
         var fields: [String: Any] = [
@@ -114,7 +118,7 @@ struct ModelArchiveBuilder {
         return reference
     }
 
-    mutating func data(
+    package mutating func data(
         versionIdentifier: String? = "1", format: PropertyListSerialization.PropertyListFormat = .binary
     ) throws -> Data {
         let identifiers = archive.array(versionIdentifier.map { [archive.add($0)] } ?? [], className: "NSSet")

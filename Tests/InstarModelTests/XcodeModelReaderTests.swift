@@ -3,6 +3,7 @@ import InstarModel
 import Testing
 
 @testable import InstarModelIO
+import InstarTestSupport
 
 /// The Xcode model reader: XML → model exactly as momc reads it, errors with positions, bundles, and
 /// every real model in the shared corpus.

@@ -3,6 +3,7 @@ import InstarInference
 import InstarModel
 import InstarPlanner
 import Testing
+import InstarTestSupport
 
 /// Path choice: skips, forced stages, pinned versions, ties and unreachable targets.
 @Suite struct PlannerTests {

@@ -2,6 +2,7 @@ import Foundation
 import InstarMapping
 import InstarModelIO
 import Testing
+import InstarTestSupport
 
 /// Every real mapping model in the shared corpus reads, is matched to its versions, and each of its
 /// expressions either translates to SQL or names a hook (none is dropped).

@@ -2,6 +2,7 @@ import Foundation
 import InstarMapping
 import InstarModel
 import Testing
+import InstarTestSupport
 
 /// Matching a mapping model to the (source, destination) versions it was made for, on real projects.
 @Suite struct MappingVersionMatchTests {

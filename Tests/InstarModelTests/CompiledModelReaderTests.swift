@@ -3,6 +3,7 @@ import InstarModel
 import Testing
 
 @testable import InstarModelIO
+import InstarTestSupport
 
 /// The compiled-model reader on archives built here: every key it honours, and broken input of every
 /// kind, which must become a ``ModelError`` naming the file and the object, never a crash.

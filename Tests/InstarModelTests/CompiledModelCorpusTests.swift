@@ -3,6 +3,7 @@ import InstarModel
 import Testing
 
 @testable import InstarModelIO
+import InstarTestSupport
 
 /// Every compiled model in the shared corpus against its `.xcdatamodeld` source and against the hashes
 /// Xcode recorded in its `VersionInfo.plist`.

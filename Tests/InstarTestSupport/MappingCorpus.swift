@@ -4,16 +4,16 @@ import InstarModel
 import InstarModelIO
 
 /// Where the shared corpus's mapping models are, for the mapping suites.
-enum MappingCorpus {
+package enum MappingCorpus {
     /// Whether `../shared/corpus` exists. The corpus tests are skipped without it (they read the 41
     /// real `xcmapping.xml` files there); run them by checking out the shared corpus beside the package.
-    static var isPresent: Bool {
+    package static var isPresent: Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: corpusRoot.path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// Every `xcmapping.xml` in the corpus, sorted by path.
-    static func mappingFiles() -> [URL] {
+    package static func mappingFiles() -> [URL] {
         let enumerator = FileManager.default.enumerator(at: corpusRoot, includingPropertiesForKeys: nil)
         var found: [URL] = []
         while let url = enumerator?.nextObject() as? URL {
@@ -23,7 +23,7 @@ enum MappingCorpus {
     }
 
     /// The corpus file whose path ends with `suffix` (a repository and mapping-model name).
-    static func mapping(_ suffix: String) throws -> MappingModel {
+    package static func mapping(_ suffix: String) throws -> MappingModel {
         guard let url = mappingFiles().first(where: { $0.deletingLastPathComponent().path.hasSuffix(suffix) }) else {
             throw Missing(what: suffix)
         }
@@ -31,14 +31,14 @@ enum MappingCorpus {
     }
 
     /// The versions of a corpus model bundle, by its path below the corpus root.
-    static func versions(_ bundlePath: String) throws -> [Model] {
+    package static func versions(_ bundlePath: String) throws -> [Model] {
         try ModelBundle.read(xcdatamodeld: corpusRoot.appendingPathComponent(bundlePath)).versions
     }
 
     /// The model bundle a corpus mapping model records (`…/Model.xcdatamodeld/Model 2.xcdatamodel`),
     /// searched for under the mapping model's repository folder; prefers a bundle holding the recorded
     /// version, as a project may keep several bundles of one name.
-    static func bundle(for mapping: MappingModel) -> URL? {
+    package static func bundle(for mapping: MappingModel) -> URL? {
         guard let recorded = mapping.source.path else { return nil }
         let parts = recorded.split(separator: "/").map(String.init)
         guard parts.count >= 2 else { return nil }
@@ -55,8 +55,9 @@ enum MappingCorpus {
             ?? found.first
     }
 
-    struct Missing: Error, CustomStringConvertible {
-        var what: String
-        var description: String { "no corpus mapping model ends with '\(what)'" }
+    /// No corpus mapping model matches the suffix a test asked for.
+    package struct Missing: Error, CustomStringConvertible {
+        package var what: String
+        package var description: String { "no corpus mapping model ends with '\(what)'" }
     }
 }

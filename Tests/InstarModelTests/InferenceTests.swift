@@ -2,6 +2,7 @@ import Testing
 
 @testable import InstarInference
 import InstarModel
+import InstarTestSupport
 
 /// One test per inference rule of `shared/coredata/FORMAT.md` §4. Each would fail if the rule were wrong.
 @Suite struct InferenceTests {

@@ -2,6 +2,7 @@ import Foundation
 import InstarModel
 import InstarSwiftData
 import Testing
+import InstarTestSupport
 
 /// The parse-only SwiftData sources of the corpus (`_parse_only.json`: apps without a store): every
 /// repository is read, every diagnostic points into one of its files, and the summary says what reads
