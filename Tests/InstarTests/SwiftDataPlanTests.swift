@@ -37,6 +37,7 @@ import InstarTestSupport
         let folder = try Self.sources(
             [Self.schema("V1", "1.0.0", "var name: String = \"\""), Self.schema("V2", "2.0.0", "var name: String = \"\"")],
             stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2"])
+        defer { try? FileManager.default.removeItem(at: folder) }
         let result = try runInstar(["plan", "--swiftdata", folder.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("Duplicate version checksums: V1 and V2"), "\(result.stderr)")
@@ -46,6 +47,7 @@ import InstarTestSupport
         let folder = try Self.sources(
             [Self.schema("V1", "1.0.0", "var when: String = \"\""), Self.schema("V2", "2.0.0", "var when: Date = Date()")],
             stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2"])
+        defer { try? FileManager.default.removeItem(at: folder) }
         let result = try runInstar(["plan", "--swiftdata", folder.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("Models.swift:"), "\(result.stderr)")
@@ -58,6 +60,7 @@ import InstarTestSupport
             [Self.schema("V1", "1.0.0", "var name: String = \"\""), Self.schema("V2", "2.0.0", "var name: String = \"\"; var note: String?"),
              Self.schema("V3", "3.0.0", "var name: String = \"\"; var note: String?; var rating: Int?")],
             stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2", "V3"])
+        defer { try? FileManager.default.removeItem(at: folder) }
         let result = try runInstar(["plan", "--swiftdata", folder.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no stages lead from V1 to V3"), "\(result.stderr)")
@@ -69,6 +72,7 @@ import InstarTestSupport
             [Self.schema("V1", "1.0.0", "var name: String = \"\""), Self.schema("V2", "2.0.0", "var name: String = \"\"; var note: String?")],
             stages: ".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { context in try context.save() })",
             plan: ["V1", "V2"])
+        defer { try? FileManager.default.removeItem(at: folder) }
         let missing = try runInstar(["test", "--swiftdata", folder.path, "--rows", "5"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("V1→V2.didMigrate"), "\(missing.stderr)")
@@ -85,6 +89,7 @@ import InstarTestSupport
         let folder = try Self.sources(
             [Self.schema("V1", "1.0.0", "var name: String = \"\""), Self.schema("V2", "2.0.0", "var name: String = \"\"; var note: String?")],
             stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2"])
+        defer { try? FileManager.default.removeItem(at: folder) }
         let read = SwiftDataReader().read(files: [(path: "Shipped.swift", text: "import SwiftData\n" + shipped)])
         let model = try #require(read.schemas.first).model
         let store = folder.appendingPathComponent("shipped.store").path
@@ -103,6 +108,7 @@ extension SwiftDataPlanTests {
         let folder = try Self.sources(
             [Self.schema("V1", "1.0.0", "var created: Date = Date(); var name: String; init() { name = \"\" }")],
             stages: "", plan: ["V1"])
+        defer { try? FileManager.default.removeItem(at: folder) }
         let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit"])
         #expect(result.status == 1)
         #expect(result.stdout.contains("'Drink.name' is required and has no default"), "\(result.stdout)")
