@@ -179,6 +179,9 @@ private struct Interpreter {
             renamingIdentifier: element["elementID"] ?? element["renamingIdentifier"],
             versionHashModifier: element["versionHashModifier"])
 
+        // Exactly sized: a bundle keeps every version's entities in memory, and grown arrays carry slack.
+        entity.attributes.reserveCapacity(element.children.lazy.filter { $0.name == "attribute" }.count)
+        entity.relationships.reserveCapacity(element.children.lazy.filter { $0.name == "relationship" }.count)
         for child in element.children {
             switch child.name {
             case "attribute":
