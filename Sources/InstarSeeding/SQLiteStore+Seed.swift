@@ -15,7 +15,8 @@ extension SQLiteStore {
     /// Everything happens in one transaction: a request the model cannot satisfy is refused before the
     /// first row, and any failure rolls back, so the store is never left half-filled. For speed, tables
     /// that start empty load without their secondary indexes (re-created from the same SQL before the
-    /// commit, see ``SeedIndexes``) and foreign keys are checked once at the end instead of per row.
+    /// commit, see ``SeedIndexes``); foreign keys are checked once at the end (store connections do not
+    /// enforce them per row).
     package func seed(model: Model, options: SeedOptions) throws(SeedError) -> SeedReport {
         if isReadOnly { throw SeedError(StoreError(.readOnly, path: path, "the store was opened read-only")) }
         let map: StorageMap
@@ -58,11 +59,6 @@ extension SQLiteStore {
         let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
         try db.execute(sql: "PRAGMA cache_size = -\(Self.seedingCacheKiB)")
         defer { try? db.execute(sql: "PRAGMA cache_size = \(cache)") }
-        // Foreign keys are checked once, by `foreign_key_check` before the commit below, not on every
-        // insert (a lookup in the parent per row). The pragma only takes effect outside a transaction.
-        let foreignKeys = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
-        if foreignKeys { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
-        defer { if foreignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
         try db.inTransaction(.immediate) {
             var planner = SeedPlanner(model: model, map: map, layout: layout, options: options)
             let plan = try planner.plan(db)
