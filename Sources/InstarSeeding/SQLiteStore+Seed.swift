@@ -13,7 +13,10 @@ extension SQLiteStore {
     /// Deterministic: the same seed on the same store writes the same bytes. Streaming: rows are
     /// computed from their index and written a batch at a time, so memory does not grow with the count.
     /// Everything happens in one transaction: a request the model cannot satisfy is refused before the
-    /// first row, and any failure rolls back, so the store is never left half-filled.
+    /// first row, and any failure rolls back, so the store is never left half-filled. For speed, tables
+    /// that start empty load without their secondary indexes (re-created from the same SQL before the
+    /// commit, see ``SeedIndexes``); foreign keys are checked once at the end (store connections do not
+    /// enforce them per row).
     package func seed(model: Model, options: SeedOptions) throws(SeedError) -> SeedReport {
         if isReadOnly { throw SeedError(StoreError(.readOnly, path: path, "the store was opened read-only")) }
         let map: StorageMap
@@ -60,6 +63,7 @@ extension SQLiteStore {
             var planner = SeedPlanner(model: model, map: map, layout: layout, options: options)
             let plan = try planner.plan(db)
             if !planner.refusals.isEmpty { throw SeedError(path: path, refusals: planner.refusals) }
+            let indexes = try SeedIndexes.setAside(db, tables: plan.entities.map(\.table) + plan.joins.map(\.table))
             let writer = SeedWriter(db: db)
             for entity in plan.entities {
                 report.rows[entity.block.entity] = try writer.write(entity)
@@ -67,6 +71,7 @@ extension SQLiteStore {
             for join in plan.joins {
                 report.linkRows[join.table] = try writer.write(join)
             }
+            try indexes.restore(db)
             try SeedKeys.record(db, plan: plan, map: map, layout: layout)
             let tables = Set(plan.entities.map(\.table) + plan.joins.map(\.table))
             for table in tables.sorted() {

@@ -1,9 +1,22 @@
 import GRDB
 import InstarStore
+import InstarLayouts
 
 /// Writes a ``SeedPlan``: each entity's rows, then each join table's, streaming one batch at a time.
 struct SeedWriter {
     let db: Database
+
+    /// How one column is filled, with the payloads of ``SeedFill`` moved out to arrays: switching over a
+    /// ``SeedFill`` copies its ``AttributeSeeder`` (a dozen retains and releases) for every value, while
+    /// an index into an array reads the seeder in place.
+    private enum Fill {
+        case key
+        case constant(Int)
+        case attribute(Int)
+        case link(Int)
+        case linkEntity(Int)
+        case position(Int)
+    }
 
     /// Writes the rows of one concrete entity; returns how many.
     ///
@@ -12,16 +25,26 @@ struct SeedWriter {
     func write(_ plan: SeedEntityPlan) throws -> Int {
         let inserter = try SeedInserter(db, table: plan.table, columns: plan.columns)
         let toOnes = plan.toOnes
-        let fills = plan.fills
+        var constants: [SQLValue] = [], seeders: [AttributeSeeder] = []
+        let fills: [Fill] = plan.fills.map { fill in
+            switch fill {
+            case .key: return .key
+            case .constant(let value): constants.append(value); return .constant(constants.count - 1)
+            case .attribute(let seeder): seeders.append(seeder); return .attribute(seeders.count - 1)
+            case .link(let i): return .link(i)
+            case .linkEntity(let i): return .linkEntity(i)
+            case .position(let i): return .position(i)
+            }
+        }
         var targets = [Int64?](repeating: nil, count: toOnes.count)
         for index in 0..<plan.block.count {
             let key = plan.block.firstKey + index
             for i in toOnes.indices { targets[i] = toOnes[i].target(index: index) }
-            for f in fills.indices {
-                switch fills[f] {
+            for fill in fills {
+                switch fill {
                 case .key: try inserter.appendInteger(key)
-                case .constant(let value): try inserter.append(value)
-                case .attribute(let seeder): try seeder.bind(index: index, key: key, into: inserter)
+                case .constant(let c): try inserter.append(constants[c])
+                case .attribute(let a): try seeders[a].bind(index: index, key: key, into: inserter)
                 case .link(let i):
                     guard let target = targets[i] else { try inserter.appendNull(); continue }
                     try inserter.appendInteger(toOnes[i].destination.key(at: target))
