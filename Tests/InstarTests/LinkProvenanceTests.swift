@@ -10,8 +10,8 @@ import Testing
 
 /// A join table made from a foreign key takes one side of its links from the key of the table it
 /// reads; when the step carries that table over whole, those links cannot dangle and are not looked
-/// up again (``StepProgram/linksToKeptKeys(source:)``). The other side, and any side whose rows or
-/// key could have gone, is still checked: a store whose old foreign key points at nothing is refused.
+/// up again (``StepProgram/linksToKeptKeys(source:)``). The other side (the old foreign key, which can
+/// dangle), and any side whose rows or key could have gone, is still checked.
 @Suite struct LinkProvenanceTests {
     /// Where the relationship lives in `layout`: the books' table, its key and foreign key, the
     /// authors' table, and the new join table with the column holding the book.
