@@ -12,9 +12,22 @@ import InstarCompiler
 /// keys) of a table it points to went away; everything else is left unchecked because it cannot have
 /// changed. When in doubt a table is checked.
 enum ForeignKeyScope {
+    /// Tables whose links a step may have broken, and per table the foreign-key columns whose links
+    /// the step made from kept keys (``StepProgram/linksToKeptKeys(source:)``): those need no check.
+    struct StepChecks {
+        var tables: [String]
+        var linksToKeptKeys: [String: Set<String>]
+    }
+
     /// Tables of `program`'s target whose foreign keys must be checked after it ran on a store whose
-    /// schema was `source`.
-    static func tables(after program: StepProgram, source: StoreSchema) -> [String] {
+    /// schema was `source`, and which of their links cannot have broken.
+    static func tables(after program: StepProgram, source: StoreSchema) -> StepChecks {
+        let tables = tablesToCheck(after: program, source: source)
+        let proven = program.linksToKeptKeys(source: source).filter { tables.contains($0.key) }
+        return StepChecks(tables: tables, linksToKeptKeys: proven)
+    }
+
+    private static func tablesToCheck(after program: StepProgram, source: StoreSchema) -> [String] {
         let byTarget = Dictionary(program.transformations.map { ($0.target.name, $0) }, uniquingKeysWith: { a, _ in a })
         // Tables that keep every row and every key: references into them cannot break.
         func keepsKeys(_ table: String) -> Bool {
@@ -76,13 +89,33 @@ struct PendingForeignKeyChecks {
     /// Table → what may have broken its links; nil key set (``everything``) when unknown.
     private var tables: [String: String] = [:]
     private var everything: String?
+    /// Table → foreign-key columns that every part which put the table here filled from kept keys
+    /// (``ForeignKeyScope/StepChecks``); their links are not looked up.
+    private var linksToKeptKeys: [String: Set<String>] = [:]
 
     mutating func add(_ scope: [String]?, origin: String) {
         guard let scope else {
             everything = everything ?? origin
             return
         }
-        for table in scope where tables[table] == nil { tables[table] = origin }
+        for table in scope {
+            if tables[table] == nil { tables[table] = origin }
+            // Whatever this part wrote is unproven, whatever an earlier part proved.
+            linksToKeptKeys[table] = nil
+        }
+    }
+
+    /// A step's tables: a column stays exempt only while every part that put its table here proved it.
+    mutating func add(_ scope: ForeignKeyScope.StepChecks, origin: String) {
+        for table in scope.tables {
+            let proven = scope.linksToKeptKeys[table] ?? []
+            if tables[table] == nil {
+                tables[table] = origin
+                linksToKeptKeys[table] = proven
+            } else {
+                linksToKeptKeys[table] = linksToKeptKeys[table].map { $0.intersection(proven) }
+            }
+        }
     }
 
     /// Follows the pending tables through a program that is about to run: a continued table is
@@ -93,12 +126,15 @@ struct PendingForeignKeyChecks {
             if let source = t.source, let origin = tables[source] { moved[t.target.name] = origin }
         }
         tables = moved
+        // A later program may remove the rows those keys named, or rename the columns: prove again.
+        linksToKeptKeys = [:]
     }
 
     mutating func check(_ db: Database, path: String) throws {
         defer {
             tables = [:]
             everything = nil
+            linksToKeptKeys = [:]
         }
         var found: (Row, String)?
         if let origin = everything {
@@ -106,7 +142,8 @@ struct PendingForeignKeyChecks {
         } else if !tables.isEmpty {
             let schema = try SchemaReader.read(db)
             for (table, origin) in tables.sorted(by: { $0.key < $1.key }) {
-                guard let definition = schema.table(named: table), try !Self.linksAreIntact(definition, schema: schema, db)
+                guard let definition = schema.table(named: table),
+                    try !Self.linksAreIntact(definition, schema: schema, db, skipping: linksToKeptKeys[table] ?? [])
                 else { continue }
                 // (GRDB's foreignKeyViolations(in:) does not escape quotes inside a table's name.)
                 if let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check(\(table.sqlQuoted))") {
@@ -125,16 +162,22 @@ struct PendingForeignKeyChecks {
         }
     }
 
-    /// Whether every link of `table` leads to an existing row. Per foreign-key column, each distinct
-    /// value is looked up once (through the column's index when there is one, as join tables'
-    /// primary keys are; single-column keys only), instead of once per row as `PRAGMA foreign_key_check` does: on a join table
-    /// filled by a hook this is several times faster. False means "not proven": the caller then asks
-    /// `PRAGMA foreign_key_check` (also when the two columns' types differ, where SQLite's comparison
-    /// rules for the pragma and for `=` could part).
-    static func linksAreIntact(_ table: TableDefinition, schema: StoreSchema, _ db: Database) throws -> Bool {
+    /// Whether every link of `table` leads to an existing row, leaving out the single-column links
+    /// of the columns in `skipping` (which the caller knows to be intact). Per foreign-key column,
+    /// each distinct value is looked up once when an index on the table starts with the column (as
+    /// join tables' keys and indexes do): the index yields the values in order, each once. Without
+    /// such an index, DISTINCT would first sort every value into a temporary b-tree, which costs
+    /// about what looking each row's value up in the parent's key does, so each row is looked up.
+    /// Either way this is faster than `PRAGMA foreign_key_check`, which also reads the parent row.
+    /// False means "not proven": the caller then asks `PRAGMA foreign_key_check` (also when the two
+    /// columns' types differ, where SQLite's comparison rules for the pragma and for `=` could part).
+    static func linksAreIntact(
+        _ table: TableDefinition, schema: StoreSchema, _ db: Database, skipping: Set<String> = []
+    ) throws -> Bool {
         let keys = try Row.fetchAll(db, sql: "SELECT * FROM pragma_foreign_key_list(?)", arguments: [table.name])
         let byConstraint = Dictionary(grouping: keys) { $0["id"] as Int }
         for (_, parts) in byConstraint {
+            if parts.count == 1, let from = parts[0]["from"] as String?, skipping.contains(from) { continue }
             // Composite keys, and keys naming the parent's primary key implicitly, go to the pragma.
             guard parts.count == 1, let from = parts[0]["from"] as String?, let to = parts[0]["to"] as String?,
                 let parentTable = parts[0]["table"] as String?,
@@ -142,12 +185,27 @@ struct PendingForeignKeyChecks {
                 let column = table.column(named: from), parent.declaredType.uppercased() == column.declaredType.uppercased()
             else { return false }
             let child = from.sqlQuoted
-            let sql = """
+            let parentHas = "SELECT 1 FROM \(parentTable.sqlQuoted) WHERE \(to.sqlQuoted) ="
+            let sql =
+                leadsAnIndex(from, of: table, schema: schema)
+                ? """
                 SELECT 1 FROM (SELECT DISTINCT \(child) AS "value" FROM \(table.name.sqlQuoted) WHERE \(child) IS NOT NULL) AS "links"
-                WHERE NOT EXISTS (SELECT 1 FROM \(parentTable.sqlQuoted) WHERE \(to.sqlQuoted) = "links"."value") LIMIT 1
+                WHERE NOT EXISTS (\(parentHas) "links"."value") LIMIT 1
+                """
+                : """
+                SELECT 1 FROM \(table.name.sqlQuoted) AS "links" WHERE "links".\(child) IS NOT NULL
+                AND NOT EXISTS (\(parentHas) "links".\(child)) LIMIT 1
                 """
             if try Int.fetchOne(db, sql: sql) != nil { return false }
         }
         return true
+    }
+
+    /// Whether some index of `table` (its key's, a unique constraint's, or a declared one) starts with
+    /// `column`, so that SQLite reads its distinct values from that index.
+    static func leadsAnIndex(_ column: String, of table: TableDefinition, schema: StoreSchema) -> Bool {
+        table.column(named: column)?.isPrimaryKey == true || table.primaryKey.first == column
+            || table.uniqueConstraints.contains { $0.first == column }
+            || schema.indexes(on: table.name).contains { $0.elements.first?.column == column }
     }
 }
