@@ -161,8 +161,9 @@ final class ChainExecutor {
     }
 
     /// What a failed unit leaves: a stop's interruption pauses at the journal's last committed position;
-    /// contention before this call wrote anything is reported as such (nothing was written); any other
-    /// failure is recorded in the journal and thrown.
+    /// contention before this call wrote anything is reported as such (nothing was written); a fresh run
+    /// that committed nothing is thrown without a record (the store is untouched); any other failure
+    /// is recorded in the journal and thrown.
     private func recover(from error: any Error, _ entry: inout JournalEntry) throws -> MigrationResult {
         // A stop interrupted the work in flight: it was rolled back, and the journal (reread, as
         // SQLite may have rolled back more than this call knows) says where the run is.
@@ -176,6 +177,15 @@ final class ChainExecutor {
         if claimPending, Self.isClaimContention(error) { throw error }  // nothing written: another writer has the store
         if claimPending, let drift = error as? StoreError, drift.kind == .schemaDrift, try readDataVersion() != dataVersionAtStart {
             throw Self.storeChanged(path: store.path)  // not drift: another run migrated it since this one read it
+        }
+        // A fresh run that committed nothing leaves the store exactly as it was: no journal, no lease,
+        // no record of the attempt (the error itself says what failed; running again starts afresh).
+        if claimPending && !resumedRun {
+            if var hook = error as? HookError {
+                hook.storeUnchanged = true
+                throw hook
+            }
+            throw error
         }
         entry.status = .failed
         entry.lastError = "\(error)"

@@ -174,6 +174,10 @@ public struct HookError: InstarError, CustomStringConvertible {
     public var missing: [MissingHook]
     /// A command hook's exit status, when the command ran and exited with a non-zero one.
     public var exitStatus: Int32?
+    /// Whether the store is exactly as it was before the run: a fresh run failed before its first
+    /// commit, so no journal records the failure and running again starts afresh. Otherwise the
+    /// journal records it, and running again resumes at the failed hook.
+    public var storeUnchanged = false
 
     /// Makes the error; a Swift hook may throw one to fail with its own message.
     public init(hook: String, step: String, message: String, kind: Kind = .failed, underlying: (any Error)? = nil) {

@@ -309,39 +309,60 @@ import InstarTestSupport
     }
 
     /// The step's transaction fails (the data does not satisfy V2: NULLs where `label` becomes
-    /// required): rolled back, journal at the schema phase; after fixing the data the run finishes.
-    @Test func failureInTheStepTransactionResumes() throws {
+    /// required) in a fresh run's first transaction: rolled back, and the store is byte for byte as it
+    /// was (no journal, no lease: nothing records an attempt that changed nothing); after fixing the
+    /// data the next run starts afresh and finishes.
+    @Test func failureInTheFirstTransactionLeavesTheStoreUntouched() throws {
         let f = try RuntimeFixture(
             rows: 4, v2Label: "string", stage: "before: [logBefore]\n    after: [logInside]", hooks: Self.flakyHooks)
         defer { f.remove() }
         try f.execute(#"UPDATE "Item" SET "label" = 'x' WHERE "_pk" <> 3"#)
-        let before = try f.userContent()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: f.store))
         let migrator = try f.migrator()
         #expect(throws: StoreError.self) { try migrator.migrate(storeAt: f.store) }
-        #expect(try f.version() == "V1")
-        #expect(try f.logCounts() == [:])
-        #expect(try f.userContent() == before)
-        try expectFailedStatus(f, phase: "schema", error: "hold NULL in 'label'")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: f.store)) == bytes)
+        try expectNoJournal(f)
 
         try f.execute(#"UPDATE "Item" SET "label" = 'fixed' WHERE "label" IS NULL"#)
         #expect(try migrator.migrate(storeAt: f.store) == .finished(steps: 1))
-        try expectFinished(f, attempts: 2)
+        try expectFinished(f, attempts: 1)
         #expect(try f.logCounts() == ["before": 1, "inside": 1])
     }
 
-    /// A SQL hook inside the step's transaction fails: the step rolls back with it.
+    /// A SQL hook inside a fresh run's first transaction fails: the step rolls back with it, the store
+    /// is unchanged, and the CLI says so (no "instar status" to look at, nothing to resume).
     @Test func failingSQLHookRollsBackTheStep() throws {
         let f = try RuntimeFixture(
             stage: "after: [logInside, broken]",
             hooks: Self.flakyHooks + "  broken:\n    sql: [\"INSERT INTO \\\"Nope\\\" VALUES (1)\"]\n")
         defer { f.remove() }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: f.store))
         let cli = try f.instar(["migrate", f.plan, "--store", f.store])
         #expect(cli.status == 1, "\(cli)")
         #expect(cli.stderr.contains("hook 'broken' failed in step V1 → V2: SQLite: no such table: Nope"), "\(cli.stderr)")
-        #expect(cli.stderr.contains("run again to retry from there"))
+        #expect(cli.stderr.contains("the store was not changed") && cli.stderr.contains("then run again: instar migrate"))
+        #expect(!cli.stderr.contains("instar status"), "\(cli.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: f.store)) == bytes)
+        try expectNoJournal(f)
+    }
+
+    /// The failure comes after an earlier run of the same chain committed (here: a resumed run whose
+    /// first transaction fails): the journal keeps the failure, and status shows it.
+    @Test func failureOfAResumedRunIsRecorded() throws {
+        let f = try RuntimeFixture(
+            rows: 4, v2Label: "string", stage: "before: [flaky, logBefore]\n    after: [logInside]", hooks: Self.flakyHooks)
+        defer { f.remove() }
+        let flaky = FailOnce()
+        let migrator = try f.migrator()
+        migrator.register(hook: "flaky", flaky.hook)
+        try f.execute(#"UPDATE "Item" SET "label" = 'x' WHERE "_pk" <> 3"#)
+        #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) }  // records the start, then fails
+        #expect(throws: StoreError.self) { try migrator.migrate(storeAt: f.store) }  // resumed: the step fails
         #expect(try f.version() == "V1")
-        #expect(try f.logCounts() == [:])
-        try expectFailedStatus(f, phase: "schema", error: "no such table: Nope")
+        let status = try f.instar(["status", "--store", f.store, "--format", "json"])
+        let journal = status.json?["journal"] as? [String: Any]
+        #expect(journal?["status"] as? String == "failed" && journal?["attempts"] as? Int == 2, "\(status)")
+        #expect((journal?["lastError"] as? String)?.contains("hold NULL in 'label'") == true, "\(journal ?? [:])")
     }
 
     /// A Swift hook of the `after` phase fails once: the step stays committed (the store is at V2),
@@ -390,6 +411,12 @@ import InstarTestSupport
         #expect(journal?["attempts"] as? Int == 1, sourceLocation: sourceLocation)
         #expect((journal?["lastError"] as? String)?.contains(error) == true, "\(journal ?? [:])", sourceLocation: sourceLocation)
         #expect(status.json?["lease"] == nil, "a failed run releases its lease", sourceLocation: sourceLocation)
+    }
+
+    func expectNoJournal(_ f: RuntimeFixture, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let status = try f.instar(["status", "--store", f.store, "--format", "json"])
+        #expect(status.json?["journal"] == nil && status.json?["lease"] == nil, "\(status)", sourceLocation: sourceLocation)
+        #expect(try f.version() == "V1", sourceLocation: sourceLocation)
     }
 
     func expectFinished(_ f: RuntimeFixture, attempts: Int, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
