@@ -30,9 +30,10 @@ extension ModelBundle {
             problems += error.problems
         }
         var versions: [Model] = []
+        let interner = EntityInterner()
         for file in files {
             do {
-                let model = try CompiledModelReader.read(mom: file)
+                let model = try CompiledModelReader.read(mom: file, sharing: interner)
                 let disagreements = info?.disagreements(with: model, file: file.path) ?? []
                 if disagreements.isEmpty { versions.append(model) } else { problems += disagreements }
             } catch {

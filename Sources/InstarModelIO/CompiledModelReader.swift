@@ -19,7 +19,11 @@ public enum CompiledModelReader {
     /// Reads `url`, a `.mom` file. The model's name is the file name without `.mom`.
     /// - Throws: ``ModelError``: `.unreadable` when the file cannot be read, `.syntax` when it is not
     ///   a well-formed keyed archive of a model, and the model's own problems otherwise.
-    public static func read(mom url: URL) throws(ModelError) -> Model {
+    public static func read(mom url: URL) throws(ModelError) -> Model { try read(mom: url, sharing: nil) }
+
+    /// Reads `url`, sharing entities equal to ones read before (``EntityInterner``): a `.momd` passes
+    /// one for all its versions.
+    package static func read(mom url: URL, sharing interner: EntityInterner?) throws(ModelError) -> Model {
         let file = url.standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
@@ -43,11 +47,18 @@ public enum CompiledModelReader {
                     .unreadable, "cannot read the file: \(error.localizedDescription)",
                     location: SourceLocation(file: file.path)))
         }
-        return try parse(data: data, name: modelName(ofFile: file), file: file.path)
+        return try parse(data: data, name: modelName(ofFile: file), file: file.path, sharing: interner)
     }
 
     /// Decodes the bytes of a `.mom` file. `name` becomes the model's name; `file` is used in messages.
     public static func parse(data: Data, name: String, file: String) throws(ModelError) -> Model {
+        try parse(data: data, name: name, file: file, sharing: nil)
+    }
+
+    /// Decodes the bytes of a `.mom` file, sharing entities equal to ones read before.
+    package static func parse(data: Data, name: String, file: String, sharing interner: EntityInterner?)
+        throws(ModelError) -> Model
+    {
         var interpreter = CompiledModelInterpreter(file: file)
         let entities: [Entity]
         let versionIdentifier: String?
@@ -75,7 +86,7 @@ public enum CompiledModelReader {
         do {
             // Defaults are not checked against their types, for the reason the XML reader gives.
             model = try Model(
-                name: name, versionIdentifier: versionIdentifier, entities: entities, source: file,
+                name: name, versionIdentifier: versionIdentifier, entities: interner?.intern(entities) ?? entities, source: file,
                 validatesDefaultValues: false)
         } catch {
             throw ModelError(interpreter.problems + error.problems)

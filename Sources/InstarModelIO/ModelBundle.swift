@@ -67,9 +67,10 @@ public struct ModelBundle: Sendable {
                     hint: "an .xcdatamodeld folder holds one '<Name>.xcdatamodel' folder per model version"))
         }
         var versions: [Model] = []
+        let interner = EntityInterner()
         for versionFolder in versionFolders {
             do {
-                versions.append(try XcodeModelReader.read(xcdatamodel: versionFolder))
+                versions.append(try XcodeModelReader.read(xcdatamodel: versionFolder, sharing: interner))
             } catch {
                 problems += error.problems
             }

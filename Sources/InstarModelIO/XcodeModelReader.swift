@@ -27,7 +27,7 @@ import InstarModel
 /// at `file:line:column` of the element concerned.
 package enum XcodeModelReader {
     /// Reads `<folder>/contents`. The model's name is the folder name without `.xcdatamodel`.
-    package static func read(xcdatamodel url: URL) throws(ModelError) -> Model {
+    package static func read(xcdatamodel url: URL, sharing interner: EntityInterner? = nil) throws(ModelError) -> Model {
         let folder = url.standardizedFileURL
         let contents = folder.appendingPathComponent("contents")
         var isDirectory: ObjCBool = false
@@ -72,11 +72,15 @@ package enum XcodeModelReader {
                     .unreadable, "cannot read the file: \(error.localizedDescription)",
                     location: SourceLocation(file: contents.path), hint: "check that the file exists and is readable"))
         }
-        return try parse(data: data, name: modelName(ofFolder: folder), file: contents.path)
+        return try parse(data: data, name: modelName(ofFolder: folder), file: contents.path, sharing: interner)
     }
 
     /// Parses the text of a `contents` file. `name` becomes the model's name; `file` is used in locations.
-    package static func parse(data: Data, name: String, file: String) throws(ModelError) -> Model {
+    /// - Parameter interner: shares entities equal to ones read before (``EntityInterner``): a bundle
+    ///   passes one for all its versions.
+    package static func parse(data: Data, name: String, file: String, sharing interner: EntityInterner? = nil)
+        throws(ModelError) -> Model
+    {
         let root = try XMLSourceTree.parse(data: data, file: file)
         guard root.name == "model" else {
             throw ModelError(
@@ -86,7 +90,8 @@ package enum XcodeModelReader {
         }
         var interpreter = Interpreter()
         interpreter.compositeDefinitions(root.children(named: "compositeAttribute") + root.children(named: "composite"))
-        let entities = root.children(named: "entity").compactMap { interpreter.entity(from: $0) }
+        var entities = root.children(named: "entity").compactMap { interpreter.entity(from: $0) }
+        if let interner { entities = interner.intern(entities) }
         let model: Model
         do {
             // Xcode compiles what Instar's own files may not contain (defaultValueString="YES" on an

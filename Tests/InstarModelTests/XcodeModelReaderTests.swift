@@ -563,6 +563,43 @@ import InstarTestSupport
         #expect(read.version(named: "M 3") == nil)
     }
 
+    /// A bundle's versions share the storage of entities they declare unchanged (a plan keeps every
+    /// version in memory), and nothing else: each version reads exactly as it does alone, and points
+    /// at its own file.
+    @Test func unchangedEntitiesShareStorageAcrossVersions() throws {
+        let dir = try TemporaryFolder()
+        let bundle = try dir.bundle("M")
+        func xml(_ extra: String) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model userDefinedModelVersionIdentifier="">
+                <entity name="Kept"><attribute name="name" optional="YES" attributeType="String"/></entity>
+                <entity name="Grows"><attribute name="title" optional="YES" attributeType="String"/>\(extra)</entity>
+            </model>
+            """
+        }
+        let grown = #"<attribute name="note" optional="YES" attributeType="String"/>"#
+        let folders = [
+            try dir.model("M", xml: xml(""), in: bundle), try dir.model("M 2", xml: xml(grown), in: bundle),
+            try dir.model("M 3", xml: xml(grown), in: bundle),
+        ]
+        let read = try ModelBundle.read(xcdatamodeld: bundle)
+        func storage(_ version: Int, _ entity: String) -> UnsafeRawPointer? {
+            read.versions[version].entities.first { $0.name == entity }!.attributes.withUnsafeBufferPointer {
+                UnsafeRawPointer($0.baseAddress)
+            }
+        }
+        #expect(storage(0, "Kept") == storage(1, "Kept") && storage(1, "Kept") == storage(2, "Kept"))
+        #expect(storage(1, "Grows") == storage(2, "Grows"))
+        #expect(storage(0, "Grows") != storage(1, "Grows"))
+        for (version, folder) in zip(read.versions, folders) {
+            let alone = try XcodeModelReader.read(xcdatamodel: folder)
+            #expect(version.entities == alone.entities)
+            #expect(version.versionHashes == alone.versionHashes)
+            #expect(version.location(ofEntity: "Kept")?.file == folder.appendingPathComponent("contents").standardizedFileURL.path)
+        }
+    }
+
     @Test func bundleWithoutCurrentVersionFallsBackToTheLast() throws {
         let dir = try TemporaryFolder()
         let bundle = try dir.bundle("Shop")
