@@ -7,64 +7,68 @@ enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// Shows progress: a bar per step on a terminal, plain lines in logs, JSON lines for programs.
-final class ProgressReporter: @unchecked Sendable {
+final class ProgressReporter: Sendable {
     let style: ProgressStyle
-    private let lock = NSLock()
-    private var step = ""
-    private var stepStart = Date()
-    private var barShown = false
+    /// The bar being drawn; events come from the run's thread and from hooks', one at a time.
+    private let bar = Locked(Bar())
+
+    private struct Bar {
+        var step = ""
+        var stepStart = Date()
+        var shown = false
+    }
 
     init(style: ProgressStyle) {
         self.style = style
     }
 
     func report(_ event: ProgressEvent) {
-        lock.lock()
-        defer { lock.unlock() }
-        switch style {
-        case .none: return
-        case .json: printOut(jsonText(Self.json(event)).replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "  ", with: ""))
-        case .lines: if let line = Self.line(event) { printOut(line) }
-        case .bar: bar(event)
+        bar.withLock { bar in
+            switch style {
+            case .none: return
+            case .json: printOut(jsonText(Self.json(event)).replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "  ", with: ""))
+            case .lines: if let line = Self.line(event) { printOut(line) }
+            case .bar: Self.draw(event, on: &bar)
+            }
         }
     }
 
     func finish() {
-        lock.lock()
-        defer { lock.unlock() }
-        if barShown { FileHandle.standardOutput.write(Data("\n".utf8)) }
-        barShown = false
+        bar.withLock { bar in
+            if bar.shown { FileHandle.standardOutput.write(Data("\n".utf8)) }
+            bar.shown = false
+        }
     }
 
-    private func bar(_ event: ProgressEvent) {
+    private static func draw(_ event: ProgressEvent, on bar: inout Bar) {
         switch event {
         case .stepStarted(let i, let n, let from, let to, _, _):
-            if barShown { FileHandle.standardOutput.write(Data("\n".utf8)) }
-            step = "step \(i + 1)/\(n) \(from) → \(to)"
-            stepStart = Date()
-            draw(fraction: 0, detail: "")
+            if bar.shown { FileHandle.standardOutput.write(Data("\n".utf8)) }
+            bar.step = "step \(i + 1)/\(n) \(from) → \(to)"
+            bar.stepStart = Date()
+            drawBar(&bar, fraction: 0, detail: "")
         case .hook(let name, let done, let total):
             let fraction = total.map { $0 > 0 ? Double(done) / Double($0) : 1 } ?? 0
-            let elapsed = Date().timeIntervalSince(stepStart)
+            let elapsed = Date().timeIntervalSince(bar.stepStart)
             let eta = fraction > 0 && fraction < 1 ? String(format: " ETA %.0fs", elapsed / fraction - elapsed) : ""
-            draw(fraction: fraction, detail: "\(name) \(done)\(total.map { "/\($0)" } ?? "")\(eta)")
+            drawBar(&bar, fraction: fraction, detail: "\(name) \(done)\(total.map { "/\($0)" } ?? "")\(eta)")
         case .stepFinished(_, _, let seconds):
-            draw(fraction: 1, detail: String(format: "done in %.2fs", seconds))
+            drawBar(&bar, fraction: 1, detail: String(format: "done in %.2fs", seconds))
         default:
             if let line = Self.line(event) {
-                if barShown { FileHandle.standardOutput.write(Data("\n".utf8)) }
-                barShown = false
+                if bar.shown { FileHandle.standardOutput.write(Data("\n".utf8)) }
+                bar.shown = false
                 printOut(line)
             }
         }
     }
 
-    private func draw(fraction: Double, detail: String) {
+    private static func drawBar(_ bar: inout Bar, fraction: Double, detail: String) {
         let width = 24
         let filled = Int((fraction * Double(width)).rounded(.down))
-        let text = "\r\(step) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(detail)\u{1B}[K"
+        let text = "\r\(bar.step) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(detail)\u{1B}[K"
         FileHandle.standardOutput.write(Data(text.utf8))
-        barShown = true
+        bar.shown = true
     }
 
     static func line(_ event: ProgressEvent) -> String? {

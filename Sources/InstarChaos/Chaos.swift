@@ -133,17 +133,16 @@ struct Stats {
 }
 
 /// A reproducible source of random choices shared by concurrent tasks (SplitMix64 behind a lock).
-final class SeededRandom: @unchecked Sendable {
-    private let lock = NSLock()
-    private var state: UInt64
+final class SeededRandom: Sendable {
+    private let state: Locked<UInt64>
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { state = Locked(seed) }
 
     func next() -> UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
+        var z = state.withLock { state in
+            state &+= 0x9E37_79B9_7F4A_7C15
+            return state
+        }
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)

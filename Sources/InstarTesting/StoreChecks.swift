@@ -88,16 +88,13 @@ enum StoreChecks {
 
 /// The peak size of a store's files (database, `-wal`, `-journal`) during a run, sampled on a thread of
 /// its own every few milliseconds and at each progress event.
-final class DiskSampler: @unchecked Sendable {
+final class DiskSampler: Sendable {
     private let path: String
-    private let lock = NSLock()
-    private var peak: Int64 = 0
-    private var running = true
-    private var thread: Thread?
+    private let state: Locked<(peak: Int64, running: Bool)>
 
     init(path: String) {
         self.path = path
-        peak = Self.size(of: path)
+        state = Locked((peak: Self.size(of: path), running: true))
     }
 
     /// Database plus its `-wal` and `-journal` files (the `-shm` index is memory, not data).
@@ -109,25 +106,25 @@ final class DiskSampler: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            while lock.withLock({ running }) {
+        Thread { [self] in
+            while state.withLock({ $0.running }) {
                 sample()
                 Thread.sleep(forTimeInterval: 0.002)
             }
-        }
-        self.thread = thread
-        thread.start()
+        }.start()
     }
 
     func sample() {
         let size = Self.size(of: path)
-        lock.withLock { peak = max(peak, size) }
+        state.withLock { $0.peak = max($0.peak, size) }
     }
 
     /// Stops sampling and returns the peak.
     func stop() -> Int64 {
         sample()
-        lock.withLock { running = false }
-        return lock.withLock { peak }
+        return state.withLock { state in
+            state.running = false
+            return state.peak
+        }
     }
 }
