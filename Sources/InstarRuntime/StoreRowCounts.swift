@@ -30,7 +30,7 @@ package final class StoreRowCounts: Sendable {
                     guard let storage = map.entities[entity.name] else { continue }
                     var sql = "SELECT count(*) FROM \(storage.table.sqlQuoted)"
                     var arguments: [DatabaseValueConvertible] = []
-                    if let column = map.entityTables[storage.table]?.discriminator, let value = storage.discriminatorValue {
+                    if let (column, value) = map.countFilter(of: entity.name) {
                         sql += " WHERE \(column.sqlQuoted) = ?"
                         arguments.append(value.databaseValue)
                     }
@@ -59,7 +59,7 @@ extension SQLiteStore {
                 for (name, storage) in map.entities {
                     var sql = "SELECT count(*) FROM \(storage.table.sqlQuoted)"
                     var arguments: [DatabaseValueConvertible] = []
-                    if let column = map.entityTables[storage.table]?.discriminator, let value = storage.discriminatorValue {
+                    if let (column, value) = map.countFilter(of: name) {
                         sql += " WHERE \(column.sqlQuoted) = ?"
                         arguments.append(value.databaseValue)
                     }

@@ -396,15 +396,9 @@ package struct StepCompiler {
             guard let s = mapping.source, let d = mapping.destination, let so = oldMap.entities[s],
                 let de = newMap.entities[d]
             else { return nil }
-            let sourceDiscriminator = oldMap.entityTables[so.table]?.discriminator.flatMap { c in
-                so.discriminatorValue.map { (c, $0) }
-            }
-            let destinationDiscriminator = newMap.entityTables[de.table]?.discriminator.flatMap { c in
-                de.discriminatorValue.map { (c, $0) }
-            }
             return StepProgram.SurvivingEntity(
-                sourceEntity: s, sourceTable: so.table, sourceDiscriminator: sourceDiscriminator, destinationEntity: d,
-                destinationTable: de.table, destinationDiscriminator: destinationDiscriminator)
+                sourceEntity: s, sourceTable: so.table, sourceDiscriminator: oldMap.countFilter(of: s), destinationEntity: d,
+                destinationTable: de.table, destinationDiscriminator: newMap.countFilter(of: d))
         }
     }
 }

@@ -66,7 +66,9 @@ package struct StepProgram: Sendable {
     package var droppedTables: [String]
     /// The new version's schema, which the store must have after the step.
     package var targetSchema: StoreSchema
-    /// Surviving entities: older entity → (its table and discriminator, the newer one's).
+    /// Surviving entities: older entity → (its table and discriminator, the newer one's), for the
+    /// row counts before and after the step; a discriminator is nil where the table holds that entity
+    /// alone (``StorageMap/countFilter(of:)``), so that the count does not read every row.
     package var survivingEntities: [SurvivingEntity]
 
     package init(
