@@ -23,4 +23,26 @@ import InstarTestSupport
         #expect(cli.stdout.contains("external 15/10") && cli.stdout.contains("external -3/10"), "\(cli.stdout)")
         #expect(try f.version() == "V2")
     }
+
+    /// A backup killed while it was written is rolled back to an empty database (or is a 0-byte file),
+    /// and `--backup` then refuses the occupied name, so the user reaches for `instar restore` with
+    /// it. That copied the emptiness over the store: every table gone, exit 0. It is refused now, and
+    /// the store keeps every row.
+    @Test(arguments: [false, true]) func restoreRefusesAnEmptyBackup(headerOnly: Bool) throws {
+        let f = try RuntimeFixture(rows: 4, stage: "after: []", hooks: "  unused: {sql: ['SELECT 1']}\n")
+        defer { f.remove() }
+        let backup = f.dir.appendingPathComponent("before.sqlite").path
+        FileManager.default.createFile(atPath: backup, contents: Data())
+        if headerOnly {  // a database file with a header and no table, as a rolled-back copy leaves it
+            let queue = try DatabaseQueue(path: backup)
+            try queue.write { db in try db.execute(sql: "PRAGMA user_version = 7") }
+            try queue.close()
+        }
+        let before = try f.userContent()
+        let restored = try f.instar(["restore", "--backup", backup, "--store", f.store])
+        #expect(restored.status == 65, "\(restored)")
+        #expect(restored.stderr.contains("empty database") && restored.stderr.contains("nothing was changed"), "\(restored)")
+        #expect(try f.userContent() == before)
+        #expect(try f.version() == "V1")
+    }
 }
