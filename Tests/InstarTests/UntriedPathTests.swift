@@ -45,4 +45,54 @@ import InstarTestSupport
         #expect(try f.userContent() == before)
         #expect(try f.version() == "V1")
     }
+
+    /// A hook that works through two tables with `batches` (items, then their log) committed the first
+    /// table's last key as the checkpoint, and the second call took it for its own: it resumed after
+    /// that key and skipped the log rows below it (here all of them) on a first, uninterrupted run. Now
+    /// every row of both tables is updated exactly once, also when the second call fails half-way and
+    /// the hook is resumed: the first call does not redo its table, the second continues its own.
+    @Test func aHookBatchingTwoTablesUpdatesEachRowOnce() async throws {
+        let f = try RuntimeFixture(rows: 10, stage: "after: [native]", hooks: "  native: {swift: fill}\n")
+        defer { f.remove() }
+        try f.execute(#"INSERT INTO "Log" ("msg") VALUES ('a'), ('b'), ('c'), ('d'), ('e')"#)
+        let migrator = try f.migrator()
+        let state = SwiftHookState()
+        migrator.register(hook: "fill") { context in
+            state.attempts += 1
+            state.startCheckpoints.append(context.checkpoint)
+            try context.batches(of: "Item", size: 4) { db, keys in
+                try db.execute(
+                    sql: #"UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN ? AND ?"#,
+                    arguments: [keys.lowerBound, keys.upperBound])
+            }
+            var batch = 0
+            try context.batches(of: "Log", size: 2) { db, keys in
+                batch += 1
+                try db.execute(
+                    sql: #"UPDATE "Log" SET "msg" = "msg" || '+' WHERE "_pk" BETWEEN ? AND ?"#,
+                    arguments: [keys.lowerBound, keys.upperBound])
+                if state.attempts == 1 && batch == 2 { throw Flaky() }
+            }
+        }
+        #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) }
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 10))
+        let halfway = try f.rows(#"SELECT "msg" FROM "Log" ORDER BY "_pk""#).map { $0[0] as String }
+        #expect(halfway == ["a+", "b+", "c", "d", "e"], "the log's first batch committed, its second rolled back")
+
+        #expect(try await migrator.migrate(store: URL(fileURLWithPath: f.store)) == .finished(steps: 1))
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 10))
+        let logs = try f.rows(#"SELECT "msg" FROM "Log" ORDER BY "_pk""#).map { $0[0] as String }
+        #expect(logs == ["a+", "b+", "c+", "d+", "e+"])
+        #expect(state.attempts == 2)
+        #expect(state.startCheckpoints.first == .some(nil) && state.startCheckpoints.count == 2)
+    }
+
+    /// A journal written by a run that stopped in a one-table hook (checkpoint: the bare last key) still
+    /// resumes there, and so does a hook whose only `batches` call is its first.
+    @Test func batchCheckpointsKeepTheBareKeyForTheFirstCall() {
+        #expect(BatchCheckpoint("6") == BatchCheckpoint(call: 0, lastKey: 6))
+        #expect(BatchCheckpoint(call: 0, lastKey: -3).text == "-3")
+        #expect(BatchCheckpoint(BatchCheckpoint(call: 2, lastKey: -7).text) == BatchCheckpoint(call: 2, lastKey: -7))
+        #expect(BatchCheckpoint("phase two") == nil && BatchCheckpoint("0:5") == nil && BatchCheckpoint(nil) == nil)
+    }
 }
