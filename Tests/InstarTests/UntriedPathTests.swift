@@ -95,4 +95,22 @@ import InstarTestSupport
         #expect(BatchCheckpoint(BatchCheckpoint(call: 2, lastKey: -7).text) == BatchCheckpoint(call: 2, lastKey: -7))
         #expect(BatchCheckpoint("phase two") == nil && BatchCheckpoint("0:5") == nil && BatchCheckpoint(nil) == nil)
     }
+
+    /// `--time-budget` and `--wait` are parsed as Doubles, so `nan` was accepted: `--time-budget nan`
+    /// paused before the first write on every run (exit 75, "the time budget is spent"), a run that
+    /// can never progress. NaN and negative seconds are a bad command line (64) now, before the store
+    /// is opened; `inf` (no limit) still runs.
+    @Test(arguments: ["--time-budget=nan", "--time-budget=-1", "--wait=nan", "--wait=-2"])
+    func nonsenseSecondsAreABadCommandLine(option: String) throws {
+        let f = try RuntimeFixture(rows: 3, stage: "after: []", hooks: "  unused: {sql: ['SELECT 1']}\n")
+        defer { f.remove() }
+        let before = try f.bytes()
+        let cli = try f.instar(["migrate", f.plan, "--store", f.store, option])
+        #expect(cli.status == 64 && cli.stderr.contains("0 or more"), "\(cli)")
+        #expect(try f.bytes() == before)
+        if option.hasPrefix("--time-budget") {
+            let unlimited = try f.instar(["migrate", f.plan, "--store", f.store, "--time-budget=inf"])
+            #expect(unlimited.status == 0, "\(unlimited)")
+        }
+    }
 }
