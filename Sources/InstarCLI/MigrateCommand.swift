@@ -111,6 +111,14 @@ struct MigrateCommand: ParsableCommand {
         if plan != nil && toModel != nil {
             throw ValidationError("give either a plan file or --to-model, not both")
         }
+        // Parsed as a Double, 'nan' is accepted, and '--time-budget nan' paused before the first write
+        // on every run (exit 75, "the budget is spent"): a run that can never progress. A negative
+        // number is a typo too. 'inf' means no limit, and stays allowed.
+        for (flag, value) in [("--time-budget", timeBudget), ("--wait", wait)] {
+            if let value, value.isNaN || value < 0 {
+                throw ValidationError("\(flag) takes a number of seconds, 0 or more; not \(value)")
+            }
+        }
     }
 
     func run() throws {

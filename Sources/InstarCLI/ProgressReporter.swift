@@ -63,9 +63,12 @@ final class ProgressReporter: Sendable {
         }
     }
 
+    /// `fraction` comes from hooks' own reports (a command's `instar:progress 15/10` or `-3/10`, a
+    /// Swift hook's estimate), so it is clamped to 0...1: the bar must never trap on what a hook says.
     private static func drawBar(_ bar: inout Bar, fraction: Double, detail: String) {
         let width = 24
-        let filled = Int((fraction * Double(width)).rounded(.down))
+        let shown = fraction.isFinite ? min(1, max(0, fraction)) : 0
+        let filled = Int((shown * Double(width)).rounded(.down))
         let text = "\r\(bar.step) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(detail)\u{1B}[K"
         FileHandle.standardOutput.write(Data(text.utf8))
         bar.shown = true

@@ -36,6 +36,9 @@ public final class HookContext: @unchecked Sendable {
 
     let session: HookSession
     let progress: (Int, Int?) -> Void
+    /// How many ``batches(of:size:_:)`` calls this run of the hook has made: their order is what tells
+    /// one call's checkpoints from another's.
+    private let batchCalls = LockedCounter()
     let stop: StopRequest
     let deadline: Date?
 
@@ -69,15 +72,26 @@ public final class HookContext: @unchecked Sendable {
     /// committed with its checkpoint; resumes after the last committed range. Throws
     /// `CancellationError` when the run is asked to stop before the last range (the run then pauses
     /// there, and the next run resumes with the next range).
+    ///
+    /// A hook may call it several times (one table after another): each call's checkpoints carry its
+    /// place among the hook's calls, so a later call neither resumes at an earlier call's last key
+    /// (skipping its own rows) nor does an earlier call redo its table when the hook is resumed.
     public func batches(of table: String, size: Int, _ body: (Database, ClosedRange<Int64>) throws -> Void) throws {
+        let call = batchCalls.withLock { calls in
+            defer { calls += 1 }
+            return calls
+        }
+        let saved = BatchCheckpoint(checkpoint)
+        if let saved, saved.call > call { return }  // an earlier call of this hook, finished before it stopped
         guard let (low, high) = try session.read({ db in try KeyRanges.bounds(of: table, db) }) else { return }
         let size = max(1, size)
         let batches = KeyRanges.count(low: low, high: high, size: size)
-        guard var start = KeyRanges.resume(after: checkpoint, low: low, high: high) else { return }
+        let resumeAfter = saved.flatMap { $0.call == call ? String($0.lastKey) : nil }
+        guard var start = KeyRanges.resume(after: resumeAfter, low: low, high: high) else { return }
         while true {
             try checkCancellation()
             let end = KeyRanges.end(from: start, size: size, high: high)
-            try write(checkpoint: String(end)) { db in try body(db, start...end) }
+            try write(checkpoint: BatchCheckpoint(call: call, lastKey: end).text) { db in try body(db, start...end) }
             progress(KeyRanges.count(low: low, high: end, size: size), batches)
             if end >= high { return }
             start = end + 1
@@ -94,6 +108,45 @@ public final class HookContext: @unchecked Sendable {
     /// Throws `CancellationError` when ``isCancelled`` is true.
     public func checkCancellation() throws {
         if isCancelled { throw CancellationError() }
+    }
+}
+
+/// The checkpoint ``HookContext/batches(of:size:_:)`` commits: which of the hook's calls it belongs to
+/// and the last key that call finished. The first call's is the bare key (`"6"`), as it always was, so
+/// a journal written before calls were numbered resumes the same; a later call's is `"<call>:<key>"`.
+package struct BatchCheckpoint: Equatable {
+    package var call: Int
+    package var lastKey: Int64
+
+    package init(call: Int, lastKey: Int64) {
+        self.call = call
+        self.lastKey = lastKey
+    }
+
+    /// Nil for no checkpoint, or one the hook wrote itself (``HookContext/write(checkpoint:_:)``).
+    package init?(_ text: String?) {
+        guard let text else { return nil }
+        if let key = Int64(text) {
+            self.init(call: 0, lastKey: key)
+            return
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let call = Int(parts[0]), call > 0, let key = Int64(parts[1]) else { return nil }
+        self.init(call: call, lastKey: key)
+    }
+
+    package var text: String { call == 0 ? String(lastKey) : "\(call):\(lastKey)" }
+}
+
+/// A counter behind a lock: a hook's context is `Sendable`, and an async hook may use it from any task.
+final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func withLock<T>(_ body: (inout Int) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }
 

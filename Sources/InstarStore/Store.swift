@@ -198,8 +198,20 @@ public final class SQLiteStore: @unchecked Sendable {
         }
         do {
             let backup = try DatabaseQueue(path: source, configuration: Self.configuration(readOnly: true, busyTimeout: 2))
+            defer { try? backup.close() }
+            // An empty file is a valid, empty SQLite database, and the backup API would copy that
+            // emptiness over the store. It is what a backup killed while it was written leaves behind
+            // (its journal rolls the copy back to nothing), and never a backup of a store.
+            let tables = try backup.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 }
+            guard tables > 0 else {
+                throw StoreError(
+                    .notADatabase, path: source,
+                    "the backup is an empty database (no tables): restoring it would empty the store; nothing was changed",
+                    hint: "give the backup file that 'instar migrate --backup' wrote before its first step")
+            }
             try backup.backup(to: queue)
-            try backup.close()
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError.from(error, path: path, doing: "restoring from \(source)")
         }

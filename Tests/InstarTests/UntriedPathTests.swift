@@ -1,0 +1,116 @@
+import Foundation
+import GRDB
+import Instar
+import Testing
+import InstarTestSupport
+
+/// Paths a user takes that the authors did not design for: what a hook reports, what a second
+/// `batches` call sees, what `instar restore` is handed. Each test names the path and what broke.
+@Suite struct UntriedPathTests {
+    /// A command hook's progress lines are its own: `15/10` (an estimate that was low) or `-3/10`
+    /// reached the terminal bar unchecked and trapped (`String(repeating:count:)` with a negative
+    /// count), killing `instar` mid-hook. The bar clamps them; the run finishes.
+    @Test func progressBarSurvivesAHooksOutOfRangeProgress() throws {
+        let f = try RuntimeFixture(stage: "after: [external]", hooks: "  external: {command: [python3, cmd.py]}\n")
+        defer { f.remove() }
+        try """
+        print("instar:progress 15/10", flush=True)
+        print("instar:progress -3/10", flush=True)
+        print("instar:progress 4/0", flush=True)
+        """.write(to: f.dir.appendingPathComponent("cmd.py"), atomically: true, encoding: .utf8)
+        let cli = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands", "--progress", "bar"])
+        #expect(cli.status == 0, "\(cli)")
+        #expect(cli.stdout.contains("external 15/10") && cli.stdout.contains("external -3/10"), "\(cli.stdout)")
+        #expect(try f.version() == "V2")
+    }
+
+    /// A backup killed while it was written is rolled back to an empty database (or is a 0-byte file),
+    /// and `--backup` then refuses the occupied name, so the user reaches for `instar restore` with
+    /// it. That copied the emptiness over the store: every table gone, exit 0. It is refused now, and
+    /// the store keeps every row.
+    @Test(arguments: [false, true]) func restoreRefusesAnEmptyBackup(headerOnly: Bool) throws {
+        let f = try RuntimeFixture(rows: 4, stage: "after: []", hooks: "  unused: {sql: ['SELECT 1']}\n")
+        defer { f.remove() }
+        let backup = f.dir.appendingPathComponent("before.sqlite").path
+        FileManager.default.createFile(atPath: backup, contents: Data())
+        if headerOnly {  // a database file with a header and no table, as a rolled-back copy leaves it
+            let queue = try DatabaseQueue(path: backup)
+            try queue.write { db in try db.execute(sql: "PRAGMA user_version = 7") }
+            try queue.close()
+        }
+        let before = try f.userContent()
+        let restored = try f.instar(["restore", "--backup", backup, "--store", f.store])
+        #expect(restored.status == 65, "\(restored)")
+        #expect(restored.stderr.contains("empty database") && restored.stderr.contains("nothing was changed"), "\(restored)")
+        #expect(try f.userContent() == before)
+        #expect(try f.version() == "V1")
+    }
+
+    /// A hook that works through two tables with `batches` (items, then their log) committed the first
+    /// table's last key as the checkpoint, and the second call took it for its own: it resumed after
+    /// that key and skipped the log rows below it (here all of them) on a first, uninterrupted run. Now
+    /// every row of both tables is updated exactly once, also when the second call fails half-way and
+    /// the hook is resumed: the first call does not redo its table, the second continues its own.
+    @Test func aHookBatchingTwoTablesUpdatesEachRowOnce() async throws {
+        let f = try RuntimeFixture(rows: 10, stage: "after: [native]", hooks: "  native: {swift: fill}\n")
+        defer { f.remove() }
+        try f.execute(#"INSERT INTO "Log" ("msg") VALUES ('a'), ('b'), ('c'), ('d'), ('e')"#)
+        let migrator = try f.migrator()
+        let state = SwiftHookState()
+        migrator.register(hook: "fill") { context in
+            state.attempts += 1
+            state.startCheckpoints.append(context.checkpoint)
+            try context.batches(of: "Item", size: 4) { db, keys in
+                try db.execute(
+                    sql: #"UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN ? AND ?"#,
+                    arguments: [keys.lowerBound, keys.upperBound])
+            }
+            var batch = 0
+            try context.batches(of: "Log", size: 2) { db, keys in
+                batch += 1
+                try db.execute(
+                    sql: #"UPDATE "Log" SET "msg" = "msg" || '+' WHERE "_pk" BETWEEN ? AND ?"#,
+                    arguments: [keys.lowerBound, keys.upperBound])
+                if state.attempts == 1 && batch == 2 { throw Flaky() }
+            }
+        }
+        #expect(throws: HookError.self) { try migrator.migrate(storeAt: f.store) }
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 10))
+        let halfway = try f.rows(#"SELECT "msg" FROM "Log" ORDER BY "_pk""#).map { $0[0] as String }
+        #expect(halfway == ["a+", "b+", "c", "d", "e"], "the log's first batch committed, its second rolled back")
+
+        #expect(try await migrator.migrate(store: URL(fileURLWithPath: f.store)) == .finished(steps: 1))
+        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 10))
+        let logs = try f.rows(#"SELECT "msg" FROM "Log" ORDER BY "_pk""#).map { $0[0] as String }
+        #expect(logs == ["a+", "b+", "c+", "d+", "e+"])
+        #expect(state.attempts == 2)
+        #expect(state.startCheckpoints.first == .some(nil) && state.startCheckpoints.count == 2)
+    }
+
+    /// A journal written by a run that stopped in a one-table hook (checkpoint: the bare last key) still
+    /// resumes there, and so does a hook whose only `batches` call is its first.
+    @Test func batchCheckpointsKeepTheBareKeyForTheFirstCall() {
+        #expect(BatchCheckpoint("6") == BatchCheckpoint(call: 0, lastKey: 6))
+        #expect(BatchCheckpoint(call: 0, lastKey: -3).text == "-3")
+        #expect(BatchCheckpoint(BatchCheckpoint(call: 2, lastKey: -7).text) == BatchCheckpoint(call: 2, lastKey: -7))
+        #expect(BatchCheckpoint("phase two") == nil && BatchCheckpoint("0:5") == nil && BatchCheckpoint(nil) == nil)
+    }
+
+    /// `--time-budget` and `--wait` are parsed as Doubles, so `nan` was accepted: `--time-budget nan`
+    /// paused before the first write on every run (exit 75, "the time budget is spent"), a run that
+    /// can never progress. NaN and negative seconds are a bad command line (64) now, before the store
+    /// is opened; `inf` (no limit) still runs.
+    @Test(arguments: ["--time-budget=nan", "--time-budget=-1", "--wait=nan", "--wait=-2"])
+    func nonsenseSecondsAreABadCommandLine(option: String) throws {
+        let f = try RuntimeFixture(rows: 3, stage: "after: []", hooks: "  unused: {sql: ['SELECT 1']}\n")
+        defer { f.remove() }
+        let before = try f.bytes()
+        let cli = try f.instar(["migrate", f.plan, "--store", f.store, option])
+        #expect(cli.status == 64 && cli.stderr.contains("0 or more"), "\(cli)")
+        #expect(try f.bytes() == before)
+        if option.hasPrefix("--time-budget") {
+            let unlimited = try f.instar(["migrate", f.plan, "--store", f.store, "--time-budget=inf"])
+            #expect(unlimited.status == 0, "\(unlimited)")
+        }
+    }
+}
