@@ -209,7 +209,10 @@ extension ChainExecutor {
             } else if line.hasPrefix("instar:progress ") {
                 let parts = line.dropFirst("instar:progress ".count).split(separator: "/")
                 if let done = parts.first.flatMap({ Int($0) }) {
-                    emit(.hook(name: name, done: done, total: parts.count > 1 ? Int(parts[1]) : nil))
+                    // A command's numbers are its own: the event an app draws from never has a negative
+                    // count, a count past its total, or a total of zero or less.
+                    let total = parts.count > 1 ? Int(parts[1]).flatMap { $0 > 0 ? $0 : nil } : nil
+                    emit(.hook(name: name, done: min(max(done, 0), total ?? Int.max), total: total))
                 }
             } else {
                 FileHandle.standardError.write(Data("[\(name)] \(line)\n".utf8))

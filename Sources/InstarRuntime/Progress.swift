@@ -10,7 +10,8 @@ public enum ProgressEvent: Sendable, Equatable {
     /// target when steps are fused, then `kind` is `fused`). `estimatedRows`: rows it will rewrite (0 when
     /// a resumed run starts in the step's `after` phase).
     case stepStarted(index: Int, of: Int, from: String, to: String, kind: StepKind, estimatedRows: Int)
-    /// A hook's progress: done out of total units (batches, rows, or what a command reports).
+    /// A hook's progress: done out of total units (batches, rows, or what a command reports). `done` is
+    /// never negative nor past `total`; `total` is nil when unknown, never zero or less.
     case hook(name: String, done: Int, total: Int?)
     /// Step `index` (zero-based) of `of` is done and committed, after `seconds` (wall clock).
     case stepFinished(index: Int, of: Int, seconds: Double)

@@ -20,8 +20,28 @@ import InstarTestSupport
         """.write(to: f.dir.appendingPathComponent("cmd.py"), atomically: true, encoding: .utf8)
         let cli = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands", "--progress", "bar"])
         #expect(cli.status == 0, "\(cli)")
-        #expect(cli.stdout.contains("external 15/10") && cli.stdout.contains("external -3/10"), "\(cli.stdout)")
+        #expect(cli.stdout.contains("external 10/10") && cli.stdout.contains("external 0/10"), "\(cli.stdout)")
         #expect(try f.version() == "V2")
+    }
+
+    /// The same hook's numbers reach an app's progress events in range: an app drawing its own bar
+    /// must not trap on them either.
+    @Test func hookProgressEventsAreInRange() throws {
+        let f = try RuntimeFixture(stage: "after: [external]", hooks: "  external: {command: [python3, cmd.py]}\n")
+        defer { f.remove() }
+        try """
+        print("instar:progress 15/10", flush=True)
+        print("instar:progress -3/10", flush=True)
+        print("instar:progress 4/0", flush=True)
+        print("instar:progress -2", flush=True)
+        """.write(to: f.dir.appendingPathComponent("cmd.py"), atomically: true, encoding: .utf8)
+        let cli = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands", "--progress", "json"])
+        #expect(cli.status == 0, "\(cli)")
+        let hooks = cli.stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }.filter { $0["event"] as? String == "hook" }
+        let pairs = hooks.map { ($0["done"] as? Int ?? -99, $0["total"] as? Int) }
+        #expect(pairs.map(\.0) == [10, 0, 4, 0] && pairs.map(\.1) == [10, 10, nil, nil], "\(cli.stdout)")
     }
 
     /// A backup killed while it was written is rolled back to an empty database (or is a 0-byte file),
