@@ -174,6 +174,13 @@ public final class Migrator: Sendable {
             let known = plan.versions.first(where: { $0.name == version.name && VersionHashes(model: $0) == VersionHashes(model: version) })
                 ?? plan.versions.first(where: { VersionHashes(model: $0) == VersionHashes(model: version) })
         else {
+            if detection.metadataVersionName == nil, try store.schema().tables.isEmpty {
+                // An empty file is a valid, empty SQLite database: no version to start from, and
+                // nothing a plan could add would make it one.
+                throw StoreError(
+                    .unknownVersion, path: store.path, "the store is empty (no tables): it is at no version; nothing was changed",
+                    hint: "create it at one of the plan's versions first (as the app does on its first launch), or check the path")
+            }
             var message = "the store's version is not one of the plan's versions"
             if let name = detection.metadataVersionName { message += " (its metadata says '\(name)')" }
             if let closest = detection.closest {

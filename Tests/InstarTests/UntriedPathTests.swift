@@ -24,6 +24,23 @@ import InstarTestSupport
         #expect(try f.version() == "V2")
     }
 
+    /// A 0-byte store (a valid, empty SQLite database) is named as empty, not as a version missing from
+    /// the plan ("add the store's version to the plan" would send the user the wrong way); untouched.
+    @Test func anEmptyStoreIsNamedAsEmpty() throws {
+        let f = try RuntimeFixture(stage: "after: []", hooks: "  unused: {sql: ['SELECT 1']}\n")
+        defer { f.remove() }
+        let empty = f.dir.appendingPathComponent("empty.sqlite").path
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        let migrator = try f.migrator()
+        #expect {
+            try migrator.migrate(storeAt: empty)
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.kind == .unknownVersion && error.message.contains("empty (no tables)") && error.hint?.contains("plan's versions") == true
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty)
+    }
+
     /// The same hook's numbers reach an app's progress events in range: an app drawing its own bar
     /// must not trap on them either.
     @Test func hookProgressEventsAreInRange() throws {
