@@ -11,14 +11,8 @@ import InstarTestSupport
     /// reached the terminal bar unchecked and trapped (`String(repeating:count:)` with a negative
     /// count), killing `instar` mid-hook. The bar clamps them; the run finishes.
     @Test func progressBarSurvivesAHooksOutOfRangeProgress() throws {
-        let f = try RuntimeFixture(stage: "after: [external]", hooks: "  external: {command: [python3, cmd.py]}\n")
+        let (f, cli) = try migrateWithOutOfRangeHookProgress(style: "bar")
         defer { f.remove() }
-        try """
-        print("instar:progress 15/10", flush=True)
-        print("instar:progress -3/10", flush=True)
-        print("instar:progress 4/0", flush=True)
-        """.write(to: f.dir.appendingPathComponent("cmd.py"), atomically: true, encoding: .utf8)
-        let cli = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands", "--progress", "bar"])
         #expect(cli.status == 0, "\(cli)")
         #expect(cli.stdout.contains("external 10/10") && cli.stdout.contains("external 0/10"), "\(cli.stdout)")
         #expect(try f.version() == "V2")
@@ -41,18 +35,29 @@ import InstarTestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty)
     }
 
+    /// Migrates with a command hook that reports progress out of range (past its total, negative, out of
+    /// a total of 0, negative without a total), showing progress in `style`. The caller removes `f`.
+    private func migrateWithOutOfRangeHookProgress(style: String) throws -> (RuntimeFixture, InstarProcess.Result) {
+        let f = try RuntimeFixture(stage: "after: [external]", hooks: "  external: {command: [python3, cmd.py]}\n")
+        do {
+            try """
+            print("instar:progress 15/10", flush=True)
+            print("instar:progress -3/10", flush=True)
+            print("instar:progress 4/0", flush=True)
+            print("instar:progress -2", flush=True)
+            """.write(to: f.dir.appendingPathComponent("cmd.py"), atomically: true, encoding: .utf8)
+            return (f, try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands", "--progress", style]))
+        } catch {
+            f.remove()
+            throw error
+        }
+    }
+
     /// The same hook's numbers reach an app's progress events in range: an app drawing its own bar
     /// must not trap on them either.
     @Test func hookProgressEventsAreInRange() throws {
-        let f = try RuntimeFixture(stage: "after: [external]", hooks: "  external: {command: [python3, cmd.py]}\n")
+        let (f, cli) = try migrateWithOutOfRangeHookProgress(style: "json")
         defer { f.remove() }
-        try """
-        print("instar:progress 15/10", flush=True)
-        print("instar:progress -3/10", flush=True)
-        print("instar:progress 4/0", flush=True)
-        print("instar:progress -2", flush=True)
-        """.write(to: f.dir.appendingPathComponent("cmd.py"), atomically: true, encoding: .utf8)
-        let cli = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands", "--progress", "json"])
         #expect(cli.status == 0, "\(cli)")
         let hooks = cli.stdout.split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
