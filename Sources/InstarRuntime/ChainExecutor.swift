@@ -22,7 +22,7 @@ final class ChainExecutor {
     /// Run consecutive steps without hooks between them as one fused transaction.
     let fuse: Bool
     let stop: StopRequest
-    let deadline: Date?
+    let deadline: Deadline?
     let emit: (ProgressEvent) -> Void
     let lease: Lease
     /// Whether this call committed any work.
@@ -46,7 +46,7 @@ final class ChainExecutor {
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: RegisteredHook], mappingHooks: [String: MappingSwiftHook] = [:],
-        allowCommands: Bool, fuse: Bool = true, stop: StopRequest, deadline: Date?, lease: Lease = .mine(),
+        allowCommands: Bool, fuse: Bool = true, stop: StopRequest, deadline: Deadline?, lease: Lease = .mine(),
         emit: @escaping (ProgressEvent) -> Void
     ) {
         self.lease = lease

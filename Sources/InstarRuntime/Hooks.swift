@@ -40,10 +40,10 @@ public final class HookContext: @unchecked Sendable {
     /// one call's checkpoints from another's.
     private let batchCalls = LockedCounter()
     let stop: StopRequest
-    let deadline: Date?
+    let deadline: Deadline?
 
     init(
-        step: String, phase: HookPhase, storePath: String, stop: StopRequest, deadline: Date? = nil,
+        step: String, phase: HookPhase, storePath: String, stop: StopRequest, deadline: Deadline? = nil,
         session: HookSession, progress: @escaping (Int, Int?) -> Void
     ) {
         self.step = step

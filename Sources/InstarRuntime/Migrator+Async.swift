@@ -30,11 +30,11 @@ extension Migrator {
         progress: (@Sendable (ProgressEvent) -> Void)? = nil
     ) async throws -> MigrationResult {
         // The budget starts now, not when the thread starts.
-        let deadline = timeBudget.map { Date().addingTimeInterval(Self.seconds($0)) }
+        let deadline = timeBudget.map { Deadline(seconds: Self.seconds($0), clock: budgetClock) }
         let path = store.path
         return try await onEngineThread(stop: stop) {
             try self.migrate(
-                storeAt: path, to: target, timeBudget: deadline.map { $0.timeIntervalSinceNow }, wait: Self.seconds(wait),
+                storeAt: path, to: target, timeBudget: deadline.map(\.remaining), wait: Self.seconds(wait),
                 backup: backup?.path, stop: stop, configuration: configuration, progress: progress)
         }
     }

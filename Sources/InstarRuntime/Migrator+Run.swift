@@ -45,7 +45,7 @@ extension Migrator {
         backup: String? = nil, stop: StopRequest = StopRequest(), configuration: Configuration? = nil,
         progress: ((ProgressEvent) -> Void)? = nil
     ) throws -> MigrationResult {
-        let deadline = timeBudget.map { Date().addingTimeInterval($0) }
+        let deadline = timeBudget.map { Deadline(seconds: $0, clock: budgetClock) }
         defer { hub.finishAll() }  // finished, paused or failed: the progress streams end with the run
         if let target, plan.index(of: target) == nil {
             throw StoreError(
@@ -72,7 +72,7 @@ extension Migrator {
     struct RunRequest {
         var path: String
         var target: String?
-        var deadline: Date?
+        var deadline: Deadline?
         var wait: TimeInterval
         var backup: String?
         var stop: StopRequest

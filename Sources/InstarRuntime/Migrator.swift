@@ -31,6 +31,7 @@ public final class Migrator: Sendable {
         var allowCommands: Bool
         var secureDelete: SecureDelete?
         var fuse: Bool
+        var budgetClock = BudgetClock.system
         var swiftHooks: [String: RegisteredHook] = [:]
         var mappingHooks: [String: MappingSwiftHook] = [:]
     }
@@ -65,6 +66,13 @@ public final class Migrator: Sendable {
     public var fuse: Bool {
         get { state.current.fuse }
         set { state.withLock { $0.fuse = newValue } }
+    }
+
+    /// The clock time budgets are counted on: wall-clock time, unless a test counts them in work it
+    /// controls (``ManualBudgetClock``).
+    package var budgetClock: BudgetClock {
+        get { state.current.budgetClock }
+        set { state.withLock { $0.budgetClock = newValue } }
     }
 
     /// A new migrator for the same plan with these settings and the same hooks (nil keeps a setting).

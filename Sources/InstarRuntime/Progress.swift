@@ -93,8 +93,8 @@ public final class StopRequest: Sendable {
 
     /// The reason to stop now: a request already made, or `deadline` passed (which then becomes the
     /// request, so every part of a run sees the same answer from then on).
-    package func reason(by deadline: Date?) -> PauseReason? {
-        if let deadline, Date() >= deadline { request(.timeBudget) }
+    package func reason(by deadline: Deadline?) -> PauseReason? {
+        if let deadline, deadline.hasPassed { request(.timeBudget) }
         return requested
     }
 

@@ -546,27 +546,33 @@ import InstarTestSupport
 
     // MARK: Time budget
 
+    /// A count that goes on for as long as the log holds a `hold` row (and ends at once on the empty
+    /// tables the planner analyses hooks on): work that only an interrupt stops, on any machine.
+    static let countWhileHeld = #"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE EXISTS (SELECT 1 FROM "Log" WHERE "msg" = ''hold'')) SELECT count(*) FROM c"#
+
     /// `--time-budget` stops at a safe point with exit 75 and says how to resume; runs without a budget
     /// finish, and every row is updated once.
-    @Test func timeBudgetPausesTheCLI() throws {
+    @Test(.timeLimit(.minutes(3))) func timeBudgetPausesTheCLI() throws {
         let f = try RuntimeFixture(
             rows: 120, stage: "after: [bump]",
             hooks: """
                   bump:
-                    batchedSQL: {table: Item, size: 1, sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end'}
+                    batchedSQL: {table: Item, size: 1, sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end AND (:start < 2 OR (\(Self.countWhileHeld)) > 0)'}
                 """)
         defer { f.remove() }
+        // The second batch counts for as long as a `hold` row is in the log: only the budget stops it.
+        try f.execute(#"INSERT INTO "Log" ("msg") VALUES ('hold')"#)
         // A budget spent by the checks before the first write writes nothing.
         let before = try f.bytes()
         let spent = try f.instar(["migrate", f.plan, "--store", f.store, "--time-budget", "0.001"])
         #expect(spent.status == 75, "\(spent)")
         #expect(spent.stdout.contains("stopped at a safe point: the time budget is spent"), "\(spent.stdout)")
         #expect(try f.bytes() == before)
-        // A budget that runs out inside the batched hook stops between (or inside, rolled back) batches.
+        // A budget that runs out inside the batched hook stops there, the step committed. Budgets
+        // doubling until one reaches the hook: none can finish, so the first that gets past the checks
+        // before the first write pauses inside the hook, on a fast or a loaded machine alike.
         var paused = spent
-        // Budgets rising by a third: one of them lands inside the hook on a fast or a loaded machine
-        // (a smaller one is spent before the first write, a larger one finishes).
-        for budget in (0..<18).map({ 0.02 * pow(1.33, Double($0)) }) {
+        for budget in (0..<8).map({ 0.25 * pow(2, Double($0)) }) {
             paused = try f.instar(["migrate", f.plan, "--store", f.store, "--time-budget", String(format: "%.3f", budget)])
             if paused.status == 75 && (try? f.journal()) != nil { break }
         }
@@ -577,15 +583,17 @@ import InstarTestSupport
         let status = try f.instar(["status", "--store", f.store])
         #expect(status.status == 1 && status.stdout.contains(": paused"), "\(status)")
 
+        try f.execute(#"DELETE FROM "Log" WHERE "msg" = 'hold'"#)
         let finished = try f.instar(["migrate", f.plan, "--store", f.store])
         #expect(finished.status == 0, "\(finished)")
         #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 120))
         #expect(try f.version() == "V2")
     }
 
-    /// Through the API, with a budget that runs out in the middle of a batched SQL hook (each batch
-    /// is made slow by an uncorrelated recursive count): calls stop between batches with the hook's
-    /// checkpoint, and repeated calls finish with every row updated once.
+    /// A budget that runs out in the middle of an SQL hook's batches pauses between two of them, each
+    /// batch committed with its checkpoint, and the next calls continue from there. The budget is
+    /// counted in work: every row a batch touches moves the run's clock by 0.1 s (an SQL function the
+    /// app's configuration adds), so where it runs out never depends on how fast SQLite is here.
     @Test func timeBudgetPausesBetweenBatches() throws {
         let f = try RuntimeFixture(
             rows: 40, stage: "after: [bump]",
@@ -594,100 +602,66 @@ import InstarTestSupport
                     batchedSQL:
                       table: Item
                       size: 2
-                      sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end AND (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000) SELECT count(*) FROM c) > 0'
+                      sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end AND work() > 0'
                 """)
         defer { f.remove() }
+        let time = ManualBudgetClock()
         let migrator = try f.migrator()
+        migrator.budgetClock = time.clock
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            db.add(function: DatabaseFunction("work", argumentCount: 0, pure: false) { _ in
+                time.advance(by: 0.1)
+                return 1
+            })
+        }
         var results: [MigrationResult] = []
-        var pausedCheckpoints: [String] = []
-        for _ in 0..<200 {
-            let result = try migrator.migrate(storeAt: f.store, timeBudget: 0.4)
+        var checkpoints: [String] = []
+        for _ in 0..<40 {
+            let result = try migrator.migrate(storeAt: f.store, timeBudget: 0.5, configuration: configuration)
             results.append(result)
             if result == .finished(steps: 1) { break }
-            if let checkpoint = try f.journal()?.checkpoint { pausedCheckpoints.append(checkpoint) }
+            if let checkpoint = try f.journal()?.checkpoint { checkpoints.append(checkpoint) }
         }
-        #expect(results.first == .paused(.timeBudget))
-        #expect(results.last == .finished(steps: 1))
-        #expect(!pausedCheckpoints.isEmpty, "some call should have stopped between two batches: \(results)")
+        // 0.2 s a batch against 0.5 s: each call commits three batches (the third passes the budget,
+        // which is looked at between batches), so 20 batches take seven calls.
+        #expect(results == Array(repeating: .paused(.timeBudget), count: 6) + [.finished(steps: 1)])
+        #expect(checkpoints.count == 6)
+        #expect(Set(checkpoints).count == checkpoints.count, "every call moves the checkpoint on: \(checkpoints)")
         #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 40))
         #expect(try f.journal()?.status == .finished)
     }
 
-    /// A Swift hook sees the time budget through `isCancelled`: `batches` stops after the current batch,
-    /// the run pauses with the hook's checkpoint, and the next calls continue from there.
+    /// A Swift hook sees the time budget through `isCancelled`: `batches` stops after the batch that
+    /// spent it, the run pauses with the hook's checkpoint, and the next calls continue from there.
+    /// Each batch moves the run's clock by 0.05 s, so with a 0.12 s budget every call does three.
     @Test func timeBudgetReachesSwiftHookBatches() throws {
         let f = try RuntimeFixture(rows: 10, stage: "after: [native]", hooks: "  native: {swift: fill}\n")
         defer { f.remove() }
+        let time = ManualBudgetClock()
         let migrator = try f.migrator()
+        migrator.budgetClock = time.clock
         migrator.register(hook: "fill") { context in
             try context.batches(of: "Item", size: 1) { db, range in
-                Thread.sleep(forTimeInterval: 0.05)
+                time.advance(by: 0.05)
                 try db.execute(sql: #"UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN ? AND ?"#, arguments: [range.lowerBound, range.upperBound])
             }
         }
-        // Under the budget, `batches` stops after 2 or 3 slow batches; a call may also stop before the
-        // hook (if the step itself took the budget), but some call must stop inside it.
-        var partial: [Int] = []
+        var done: [Int] = []
         var results: [MigrationResult] = []
-        while results.last != .finished(steps: 1) && results.count < 50 {
+        while results.last != .finished(steps: 1) && results.count < 10 {
             results.append(try migrator.migrate(storeAt: f.store, timeBudget: 0.12))
-            guard results.last == .paused(.timeBudget) else { continue }
-            let done = try f.ints(#"SELECT count(*) FROM "Item" WHERE "n" = 1"#).first ?? -1
-            guard let journal = try f.journal() else { continue }  // the budget ran out before the first write
+            guard results.last == .paused(.timeBudget), let journal = try f.journal() else { continue }
+            let updated = try f.ints(#"SELECT count(*) FROM "Item" WHERE "n" = 1"#).first ?? -1
+            done.append(updated)
             #expect(journal.status == .paused)
-            if done > 0 && done < 10 {
-                partial.append(done)
-                #expect(journal.phase == .after && journal.checkpoint == String(done), "the checkpoint is the last updated key")
-            }
+            #expect(journal.phase == .after && journal.checkpoint == String(updated), "the checkpoint is the last updated key")
         }
-        #expect(results.first == .paused(.timeBudget))
-        #expect(!partial.isEmpty, "the hook should stop at a batch boundary once the budget is spent: \(results)")
-        #expect(results.last == .finished(steps: 1))
+        #expect(results == Array(repeating: .paused(.timeBudget), count: 3) + [.finished(steps: 1)])
+        #expect(done == [3, 6, 9])
         #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 10))
         #expect(try f.journal()?.status == .finished)
     }
-
-    // MARK: Signals
-
-    /// SIGINT → exit 130, SIGTERM → exit 143, after the running hook completes and commits; the
-    /// journal says paused and the next run finishes the rest.
-    @Test(arguments: [(SIGINT, Int32(130), "interrupted (SIGINT)"), (SIGTERM, Int32(143), "terminated (SIGTERM)")])
-    func signalsStopAtASafePoint(signal: Int32, exitStatus: Int32, reason: String) throws {
-        let f = try RuntimeFixture(
-            rows: 9, stage: "before: [external]\n    after: [logInside, bump]",
-            hooks: Self.flakyHooks + """
-                  external: {command: [python3, wait.py]}
-                  bump:
-                    batchedSQL: {table: Item, size: 2, sql: 'UPDATE "Item" SET "n" = "n" + 1 WHERE "_pk" BETWEEN :start AND :end'}
-                """)
-        defer { f.remove() }
-        try f.writeWaitScript()
-        let running = try f.start(["migrate", f.plan, "--store", f.store, "--allow-commands"])
-        defer { running.kill() }
-        #expect(f.waitForFile("started"), "never reached the hook: \(running.result())")
-        if signal == SIGINT { running.process.interrupt() } else { running.process.terminate() }
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(running.isRunning, "the signal must not kill the process before the hook finishes")
-        try f.touch("release")
-        let stopped = running.result(timeout: 15)
-        #expect(stopped.reason == .exit && stopped.status == exitStatus, "\(stopped)")
-        #expect(stopped.stdout.contains("stopped at a safe point: \(reason)"), "\(stopped.stdout)")
-        #expect(stopped.stdout.contains("resume with: instar migrate"), "\(stopped.stdout)")
-        let journal = try #require(try f.journal())
-        #expect(journal.status == .paused && journal.phase == .before && journal.hook == 1, "\(journal)")
-        #expect(try Migrator.status(ofStoreAt: f.store).lease == nil)
-        #expect(try f.version() == "V1")
-
-        let resumed = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands"])
-        #expect(resumed.status == 0, "\(resumed)")
-        #expect(try f.version() == "V2")
-        #expect(try f.logCounts() == ["inside": 1])
-        #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 9))
-        let runs = try String(contentsOf: f.dir.appendingPathComponent("wait.log"), encoding: .utf8).split(separator: "\n")
-        #expect(runs.count == 1, "the command finished before the pause, so it does not run again: \(runs)")
-    }
-
-    // MARK: Backup and restore
 
     @Test func backupBeforeMigratingAndRestore() throws {
         let f = try RuntimeFixture(
