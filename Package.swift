@@ -183,7 +183,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InstarPlannerTests",
-            dependencies: ["InstarTestSupport", "InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner"]
+            dependencies: ["InstarTestSupport", "InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner", "InstarMapping"]
         ),
         .testTarget(
             name: "InstarTests",

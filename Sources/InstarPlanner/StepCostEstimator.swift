@@ -52,6 +52,8 @@ package struct StepCostEstimator: StepCostModel {
         return StepCost(rowsRewritten: rows, tablesRebuilt: rebuilt.sorted())
     }
 
+    package func knownRows(ofEntity canonicalName: String) -> Int? { rows(canonicalName) }
+
     /// Rows of a table of `model`: its entities' counts, or the nominal weight when unknown.
     package func rowCount(ofTable table: String, map: StorageMap, model: Model) -> Int {
         let entities = map.entities.filter { $0.value.table == table }.map(\.key)

@@ -23,6 +23,12 @@ public struct StepCost: Sendable, Hashable, Comparable {
 /// table in its layout and how many rows each table has); the planner only compares numbers.
 package protocol StepCostModel: Sendable {
     func cost(from old: Model, to new: Model, diff: ModelDiff) -> StepCost
+    /// The rows the store has of an entity (by canonical name), when a store was counted.
+    func knownRows(ofEntity canonicalName: String) -> Int?
+}
+
+extension StepCostModel {
+    package func knownRows(ofEntity canonicalName: String) -> Int? { nil }
 }
 
 /// Without a store: every rebuilt table weighs the same nominal amount.
@@ -64,6 +70,8 @@ public struct Step: Sendable {
     public var stage: CustomStage?
     /// The mapping model the step runs, for a ``Kind/mapping`` step; nil otherwise.
     public var mapping: PlannedMapping?
+    /// Which rule of the planner put the step in its chain (the dry run shows it).
+    public var choice: StepChoice = .cheapest
 }
 
 /// The single-step diffs of one plan, by version indexes: what graphs over that plan can share

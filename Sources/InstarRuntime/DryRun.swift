@@ -38,6 +38,8 @@ public struct DryRunReport: Sendable {
         public var hooks: [(name: String, phase: String, kind: String)]
         /// The mapping model a `.mapping` step runs (its pair is never skipped), nil otherwise.
         public var mappingModel: String? = nil
+        /// Which rule of the planner chose the step.
+        public var choice: StepChoice = .cheapest
         /// A mapping step's hooks with an SQL template each, for `--scaffold` (empty for other steps).
         package var mappingHookTemplates: [MappingHookTemplate] = []
     }
@@ -230,7 +232,8 @@ public enum DryRun {
                     from: step.from, to: step.to, kind: step.kind, changes: step.diff.changes,
                     warnings: graph.confirmedWarnings(of: step), sql: sql, tablesRebuilt: step.cost.tablesRebuilt,
                     rowsTouched: step.cost.rowsRewritten, extraBytes: step.cost.rowsRewritten * bytesPerRow,
-                    hooks: hooks, mappingModel: step.mapping?.model.name, mappingHookTemplates: templates))
+                    hooks: hooks, mappingModel: step.mapping?.model.name, choice: step.choice,
+                    mappingHookTemplates: templates))
             // A mapping step's data goes where its entity mappings say, not where inference would.
             if step.kind == .mapping {
                 lineage.advance(through: step.diff)

@@ -13,6 +13,7 @@ enum ReportRendering {
             "steps": r.steps.map { s -> [String: Any] in
                 [
                     "from": s.from, "to": s.to, "kind": s.kind.rawValue, "mappingModel": s.mappingModel.map { $0 as Any } ?? NSNull(),
+                    "chosenBecause": s.choice.description,
                     "changes": s.changes.map(DiffRendering.json),
                     "hooks": s.hooks.map { ["name": $0.name, "phase": $0.phase, "kind": $0.kind] },
                     "sql": s.sql, "tablesRebuilt": s.tablesRebuilt, "rowsTouched": s.rowsTouched,
@@ -79,6 +80,7 @@ enum ReportRendering {
         for (i, s) in r.steps.enumerated() {
             lines.append("")
             lines.append("step \(i + 1)/\(r.steps.count): \(s.from) → \(s.to) [\(s.kind.rawValue)]")
+            if s.choice != .cheapest { lines.append("  chosen: \(s.choice)") }
             if let mapping = s.mappingModel {
                 lines.append(
                     "  mapping model \(mapping): its entity mappings say what becomes of each row, in one transaction of its own; "
