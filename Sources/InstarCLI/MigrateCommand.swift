@@ -123,7 +123,9 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         if let plan {
-            try runPlan(try loadPlan(plan), resume: "instar migrate \(plan) --store \(store)\(to.map { " --to '\($0)'" } ?? "")")
+            try runPlan(
+                try loadPlan(plan), resume: "instar migrate \(plan) --store \(store)\(to.map { " --to '\($0)'" } ?? "")",
+                preview: "instar plan \(plan)")
             return
         }
         if toModel == nil {
@@ -136,42 +138,19 @@ struct MigrateCommand: ParsableCommand {
                 try printDryRun(implicit)
                 return
             }
-            try runPlan(implicit, resume: ImplicitPlan.resumeCommand(models: models, store: store, target: to, merge: merge))
+            let resume = ImplicitPlan.resumeCommand(models: models, store: store, target: to, merge: merge)
+            try runPlan(implicit, resume: resume, preview: resume + " --dry-run")
             return
         }
-        let target = try loadModel(toModel!)
-        // A bundle stands for all its versions wherever the store's version is sought.
-        let candidates = try models.flatMap(loadModels) + [target]
-        let opened = try openStore(store, readOnly: dryRun)
-        do {
-            if let mode = try secureDeleteMode() { try opened.setSecureDelete(mode) }
-            let detection = try opened.detectVersion(among: candidates)
-            guard let current = detection.version else {
-                var message = "cannot tell which version the store is at"
-                if let closest = detection.closest {
-                    message += "; closest is \(closest), with differences:\n  " + detection.drift.map(\.description).joined(separator: "\n  ")
-                }
-                printError(message + "\n  hint: pass the store's version with --model <model>")
-                throw InstarExit.failure
-            }
-            if VersionHashes(model: current) == VersionHashes(model: target) && detection.drift.isEmpty {
-                printOut("the store is already at \(target.name); nothing to do")
-                return
-            }
-            if dryRun {
-                let (_, plan) = try opened.planStep(from: current, to: target)
-                printOut("step \(current.name) → \(target.name) (dry run; nothing written):")
-                for statement in plan.statements { printOut("  \(statement)") }
-                return
-            }
-            let outcome = try opened.migrate(from: current, to: target)
-            let rebuilt = outcome.plan.rebuiltTables
-            printOut(
-                "migrated \(store): \(current.name) → \(target.name) in \(String(format: "%.2f", outcome.seconds)) s"
-                    + (rebuilt.isEmpty ? " (no table rebuilt)" : " (rebuilt: \(rebuilt.joined(separator: ", ")))"))
-        } catch let error as StoreError {
-            throw fail(error)
+        // One engine: the step to --to-model runs through the Migrator like any plan (journal, lease,
+        // progress, resume), the store's version found among the --model candidates.
+        let implied = try ImplicitPlan.makeToModel(toModel!, candidates: models, storePath: store)
+        if dryRun {
+            try printDryRun(implied)
+            return
         }
+        let resume = "instar migrate --store '\(store)' " + models.map { "--model '\($0)' " }.joined() + "--to-model '\(toModel!)'"
+        try runPlan(implied, resume: resume, preview: resume + " --dry-run")
     }
 
     /// The implicit plan's chain as `instar plan` shows it.
@@ -196,7 +175,9 @@ struct MigrateCommand: ParsableCommand {
         return mode
     }
 
-    func runPlan(_ plan: Plan, resume: String) throws {
+    /// Runs a plan through the Migrator. `resume` is the command line that runs it again, `preview`
+    /// the one that shows its chain.
+    func runPlan(_ plan: Plan, resume: String, preview: String) throws {
         let migrator = Migrator(plan: plan)
         migrator.allowCommands = allowCommands
         migrator.secureDelete = try secureDeleteMode()
@@ -243,7 +224,7 @@ struct MigrateCommand: ParsableCommand {
             // The chain is sought before anything is written (see Migrator.migrate).
             printError(
                 error.description + "\n  nothing was changed"
-                    + "\n  hint: run 'instar plan \(plan.file)' to see a proposed decomposition")
+                    + "\n  hint: run '\(preview)' to see a proposed decomposition")
             throw InstarExit.failure
         } catch let error as HookError {
             reporter.finish()
