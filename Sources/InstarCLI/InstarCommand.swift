@@ -30,7 +30,7 @@ struct InstarCommand: ParsableCommand {
         subcommands: [
             ModelCommand.self, DiffCommand.self, StoreCommand.self, InspectCommand.self, PlanCommand.self,
             MigrateCommand.self, StatusCommand.self, RestoreCommand.self, GraphCommand.self, LintCommand.self,
-            MappingCommand.self, TestCommand.self,
+            MappingCommand.self, TestCommand.self, ExportCommand.self,
         ]
     )
 }

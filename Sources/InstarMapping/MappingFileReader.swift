@@ -7,6 +7,7 @@ import Yams
 /// hand, for those without Xcode (whose `xcmapping.xml` archives expressions as binary plists).
 ///
 /// ```yaml
+/// name: v3 to v4        # optional: the mapping model's name (hook names start with it); the file name by default
 /// source: v3            # version names of the plan
 /// destination: v4
 /// entities:
@@ -27,7 +28,7 @@ import Yams
 /// has, the relationship through the entity mapping of its destination. Every problem carries
 /// `file:line:column`; an expression that does not parse also says the column inside the expression.
 package enum MappingFileReader {
-    static let fileKeys = ["source", "destination", "entities"]
+    static let fileKeys = ["name", "source", "destination", "entities"]
     static let entityKeys = ["name", "source", "destination", "filter", "policy", "attributes", "relationships"]
     static let relationshipKeys = ["keyPath", "mapping"]
 
@@ -76,6 +77,7 @@ package enum MappingFileReader {
         walker.checkKeys(pairs, allowed: fileKeys, what: "the mapping file")
         var versions: [String: (name: String, location: SourceLocation)] = [:]
         var mappings: [(EntityMapping, Node)] = []
+        let name = pairs.first { $0.key == "name" }.flatMap { walker.string($0.value, what: "name") } ?? name
         var expressionErrors: [MappingError] = []
         for key in ["source", "destination"] {
             guard let pair = pairs.first(where: { $0.key == key }) else {

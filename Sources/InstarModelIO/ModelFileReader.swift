@@ -27,7 +27,7 @@ import Yams
 /// `name:` on indexes and uniqueness constraints) and the top-level `raw:` list are read by
 /// ``StoredNamesReader``. The README documents every key. Errors carry `file:line:column`.
 package enum ModelFileReader {
-    static let modelKeys = ["name", "identifier", "entities", "raw"]
+    static let modelKeys = ["name", "identifier", "entities", "raw", "validation"]
     static let entityKeys = [
         "parent", "abstract", "renamedFrom", "hashModifier", "unique", "indexes", "attributes", "relationships",
     ] + StoredNamesReader.entityKeys
@@ -64,8 +64,19 @@ package enum ModelFileReader {
         var entities: [Entity] = []
         var rawSQL: [RawSQL] = []
         var sawEntities = false
+        var validation = ModelValidation.strict
         for pair in pairs {
             switch pair.key {
+            // `validation: xcode`: the file stands for an Xcode model, whose tolerated problems (a
+            // default that does not parse, an inverse that does not match) stay warnings, as Core Data
+            // reads them. What `instar export` writes for such a model.
+            case "validation":
+                switch walker.string(pair.value, what: "validation") {
+                case "xcode"?: validation = .xcode
+                case "strict"?, nil: validation = .strict
+                case let other?:
+                    walker.report(.invalidValue, "validation must be strict or xcode, not '\(other)'", at: pair.value)
+                }
             case "name": name = walker.string(pair.value, what: "name") ?? name
             case "identifier": identifier = walker.string(pair.value, what: "identifier")
             case "raw":
@@ -90,7 +101,7 @@ package enum ModelFileReader {
         if !walker.problems.isEmpty { throw ModelError(walker.problems) }
         return try Model(
             name: name, versionIdentifier: identifier, entities: entities, locations: reader.locations,
-            source: source.file, rawSQL: rawSQL)
+            source: source.file, validation: validation, rawSQL: rawSQL)
     }
 
     private struct Reader {

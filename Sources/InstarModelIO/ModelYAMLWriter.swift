@@ -11,6 +11,8 @@ extension ModelFileWriter {
         }
         lines.append("name: \(YAMLText.scalar(model.name))")
         if let identifier = model.versionIdentifier { lines.append("identifier: \(YAMLText.scalar(identifier))") }
+        // Problems Xcode tolerates (warnings when the model was read) stay tolerated when read back.
+        if !model.warnings.isEmpty { lines.append("validation: xcode") }
         lines.append(model.entities.isEmpty ? "entities: {}" : "entities:")
         for entity in model.entities {
             lines += yamlLines(for: entity)

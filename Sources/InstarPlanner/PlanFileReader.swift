@@ -23,7 +23,8 @@ import InstarLayouts
 /// ```
 public enum PlanFileReader {
     static let planKeys = [
-        "name", "layout", "versions", "bundle", "order", "target", "pinned", "stages", "hooks", "options", "mappings",
+        "name", "layout", "versions", "bundle", "order", "ordered", "target", "pinned", "stages", "hooks", "options",
+        "mappings",
     ]
     static let stageKeys = ["from", "to", "before", "after"]
     static let hookKinds = ["sql", "batchedSQL", "command", "swift"]
@@ -107,6 +108,9 @@ public enum PlanFileReader {
             case "bundle": bundle = walker.string(v, what: "bundle").map { ($0, v) }
             case "mappings": mappingPaths = walker.stringList(v, what: "mappings").map { ($0, v) }
             case "order": order = walker.stringList(v, what: "order")
+            // `ordered: false`: the versions have no order but the target, as in an Xcode bundle (every
+            // version a starting point, mapping models walked); what `instar export` writes for a bundle.
+            case "ordered": plan.versionsAreOrdered = walker.bool(v, what: "ordered") ?? true
             case "target": plan.target = walker.string(v, what: "target")
             case "pinned": plan.pinned = walker.stringList(v, what: "pinned")
             case "stages":

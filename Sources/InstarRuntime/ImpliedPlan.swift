@@ -124,6 +124,23 @@ public struct ImpliedPlan: Sendable {
         self.notes = notes
     }
 
+    /// A plan read from a file (an app's export, ``PlanExport``) for the store at `store`: when the plan's
+    /// versions have no order (a bundle's) and the store's version is none of them, the store's own
+    /// cached model is added as the source, as ``init(models:store:target:)`` adds it. Other plans are
+    /// kept as they are.
+    public init(exported plan: Plan, store: URL) {
+        var plan = plan
+        var notes: [Note] = []
+        if !plan.versionsAreOrdered, let cached = Self.cachedSourceVersion(store: store, versions: plan.versions, notes: &notes),
+            !plan.versions.contains(where: { $0.name == cached.name })
+        {
+            let goal = plan.targetVersion
+            plan.versions.insert(cached, at: plan.versions.firstIndex { $0.name == goal } ?? plan.versions.endIndex)
+        }
+        self.plan = plan
+        self.notes = notes
+    }
+
     /// Whether a reference names a whole bundle (not one version of it).
     public static func isBundle(_ reference: URL) -> Bool {
         let path = reference.path

@@ -61,3 +61,20 @@ package enum MappingCorpus {
         package var description: String { "no corpus mapping model ends with '\(what)'" }
     }
 }
+
+extension MappingCorpus {
+    /// Every `.xcdatamodeld` bundle of the corpus that has an `.xcmappingmodel` within the folders the
+    /// planner searches beside it, sorted by path.
+    package static func bundlesWithMappingModels() -> [URL] {
+        let folders = Set(mappingFiles().map { $0.deletingLastPathComponent().deletingLastPathComponent() })
+        let enumerator = FileManager.default.enumerator(at: corpusRoot, includingPropertiesForKeys: nil)
+        var found: [URL] = []
+        while let url = enumerator?.nextObject() as? URL {
+            guard url.pathExtension == "xcdatamodeld" else { continue }
+            enumerator?.skipDescendants()
+            let near = url.deletingLastPathComponent().path
+            if folders.contains(where: { $0.path.hasPrefix(near) }) { found.append(url) }
+        }
+        return found.sorted { $0.path < $1.path }
+    }
+}
