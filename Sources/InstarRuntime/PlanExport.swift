@@ -126,7 +126,7 @@ public enum PlanExport {
     }
 
     /// The hooks a mapping model needs, as the migration will name them.
-    static func mappingHooks(_ mapping: PlannedMapping, plan: Plan) -> [MappingHookRequirement] {
+    package static func mappingHooks(_ mapping: PlannedMapping, plan: Plan) -> [MappingHookRequirement] {
         guard let layout = Layouts.named(plan.layout), let from = plan.versions.first(where: { $0.name == mapping.from }),
             let to = plan.versions.first(where: { $0.name == mapping.to }),
             var compiler = try? MappingCompiler(mapping: mapping.model, from: from, to: to, layout: layout),
