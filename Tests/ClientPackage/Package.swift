@@ -17,5 +17,11 @@ let package = Package(
             name: "InstarClient",
             dependencies: [.product(name: "Instar", package: "Instar")]
         ),
+        // An app's launch: migrates a store from the folder `instar export` wrote; killed and launched
+        // again by Scripts/app-launch-check (run by .ci/run).
+        .executableTarget(
+            name: "AppLaunch",
+            dependencies: [.product(name: "Instar", package: "Instar")]
+        ),
     ]
 )
