@@ -26,6 +26,11 @@ enum ErrorHints {
         return text
     }
 
+    /// A store's cached model that cannot stand for its version: the model is given with `--model`.
+    static func text(_ error: ModelCacheError) -> String {
+        error.description + (error.kind.isSQLite ? "" : "\n  hint: pass the model the store was written with: --model <model>")
+    }
+
     static func text(_ error: LeaseError) -> String {
         error.description
             + "\n  hint: wait for it to finish, or pass --wait <seconds>; a lease whose process has died is taken over automatically"

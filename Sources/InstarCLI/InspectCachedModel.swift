@@ -145,7 +145,7 @@ extension InspectCommand {
         } catch let error as StoreError {
             throw fail(error)
         } catch let error as ModelCacheError {
-            printError(error.description)
+            printError(ErrorHints.text(error))
             throw error.kind == .noCache ? InstarExit.unreadable : InstarExit.invalidInput
         }
         let matched = report.agreesWithMetadata

@@ -35,7 +35,7 @@ struct ModelExportCommand: ParsableCommand {
             cached = try opened.cachedModel()
             metadata = try opened.metadata()
         } catch let error as ModelCacheError {
-            printError(error.description)
+            printError(ErrorHints.text(error))
             throw error.kind == .noCache ? InstarExit.unreadable : InstarExit.invalidInput
         } catch let error as StoreError {
             throw fail(error)

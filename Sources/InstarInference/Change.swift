@@ -186,12 +186,30 @@ public struct Warning: Sendable, Hashable, CustomStringConvertible {
     public var property: String?
     /// The warning, in a sentence for the user.
     public var message: String
+    /// For a probable rename: what the step drops, by the step's older names (the property is nil for a
+    /// whole entity). Compared by value wherever a warning is matched with another step's.
+    public var dropped: DroppedData?
+
+    /// Stored data a step drops, named as the step's older version names it.
+    public struct DroppedData: Sendable, Hashable {
+        /// The older entity.
+        public var entity: String
+        /// The older property; nil when the whole entity goes.
+        public var property: String?
+
+        /// Names the dropped entity, or one of its properties.
+        public init(entity: String, property: String? = nil) {
+            self.entity = entity
+            self.property = property
+        }
+    }
 
     /// Records a warning.
-    public init(_ kind: Kind, entity: String? = nil, property: String? = nil, message: String) {
+    public init(_ kind: Kind, entity: String? = nil, property: String? = nil, dropped: DroppedData? = nil, message: String) {
         self.kind = kind
         self.entity = entity
         self.property = property
+        self.dropped = dropped
         self.message = message
     }
 

@@ -307,6 +307,7 @@ struct DiffBuilder {
                 warnings.append(
                     Warning(
                         .probableRename, entity: entity, property: candidate.name,
+                        dropped: Warning.DroppedData(entity: sourceEntity, property: old.name),
                         message:
                             "probable rename: data in '\(sourceEntity).\(old.name)' will be dropped and '\(entity).\(candidate.name)' (also \(candidate.type.xcodeName)) starts empty. If it is the same attribute renamed, set the renaming identifier of '\(candidate.name)' to '\(old.name)'"
                     ))
@@ -329,7 +330,7 @@ struct DiffBuilder {
             let alsoNote = others.isEmpty ? "" : " (also similar: \(others.sorted().joined(separator: ", ")))"
             warnings.append(
                 Warning(
-                    .probableEntityRename, entity: newName,
+                    .probableEntityRename, entity: newName, dropped: Warning.DroppedData(entity: best.0),
                     message:
                         "probable entity rename: '\(best.0)' is removed (its rows are deleted) and '\(newName)' is added with \(best.1) of its \(best.2) attributes\(alsoNote). If it is the same entity renamed, set the renaming identifier of '\(newName)' to '\(best.0)'"
                 ))

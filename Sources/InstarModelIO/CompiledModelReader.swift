@@ -77,9 +77,11 @@ public enum CompiledModelReader {
                 throw try noEntities(in: root, archive: archive, file: file)
             }
         } catch {
+            // An archive without entities lacks what makes it a model; anything else is a broken archive.
+            let kind: ModelProblem.Kind = if case .noEntities = error.reason { .missingKey } else { .syntax }
             throw ModelError(
                 ModelProblem(
-                    .syntax, error.reason.description, location: SourceLocation(file: error.file),
+                    kind, error.reason.description, location: SourceLocation(file: error.file),
                     hint: "this is not an intact compiled Core Data model (.mom); copy it again from the app"))
         }
         let model: Model
@@ -121,7 +123,7 @@ public enum CompiledModelReader {
         } else {
             found = "the root \(root.label) has no NSEntities (its keys: \(root.fieldNames.joined(separator: ", ")))"
         }
-        return root.malformed("the model has no entity: \(found); a Core Data model always has one")
+        return KeyedArchiveError(file: file, .noEntities(at: root.label, found: found))
     }
 
     /// `NSVersionIdentifiers`, a set; momc writes the one identifier of Xcode's model inspector (possibly

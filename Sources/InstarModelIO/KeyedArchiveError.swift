@@ -19,6 +19,8 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
         case malformed(at: String, problem: String)
         /// A key the object must have is absent.
         case missingKey(at: String, key: String)
+        /// A model archive without any entity (what `NSEntities` held instead): no real model is.
+        case noEntities(at: String, found: String)
 
         package var description: String {
             switch self {
@@ -30,6 +32,7 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
                 "\(from) refers to $objects[\(uid)], but the archive has only \(count) objects"
             case .malformed(let at, let problem): "\(at): \(problem)"
             case .missingKey(let at, let key): "\(at) has no \(key)"
+            case .noEntities(let at, let found): "\(at): the model has no entity: \(found); a Core Data model always has one"
             }
         }
     }

@@ -59,14 +59,12 @@ package enum CloudKitLint {
         var order: [String] = []
         var merged: [String: (finding: LintFinding, core: String, versions: [String])] = [:]
         for (version, findings) in perVersion {
-            let prefix = "\(version) → \(current): ", suffix = " after \(version) was released"
             for finding in findings {
-                guard finding.message.hasPrefix(prefix), finding.message.hasSuffix(suffix) else {
+                guard let core = finding.statement, finding.versions == [version, current] else {
                     order.append(finding.message)
                     merged[finding.message] = (finding, "", [])
                     continue
                 }
-                let core = String(finding.message.dropFirst(prefix.count).dropLast(suffix.count))
                 let key = "\(finding.check.rawValue)\u{0}\(core)"
                 if merged[key] == nil {
                     order.append(key)
@@ -127,11 +125,12 @@ package enum CloudKitLint {
             let location =
                 new.location(ofEntity: change.entity, property: change.property)
                 ?? new.source.map { SourceLocation(file: $0) } ?? SourceLocation(file: new.name)
-            findings.append(
-                LintFinding(
-                    .error, rule.check, "\(step): \(rule.message) after \(old.name) was released", location: location,
-                    hint: rule.hint
-                ).about(versions: [old.name, new.name], entity: change.entity, property: change.property))
+            var finding = LintFinding(
+                .error, rule.check, "\(step): \(rule.message) after \(old.name) was released", location: location,
+                hint: rule.hint
+            ).about(versions: [old.name, new.name], entity: change.entity, property: change.property)
+            finding.statement = rule.message
+            findings.append(finding)
         }
         return findings
     }

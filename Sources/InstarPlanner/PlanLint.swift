@@ -73,6 +73,9 @@ package struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     /// The versions it is about, in the order the message names them: a stage's or a gap's ends, the
     /// versions sharing a checksum. Facts beside the message, so that tools and tests need not parse it.
     package var versions: [String] = []
+    /// For a step rule: what the step does wrong, without the step and release it is seen on (the
+    /// same removal seen from several released versions has one statement).
+    package var statement: String?
     /// The changes that make a step not inferable (for an unreachable target or a custom stage).
     package var blocking: [Change] = []
     /// The entity concerned (by its newer name), when there is one.

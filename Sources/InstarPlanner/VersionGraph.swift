@@ -234,16 +234,7 @@ extension VersionGraph {
         return step.diff.warnings.filter { warning in
             guard warning.kind == .probableRename || warning.kind == .probableEntityRename else { return true }
             if within == nil { within = (i..<j).flatMap { diff($0, $0 + 1).warnings } }
-            let dropped = droppedPart(of: warning.message)
-            return within!.contains { $0.kind == warning.kind && $0.message.contains(dropped) }
+            return within!.contains { $0.kind == warning.kind && $0.dropped == warning.dropped }
         }
-    }
-
-    /// What a rename warning says is dropped ("… data in 'E.x' will be dropped", "… 'E' is removed").
-    static func droppedPart(of message: String) -> String {
-        for marker in [" will be dropped", " is removed"] {
-            if let range = message.range(of: marker) { return String(message[..<range.upperBound]) }
-        }
-        return message
     }
 }

@@ -207,7 +207,7 @@ public final class SQLiteStore: @unchecked Sendable {
                 throw StoreError(
                     .notADatabase, path: source,
                     "the backup is an empty database (no tables): restoring it would empty the store; nothing was changed",
-                    hint: "give the backup file that 'instar migrate --backup' wrote before its first step")
+                    hint: "give the backup file the migration wrote before its first step")
             }
             try backup.backup(to: queue)
         } catch let error as StoreError {

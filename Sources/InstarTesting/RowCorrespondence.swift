@@ -79,7 +79,7 @@ struct RowCorrespondence {
         guard let next = diff.destination(ofEntity: current) else {
             path.target = nil
             path.droppedAt = label
-            if let warning = suspicion(in: step, .probableEntityRename, "'\(current)' is removed") {
+            if let warning = suspicion(in: step, .probableEntityRename, Warning.DroppedData(entity: current)) {
                 suspectDrops.append(SuspectDrop(step: label, entity: source, property: nil, stepName: current, message: warning.message))
             }
             return
@@ -103,7 +103,7 @@ struct RowCorrespondence {
             }
             path.properties[sourceProperty] = nil
             path.droppedProperties[sourceProperty] = label
-            if let warning = suspicion(in: step, .probableRename, "data in '\(current).\(currentProperty)' will be dropped") {
+            if let warning = suspicion(in: step, .probableRename, Warning.DroppedData(entity: current, property: currentProperty)) {
                 suspectDrops.append(
                     SuspectDrop(
                         step: label, entity: source, property: sourceProperty, stepName: "\(current).\(currentProperty)",
@@ -113,15 +113,15 @@ struct RowCorrespondence {
         path.target = next
     }
 
-    /// The step's warning of this kind that says `text`, if the versions it goes through say it too
-    /// (``VersionGraph/confirmedWarnings(of:)``, as `instar plan` judges it).
-    private func suspicion(in step: Step, _ kind: Warning.Kind, _ text: String) -> Warning? {
-        guard step.diff.warnings.contains(where: { $0.kind == kind && $0.message.contains(text) }) else { return nil }
+    /// The step's warning of this kind that it drops `dropped`, if the versions it goes through say it
+    /// too (``VersionGraph/confirmedWarnings(of:)``, as `instar plan` judges it).
+    private func suspicion(in step: Step, _ kind: Warning.Kind, _ dropped: Warning.DroppedData) -> Warning? {
+        guard step.diff.warnings.contains(where: { $0.kind == kind && $0.dropped == dropped }) else { return nil }
         let versions = self.versions
         let confirmed = VersionGraph.confirmedWarnings(of: step, versions: versions, ordered: ordered) {
             ModelDiff(from: versions[$0], to: versions[$1])
         }
-        return confirmed.first { $0.kind == kind && $0.message.contains(text) }
+        return confirmed.first { $0.kind == kind && $0.dropped == dropped }
     }
 
     /// The change that points a kept to-one at another entity, whose links the step drops.

@@ -17,6 +17,9 @@ package struct ModelCacheError: Error, Sendable, Hashable, CustomStringConvertib
         case noEntities(String)
         /// SQLite could not read the table.
         case sqlite(String)
+
+        /// True when SQLite failed, rather than the cache being absent or damaged.
+        package var isSQLite: Bool { if case .sqlite = self { true } else { false } }
     }
 
     /// What went wrong.
@@ -29,22 +32,21 @@ package struct ModelCacheError: Error, Sendable, Hashable, CustomStringConvertib
         self.path = path
     }
 
-    /// One line: where, what, and what to do.
+    /// One line: where and what (a host adds how to give the model: the command line names `--model`).
     package var description: String {
         switch kind {
         case .noCache:
             "\(path): the store keeps no model of its own (no Z_MODELCACHE row); Core Data writes one from "
-                + "framework 600 on, and Instar empties it when it migrates a store. Pass the model with --model."
+                + "framework 600 on, and Instar empties it when it migrates a store: give the model the store was written with."
         case .notDeflate(let reason):
-            "\(path): Z_MODELCACHE.Z_CONTENT is not raw DEFLATE (\(reason)); the cache is damaged. "
-                + "Pass the model with --model."
+            "\(path): Z_MODELCACHE.Z_CONTENT is not raw DEFLATE (\(reason)); the cache is damaged"
         case .notAPropertyList(let bytes):
             "\(path): Z_MODELCACHE.Z_CONTENT inflates to bytes starting \(bytes), not a binary property list "
-                + "(bplist00). Pass the model with --model."
+                + "(bplist00)."
         case .notAModelArchive(let reason):
-            "\(path): Z_MODELCACHE.Z_CONTENT is not a compiled model: \(reason). Pass the model with --model."
+            "\(path): Z_MODELCACHE.Z_CONTENT is not a compiled model: \(reason)."
         case .noEntities(let reason):
-            "\(path): the cached model in Z_MODELCACHE has no entity: \(reason). Pass the model with --model."
+            "\(path): the cached model in Z_MODELCACHE has no entity: \(reason)."
         case .sqlite(let reason):
             "\(path): cannot read Z_MODELCACHE: \(reason)"
         }

@@ -46,7 +46,7 @@ package struct CachedStoreModel: Sendable {
                 entities: read.entities, source: file, validatesDefaultValues: false)
         } catch {
             let text = error.problems.map(\.message).joined(separator: "; ")
-            if text.contains("the model has no entity") { throw ModelCacheError(.noEntities(text), path: path) }
+            if error.problems.contains(where: { $0.kind == .missingKey }) { throw ModelCacheError(.noEntities(text), path: path) }
             throw ModelCacheError(.notAModelArchive(text), path: path)
         }
         return CachedStoreModel(model: model, compressedSize: compressedSize, archiveSize: archive.count, archive: archive)
