@@ -2,16 +2,23 @@
 //
 // Instar: progressive, multi-step schema migrations of SQLite stores.
 //
-// Modules import in one direction only, by concept; GRDB only where SQLite is touched:
-//   InstarSQL (quoting, value encodings; no dependencies), InstarModel ← InstarModelIO ← InstarInference,
-//   InstarMapping (on model and model I/O);
-//   InstarLayouts (pure: schema types, storage maps, the three layouts and their builders, the open
-//     layout registry) ← InstarCompiler (pure: step compiler, fusion, step SQL, mapping compiler;
-//     arguments as values) ← InstarPlanner (plans, the version graph, the cost model and storage names
-//     it takes from the layouts directly);
-//   InstarStore (GRDB: reading schemas, layouts' bookkeeping, one schema transaction, executing compiled
-//     steps; on layouts and compiler, never the planner) ← InstarRuntime (executor, journal, lease,
-//     hooks, progress, dry run; joins planner and store) ← Instar (umbrella) ← InstarCLI;
+// Modules import in one direction only, by concept; GRDB only where SQLite is touched. As imported
+// (checked against the sources' `import` lines):
+//   InstarSQL (quoting, value encodings) and InstarModel (entities, hashes): no Instar dependencies;
+//   InstarModelIO (model files, Xcode and compiled models) ← InstarModel;
+//   InstarInference (diffs, Core Data's rules) ← InstarModel;
+//   InstarSwiftData (SwiftData sources, swift-syntax) ← InstarModel;
+//   InstarMapping (mapping models, expressions) ← InstarModel, InstarModelIO, InstarSQL;
+//   InstarLayouts (pure: schemas, storage maps, the layouts, the plug-in registry) ← InstarModel, InstarSQL;
+//   InstarCompiler (pure: step compiler, fusion, step SQL, mapping compiler) ← InstarModel, InstarInference,
+//     InstarMapping, InstarSQL, InstarLayouts;
+//   InstarPlanner (plans, plan files, the version graph, chains, cost model) ← the pure modules above, never
+//     the store;
+//   InstarStore (GRDB: reading schemas, bookkeeping, executing compiled steps, the model cache) ← the pure
+//     modules but the planner, and CZlib;
+//   InstarRuntime (executor, journal, lease, hooks, progress, dry run, implied plans, export) ← planner and store;
+//   Instar (umbrella) ← the runtime and what it re-exports; InstarCLI ← Instar, InstarAdoption, InstarSeeding,
+//     InstarSwiftData, InstarTesting;
 //   InstarSeeding and InstarAdoption (on the store), InstarTesting (on the runtime and seeding): for the
 //     CLI and tests only; InstarTesting is its own product and the umbrella re-exports none of them.
 // `Instar` is the umbrella library product that re-exports the layers an app needs.
