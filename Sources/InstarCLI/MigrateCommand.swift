@@ -189,7 +189,7 @@ struct MigrateCommand: ParsableCommand {
         let stop = StopRequest()
         let signalSources = stop.handleSignals()
         defer { signalSources.forEach { $0.cancel() } }
-        let reporter = ProgressReporter(style: progress ?? (isTerminal(FileHandle.standardOutput) ? .bar : .lines))
+        let reporter = ProgressReporter(style: progress ?? (Console.current.isTerminal ? .bar : .lines))
         do {
             let result = try migrator.migrate(
                 storeAt: store, to: to, timeBudget: timeBudget, wait: wait ?? 0, backup: backup, stop: stop,

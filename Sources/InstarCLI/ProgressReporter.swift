@@ -9,6 +9,8 @@ enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
 /// Shows progress: a bar per step on a terminal, plain lines in logs, JSON lines for programs.
 final class ProgressReporter: Sendable {
     let style: ProgressStyle
+    /// The console of the command that made the reporter: events may come from other threads.
+    private let console = Console.current
     /// The bar being drawn; events come from the run's thread and from hooks', one at a time.
     private let bar = Locked(Bar())
 
@@ -26,51 +28,52 @@ final class ProgressReporter: Sendable {
         bar.withLock { bar in
             switch style {
             case .none: return
-            case .json: printOut(jsonText(Self.json(event)).replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "  ", with: ""))
-            case .lines: if let line = Self.line(event) { printOut(line) }
-            case .bar: Self.draw(event, on: &bar)
+            case .json:
+                console.writeOut(jsonText(Self.json(event)).replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "  ", with: "") + "\n")
+            case .lines: if let line = Self.line(event) { console.writeOut(line + "\n") }
+            case .bar: Self.draw(event, on: &bar, console: console)
             }
         }
     }
 
     func finish() {
         bar.withLock { bar in
-            if bar.shown { FileHandle.standardOutput.write(Data("\n".utf8)) }
+            if bar.shown { console.writeOut("\n") }
             bar.shown = false
         }
     }
 
-    private static func draw(_ event: ProgressEvent, on bar: inout Bar) {
+    private static func draw(_ event: ProgressEvent, on bar: inout Bar, console: Console) {
         switch event {
         case .stepStarted(let i, let n, let from, let to, _, _):
-            if bar.shown { FileHandle.standardOutput.write(Data("\n".utf8)) }
+            if bar.shown { console.writeOut("\n") }
             bar.step = "step \(i + 1)/\(n) \(from) → \(to)"
             bar.stepStart = Date()
-            drawBar(&bar, fraction: 0, detail: "")
+            drawBar(&bar, fraction: 0, detail: "", console: console)
         case .hook(let name, let done, let total):
             let fraction = total.map { $0 > 0 ? Double(done) / Double($0) : 1 } ?? 0
             let elapsed = Date().timeIntervalSince(bar.stepStart)
             let eta = fraction > 0 && fraction < 1 ? String(format: " ETA %.0fs", elapsed / fraction - elapsed) : ""
-            drawBar(&bar, fraction: fraction, detail: "\(name) \(done)\(total.map { "/\($0)" } ?? "")\(eta)")
+            drawBar(&bar, fraction: fraction, detail: "\(name) \(done)\(total.map { "/\($0)" } ?? "")\(eta)", console: console)
         case .stepFinished(_, _, let seconds):
-            drawBar(&bar, fraction: 1, detail: String(format: "done in %.2fs", seconds))
+            drawBar(&bar, fraction: 1, detail: String(format: "done in %.2fs", seconds), console: console)
         default:
             if let line = Self.line(event) {
-                if bar.shown { FileHandle.standardOutput.write(Data("\n".utf8)) }
+                if bar.shown { console.writeOut("\n") }
                 bar.shown = false
-                printOut(line)
+                console.writeOut(line + "\n")
             }
         }
     }
 
     /// `fraction` comes from hooks' own reports (a command's `instar:progress 15/10` or `-3/10`, a
     /// Swift hook's estimate), so it is clamped to 0...1: the bar must never trap on what a hook says.
-    private static func drawBar(_ bar: inout Bar, fraction: Double, detail: String) {
+    private static func drawBar(_ bar: inout Bar, fraction: Double, detail: String, console: Console) {
         let width = 24
         let shown = fraction.isFinite ? min(1, max(0, fraction)) : 0
         let filled = Int((shown * Double(width)).rounded(.down))
         let text = "\r\(bar.step) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(detail)\u{1B}[K"
-        FileHandle.standardOutput.write(Data(text.utf8))
+        console.writeOut(text)
         bar.shown = true
     }
 

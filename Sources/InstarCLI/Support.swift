@@ -92,11 +92,11 @@ func storeLayout(named name: String?) throws -> (any StoreLayout)? {
 
 /// Writes to standard output (Swift 6: `print` to stdout is fine, but we want explicit newlines).
 func printOut(_ text: String) {
-    FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    Console.current.writeOut(text.hasSuffix("\n") ? text : text + "\n")
 }
 
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data(("instar: " + text + (text.hasSuffix("\n") ? "" : "\n")).utf8))
+    Console.current.writeError("instar: " + text + (text.hasSuffix("\n") ? "" : "\n"))
 }
 
 /// Serialises a JSON value with sorted keys, so output is stable for diffs and tests.

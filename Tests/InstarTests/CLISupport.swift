@@ -1,6 +1,7 @@
 import Foundation
 import Instar
 import InstarTestSupport
+@testable import InstarCLI
 
 /// Runs the built `instar` executable, as a user or script would.
 struct CLIResult {
@@ -33,6 +34,23 @@ let instarBinary: URL = {
 
 @discardableResult
 func runInstar(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> CLIResult {
+    if environment.isEmpty, currentDirectory == nil, let command = arguments.first, inProcessCommands.contains(command) {
+        let result = InstarCommand.runInProcess(arguments)
+        return CLIResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
+    }
+    return try runInstarProcess(arguments, environment: environment, currentDirectory: currentDirectory)
+}
+
+/// Commands a test runs inside its own process (`InstarCommand.runInProcess`): their output is
+/// captured per call, so tests run them in parallel. `migrate` installs signal handlers and reads
+/// failpoints from the environment, so it, and any call with an environment or a working folder of
+/// its own, runs as a process: those tests are about what a process does (exit codes, signals).
+let inProcessCommands: Set<String> = [
+    "model", "diff", "inspect", "plan", "graph", "lint", "mapping", "export", "store", "status", "restore", "test",
+]
+
+/// Runs the `instar` binary as a process, as a script would.
+func runInstarProcess(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> CLIResult {
     let process = Process()
     process.executableURL = instarBinary
     process.arguments = arguments
