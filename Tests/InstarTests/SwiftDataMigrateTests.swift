@@ -1,0 +1,202 @@
+import Foundation
+import GRDB
+import InstarModel
+import InstarModelIO
+import InstarPlanner
+import InstarRuntime
+import InstarStore
+import InstarSwiftData
+import Testing
+import InstarLayouts
+import InstarTestSupport
+
+/// `instar migrate --swiftdata`: a SwiftData store migrated through the app's plan (or, unversioned, the
+/// one step SwiftData infers), leaving the metadata SwiftData itself writes at the target schema.
+@Suite struct SwiftDataMigrateTests {
+    static let versioned = """
+        import SwiftData
+        enum V1: VersionedSchema {
+            static var versionIdentifier = Schema.Version(1, 0, 0)
+            static var models: [any PersistentModel.Type] { [Trip.self] }
+            @Model final class Trip { var name: String = ""; init() {} }
+        }
+        enum V2: VersionedSchema {
+            static var versionIdentifier = Schema.Version(2, 0, 0)
+            static var models: [any PersistentModel.Type] { [Trip.self] }
+            @Model final class Trip { var name: String = ""; var note: String?; init() {} }
+        }
+        enum Plan: SchemaMigrationPlan {
+            static var schemas: [any VersionedSchema.Type] { [V1.self, V2.self] }
+            static var stages: [MigrationStage] { [.lightweight(fromVersion: V1.self, toVersion: V2.self)] }
+        }
+        """
+
+    static func unversioned(_ trip: String) -> String {
+        """
+        import SwiftData
+        @Model final class Trip { \(trip) init() {} }
+        let schema = Schema([Trip.self])
+        """
+    }
+
+    /// `text` as `Models.swift` in a new folder.
+    static func folder(_ text: String) throws -> URL {
+        let folder = try temporaryDirectory()
+        try text.write(to: folder.appendingPathComponent("Models.swift"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    static func schema(_ text: String, _ identifier: String) throws -> Model {
+        let read = SwiftDataReader().read(files: [(path: "Models.swift", text: text)])
+        return try #require(read.schemas.first { $0.versionIdentifier == identifier }).model
+    }
+
+    /// A store as SwiftData (framework 1518) leaves it at `model`: Core Data's tables and metadata, the
+    /// maximum framework version SwiftData records, one row, and `cache` in Z_MODELCACHE.
+    static func swiftDataStore(_ model: Model, at path: String, cache: Data? = nil) throws {
+        let store = try SQLiteStore.create(at: path, model: model, layout: CoreDataLayout(frameworkVersion: 1518))
+        try store.withDatabase { db in
+            let stored = try #require(try CoreDataMetadata.read(db))
+            var dictionary = stored.dictionary
+            dictionary["NSPersistenceMaximumFrameworkVersion"] = 1518
+            try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [try CoreDataMetadata.encode(dictionary)])
+            try db.execute(sql: "INSERT INTO ZTRIP (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 1, 1, 'Lisbon')")
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_NAME = 'Trip'")
+            if let cache { try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache]) }
+        }
+        try store.close()
+    }
+
+    /// The metadata SwiftData writes for a store at `model` (FreezeRay's fixtures show every key).
+    static func expectedMetadata(_ model: Model, frameworkVersion: Int) -> [String: Any] {
+        let hashes = VersionHashes(model: model)
+        return [
+            "NSPersistenceFrameworkVersion": frameworkVersion, "NSPersistenceMaximumFrameworkVersion": frameworkVersion,
+            "NSStoreModelVersionChecksumKey": hashes.versionChecksum, "NSStoreModelVersionHashes": hashes.entityHashes,
+            "NSStoreModelVersionHashesDigest": hashes.versionHashesDigest, "NSStoreModelVersionHashesVersion": 3,
+            "NSStoreModelVersionIdentifiers": model.versionIdentifiers, "NSStoreType": "SQLite", "_NSAutoVacuumLevel": "2",
+        ]
+    }
+
+    /// A property-list value as text with keys sorted and data in base64: values compared across
+    /// Swift and Foundation types (an `Int` and an `NSNumber`, `[String: Data]` and `NSDictionary`).
+    static func canonical(_ value: Any?) -> String {
+        switch value {
+        case nil: return "none"
+        case let data as Data: return "<\(data.base64EncodedString())>"
+        case let string as String: return "\"\(string)\""
+        case let number as NSNumber: return "\(number)"
+        case let array as [Any]: return "[" + array.map { canonical($0) }.joined(separator: ", ") + "]"
+        case let dictionary as [AnyHashable: Any]:
+            let entries = dictionary.map { ("\($0.key.base)", canonical($0.value)) }.sorted { $0.0 < $1.0 }
+            return "{" + entries.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + "}"
+        default: return "\(value!)"
+        }
+    }
+
+    static func metadata(_ path: String) throws -> (uuid: String?, dictionary: [String: Any], primaryKeys: [String], cacheRows: Int) {
+        let store = try SQLiteStore.open(at: path, readOnly: true)
+        defer { try? store.close() }
+        return try store.withDatabase { db in
+            let stored = try #require(try CoreDataMetadata.read(db))
+            let keys = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map {
+                "\($0["Z_ENT"] as Int64) \($0["Z_NAME"] as String) \($0["Z_SUPER"] as Int64) \($0["Z_MAX"] as Int64)"
+            }
+            let cacheRows = try Int.fetchOne(db, sql: "SELECT count(*) FROM Z_MODELCACHE") ?? 0
+            return (stored.uuid, stored.dictionary, keys, cacheRows)
+        }
+    }
+
+    @Test func aVersionedStoreMigratesToTheMetadataSwiftDataWrites() throws {
+        let folder = try Self.folder(Self.versioned)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = try Self.schema(Self.versioned, "1.0.0")
+        let v2 = try Self.schema(Self.versioned, "2.0.0")
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(v1, at: path)
+        let before = try Self.metadata(path)
+
+        let result = try runInstar(["migrate", "--swiftdata", folder.appendingPathComponent("Models.swift").path, "--store", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Self.metadata(path)
+        #expect(after.uuid == before.uuid, "the store keeps its identity")
+        #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(v2, frameworkVersion: 1518)))
+        #expect(after.primaryKeys == ["1 Trip 0 1"])
+        let store = try SQLiteStore.open(at: path, readOnly: true)
+        defer { try? store.close() }
+        #expect(try store.schema().table(named: "ZTRIP")?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZNOTE"])
+        #expect(!(try store.schema().tables.contains { $0.name.hasPrefix("_instar") }), "Core Data opens it: no journal left")
+    }
+
+    @Test func aPlanWrittenAsFilesKeepsWhatMakesItSwiftData() throws {
+        // An app migrates at launch from exported files, without swift-syntax: model YAML + the plan.
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = try Self.schema(Self.versioned, "1.0.0")
+        let v2 = try Self.schema(Self.versioned, "2.0.0")
+        let fromFiles = try [v1, v2].map { try ModelFileReader.parse(ModelFileWriter.yaml($0), file: "\($0.name).yaml") }
+        #expect(fromFiles.map(\.versionIdentifiers) == [["1.0.0"], ["2.0.0"]])
+        #expect(fromFiles.map { VersionHashes(model: $0) } == [v1, v2].map { VersionHashes(model: $0) })
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(v1, at: path)
+        let plan = Plan(name: "Plan", file: "plan.yaml", layout: "coredata", versions: fromFiles)
+        _ = try Migrator(plan: plan).migrate(storeAt: path)
+        let after = try Self.metadata(path)
+        #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(v2, frameworkVersion: 1518)))
+    }
+
+    /// The model cache of an unversioned store at `Trip { name: String }`, as ModelArchiveBuilder writes one.
+    static func cache() throws -> Data {
+        var m = ModelArchiveBuilder()
+        m.entity("Trip", properties: [m.attribute("name", type: 700, optional: false)])
+        return RawDeflate.deflate(try m.data(versionIdentifier: "1.0.0"))
+    }
+
+    @Test func anUnversionedStoreMigratesInOneStepFromItsOwnModel() throws {
+        let shipped = Self.unversioned("var name: String;")
+        let current = Self.unversioned("var name: String; var note: String?;")
+        let folder = try Self.folder(current)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(shipped, "1.0.0"), at: path, cache: try Self.cache())
+
+        let planned = try runInstar(["plan", "--swiftdata", folder.path, "--store", path])
+        #expect(planned.status == 0, "\(planned.stderr)")
+        #expect(planned.stderr.contains("one inferred step from the store's own model"), "\(planned.stderr)")
+        #expect(planned.stdout.contains("lightweight cached 1.0.0 → Schema"), "\(planned.stdout)")
+
+        let result = try runInstar(["migrate", "--swiftdata", folder.path, "--store", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Self.metadata(path)
+        let target = try Self.schema(current, "1.0.0")
+        #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(target, frameworkVersion: 1518)))
+        #expect(after.dictionary["NSStoreModelVersionIdentifiers"] as? [String] == ["1.0.0"], "unversioned stays 1.0.0")
+        #expect(after.cacheRows == 0, "the cache of the older model is gone (Instar cannot write the archive)")
+
+        let again = try runInstar(["migrate", "--swiftdata", folder.path, "--store", path])
+        #expect(again.status == 0 && again.stdout.contains("nothing to do"), "\(again.stdout) \(again.stderr)")
+    }
+
+    @Test func anUnversionedChangeSwiftDataCannotInferIsNamedAtTheProperty() throws {
+        let shipped = Self.unversioned("var name: String;")
+        let current = Self.unversioned("var name: Int;")
+        let folder = try Self.folder(current)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(shipped, "1.0.0"), at: path, cache: try Self.cache())
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+
+        for command in ["plan", "migrate"] {
+            let result = try runInstar([command, "--swiftdata", folder.path, "--store", path])
+            #expect(result.status == 1, "\(command): \(result.stdout)")
+            #expect(result.stderr.contains("Models.swift:2:"), "\(command): at the property: \(result.stderr)")
+            #expect(result.stderr.contains("Trip.name"), "\(result.stderr)")
+            #expect(result.stderr.contains("introduce VersionedSchemas"), "\(result.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "nothing written")
+
+        let withoutStore = try runInstar(["plan", "--swiftdata", folder.path])
+        #expect(withoutStore.status == 65 || withoutStore.status == 1, "\(withoutStore.stderr)")
+        #expect(withoutStore.stderr.contains("give the store the app shipped"), "\(withoutStore.stderr)")
+    }
+}
