@@ -111,7 +111,8 @@ struct TestCommand: ParsableCommand {
         let plan: Plan
         if !swiftdata.isEmpty {
             // The SwiftData checks first (as `plan --swiftdata`): a plan SwiftData would refuse is not run.
-            let checked = try SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: hooks)
+            // Unversioned sources: the first fixture's own model is the inferred step's source.
+            let checked = try SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: hooks, store: stores.first)
             for finding in checked.findings { printError(finding.text) }
             if !checked.findings.isEmpty { throw InstarExit.failure }
             let missing = checked.plan.hooks.filter { if case .swift = $0.value { return true } else { return false } }.keys.sorted()

@@ -1,0 +1,138 @@
+import Foundation
+import Instar
+import InstarModelIO
+import InstarSwiftData
+import InstarLayouts
+
+/// Sources without a `SchemaMigrationPlan` (an unversioned app: `ModelContainer(for: Trip.self)`,
+/// `Schema([...])`): SwiftData migrates the store at launch in one inferred step, from the model the store
+/// keeps of itself (`Z_MODELCACHE`) to the app's current schema. This builds that step as a plan, so that
+/// `plan`, `test` and `migrate --swiftdata` check and run it as SwiftData's automatic migration would.
+extension SwiftDataPlan {
+    /// The version name of the app's current schema in an inferred plan.
+    static let currentSchemaName = "Schema"
+
+    /// The plan of one inferred step from the store at `storePath` (its cached model) to the sources'
+    /// schema: `classes` when given, else the sources' one `Schema([...])`, else every `@Model` class.
+    static func makeUnversioned(
+        _ read: SwiftDataSources, sources: [String], storePath: String?, classes: [String]?, hooks: [String: HookDefinition]
+    ) throws -> SwiftDataPlan {
+        let schema = try currentSchema(read, sources: sources, classes: classes)
+        guard let storePath else {
+            printError(
+                "no SchemaMigrationPlan in \(sources.joined(separator: ", ")): an unversioned app (\(schema.modelClasses.count) model class(es)); SwiftData migrates its store in one inferred step from the model the store keeps"
+                    + "\n  hint: give the store the app shipped (--store, or --fixtures for 'instar test'): its own model is the source of that step")
+            throw InstarExit.invalidInput
+        }
+        // The app's launch-time defaults (`= UUID()`, `= .now`) are one value, as SwiftData gives them.
+        let evaluated = (try? LaunchDefaults.evaluated(schema.model)) ?? schema.model
+        let target = try renamed(evaluated, to: currentSchemaName)
+        let location = schema.location
+        guard let source = try storeModel(storePath, target: target) else {
+            // The store is at the sources' schema already: a plan of that one version.
+            let only = SwiftDataMigrationPlan.inferred(schemas: [target.name], stages: [], at: location)
+            let plan = Plan(
+                name: only.name, file: location.file, layout: LayoutName.coreData(frameworkVersion: nil).description,
+                versions: [target], pinned: [target.name], hooks: hooks)
+            var result = SwiftDataPlan(migrationPlan: only, plan: plan)
+            result.isInferred = true
+            return result
+        }
+        let stage = SwiftDataMigrationStage.inferred(from: source.name, to: target.name, at: location)
+        let inferred = SwiftDataMigrationPlan.inferred(schemas: [source.name, target.name], stages: [stage], at: location)
+        let plan = Plan(
+            name: inferred.name, file: location.file, layout: LayoutName.coreData(frameworkVersion: nil).description,
+            versions: [source, target], pinned: [source.name, target.name], hooks: hooks)
+        var result = SwiftDataPlan(migrationPlan: inferred, plan: plan)
+        result.isInferred = true
+        result.checkStages()
+        printError("note: no SchemaMigrationPlan: one inferred step from the store's own model (\(source.name), Z_MODELCACHE) to the sources' schema, as SwiftData migrates an unversioned app")
+        return result
+    }
+
+    /// The app's current schema: the classes named, else the one `Schema([...])` of the sources, else
+    /// every `@Model` class (what `ModelContainer(for:)` listing them all builds).
+    static func currentSchema(_ read: SwiftDataSources, sources: [String], classes: [String]?) throws -> SwiftDataSchema {
+        if let classes {
+            do {
+                return try read.schema(ofModelClasses: classes)
+            } catch {
+                for diagnostic in error.diagnostics { printError(diagnostic.description) }
+                throw InstarExit.invalidInput
+            }
+        }
+        let unversioned = read.schemas.filter { !$0.isVersioned }
+        var distinct: [SwiftDataSchema] = []
+        for schema in unversioned
+        where !distinct.contains(where: { VersionHashes(model: $0.model) == VersionHashes(model: schema.model) }) {
+            distinct.append(schema)
+        }
+        if distinct.count == 1 { return distinct[0] }
+        if distinct.count > 1 {
+            printError(
+                "the sources build \(distinct.count) different schemas: "
+                    + distinct.map { "\($0.modelClasses.joined(separator: ", ")) at \($0.location)" }.joined(separator: "; ")
+                    + "\n  hint: name the app's model classes with --classes A,B")
+            throw InstarExit.invalidInput
+        }
+        guard !read.modelClasses.isEmpty else {
+            printError("no @Model class in \(sources.joined(separator: ", "))\n  hint: give the sources that declare the app's models")
+            throw InstarExit.invalidInput
+        }
+        printError("note: no Schema([...]) literal in the sources: the schema is every @Model class (\(read.modelClasses.count)); name the app's with --classes A,B")
+        do {
+            return try read.schema(ofModelClasses: read.modelClasses)
+        } catch {
+            for diagnostic in error.diagnostics { printError(diagnostic.description) }
+            throw InstarExit.invalidInput
+        }
+    }
+
+    /// The model that wrote the store, from its `Z_MODELCACHE`, checked against its recorded hashes; nil
+    /// when the store is at `target` already.
+    static func storeModel(_ path: String, target: Model) throws -> Model? {
+        let store = try openStore(path, readOnly: true)
+        defer { try? store.close() }
+        let recorded: [String: Data]
+        do {
+            recorded = try store.metadata()?.entityHashes ?? [:]
+        } catch {
+            throw fail(error)
+        }
+        guard !recorded.isEmpty else {
+            printError("\(path): no Core Data metadata (Z_METADATA) with entity hashes\n  hint: give a store SwiftData wrote")
+            throw InstarExit.invalidInput
+        }
+        if recorded == VersionHashes(model: target).entityHashes { return nil }
+        let cached: CachedStoreModel
+        do {
+            cached = try store.cachedModel()
+        } catch {
+            printError(
+                "\(error.description)\n  hint: without the store's own model the step's source is unknown; give the sources of the schema that wrote the store as a VersionedSchema with a SchemaMigrationPlan")
+            throw InstarExit.invalidInput
+        }
+        let conflicts = cached.hashConflicts(with: recorded)
+        guard conflicts.isEmpty else {
+            printError(
+                "\(path): the store's cached model (Z_MODELCACHE) is not the model that wrote it:\n"
+                    + conflicts.map { "  - \($0)" }.joined(separator: "\n")
+                    + "\n  hint: give the sources of the schema that wrote the store as a VersionedSchema with a SchemaMigrationPlan")
+            throw InstarExit.invalidInput
+        }
+        return cached.model
+    }
+
+    /// `model` under another version name, everything else kept.
+    static func renamed(_ model: Model, to name: String) throws -> Model {
+        do {
+            return try Model(
+                name: name, versionIdentifier: model.versionIdentifier, entities: model.entities, locations: model.locations,
+                source: model.source, validatesDefaultValues: false, versionIdentifiers: model.versionIdentifiers,
+                rawSQL: model.rawSQL)
+        } catch {
+            printError(error.description)
+            throw InstarExit.invalidInput
+        }
+    }
+}
