@@ -42,7 +42,8 @@ struct SwiftDataPlan {
     /// plan are an unversioned app: one inferred step from `store`'s own model to the sources' schema
     /// (`classes`, else the sources' `Schema([...])`), as SwiftData migrates it.
     static func make(
-        sources: [String], planName: String?, hooksFile: String?, store: String? = nil, classes: [String]? = nil
+        sources: [String], planName: String?, hooksFile: String?, store: String? = nil, classes: [String]? = nil,
+        currentOnly: Bool = false
     ) throws -> SwiftDataPlan {
         let read: SwiftDataSources
         do {
@@ -66,7 +67,9 @@ struct SwiftDataPlan {
             candidates = [widest]
         }
         if read.plans.isEmpty, planName == nil {
-            return try makeUnversioned(read, sources: sources, storePath: store, classes: classes, hooks: try hooksFile.map(readHooks) ?? [:])
+            return try makeUnversioned(
+                read, sources: sources, storePath: store, classes: classes, hooks: try hooksFile.map(readHooks) ?? [:],
+                currentOnly: currentOnly)
         }
         guard candidates.count == 1, let migrationPlan = candidates.first else {
             let names = read.plans.map(\.name)

@@ -14,10 +14,22 @@ extension SwiftDataPlan {
 
     /// The plan of one inferred step from the store at `storePath` (its cached model) to the sources'
     /// schema: `classes` when given, else the sources' one `Schema([...])`, else every `@Model` class.
+    /// Without a store, `currentOnly` gives a plan of the current schema alone (what `lint` checks).
     static func makeUnversioned(
-        _ read: SwiftDataSources, sources: [String], storePath: String?, classes: [String]?, hooks: [String: HookDefinition]
+        _ read: SwiftDataSources, sources: [String], storePath: String?, classes: [String]?, hooks: [String: HookDefinition],
+        currentOnly: Bool = false
     ) throws -> SwiftDataPlan {
         let schema = try currentSchema(read, sources: sources, classes: classes)
+        if storePath == nil, currentOnly {
+            let model = try renamed(schema.model, to: currentSchemaName)
+            let only = SwiftDataMigrationPlan.inferred(schemas: [model.name], stages: [], at: schema.location)
+            let plan = Plan(
+                name: only.name, file: schema.location.file, layout: LayoutName.coreData(frameworkVersion: nil).description,
+                versions: [model], pinned: [model.name], hooks: hooks)
+            var result = SwiftDataPlan(migrationPlan: only, plan: plan)
+            result.isInferred = true
+            return result
+        }
         guard let storePath else {
             printError(
                 "no SchemaMigrationPlan in \(sources.joined(separator: ", ")): an unversioned app (\(schema.modelClasses.count) model class(es)); SwiftData migrates its store in one inferred step from the model the store keeps"

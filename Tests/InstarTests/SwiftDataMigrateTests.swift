@@ -199,4 +199,13 @@ import InstarTestSupport
         #expect(withoutStore.status == 65 || withoutStore.status == 1, "\(withoutStore.stderr)")
         #expect(withoutStore.stderr.contains("give the store the app shipped"), "\(withoutStore.stderr)")
     }
+
+    @Test func lintChecksAnUnversionedAppsCurrentSchema() throws {
+        let folder = try Self.folder(Self.unversioned("@Attribute(.unique) var name: String;"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit"])
+        #expect(!result.stderr.contains("no SchemaMigrationPlan"), "\(result.stderr)")
+        #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("Models.swift:2:"), "at the property: \(result.stdout)")
+    }
 }
