@@ -208,4 +208,90 @@ import InstarTestSupport
         #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("Models.swift:2:"), "at the property: \(result.stdout)")
     }
+
+    static let custom = """
+        import SwiftData
+        enum V1: VersionedSchema {
+            static var versionIdentifier = Schema.Version(1, 0, 0)
+            static var models: [any PersistentModel.Type] { [Trip.self] }
+            @Model final class Trip { var name: String = ""; init() {} }
+        }
+        enum V2: VersionedSchema {
+            static var versionIdentifier = Schema.Version(2, 0, 0)
+            static var models: [any PersistentModel.Type] { [Trip.self] }
+            @Model final class Trip { var name: String = ""; var note: String?; init() {} }
+        }
+        enum Plan: SchemaMigrationPlan {
+            static var schemas: [any VersionedSchema.Type] { [V1.self, V2.self] }
+            static var stages: [MigrationStage] {
+                [.custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { context in try context.save() })]
+            }
+        }
+        """
+
+    static func notes(_ path: String) throws -> [String?] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in try String?.fetchAll(db, sql: "SELECT ZNOTE FROM ZTRIP ORDER BY Z_PK") }
+    }
+
+    @Test func aCustomStagesClosureRunsAsSQLFromHooksAndIsRefusedWithoutIt() throws {
+        let folder = try Self.folder(Self.custom)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(Self.custom, "1.0.0"), at: path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let sources = folder.appendingPathComponent("Models.swift").path
+
+        let missing = try runInstar(["migrate", "--swiftdata", sources, "--store", path])
+        #expect(missing.status == 1, "\(missing.stdout)")
+        #expect(missing.stderr.contains("V1→V2.didMigrate"), "\(missing.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "refused before writing")
+
+        let hooks = folder.appendingPathComponent("hooks.yaml")
+        try "V1→V2.didMigrate: UPDATE ZTRIP SET ZNOTE = 'kept'\n".write(to: hooks, atomically: true, encoding: .utf8)
+        let given = try runInstar(["migrate", "--swiftdata", sources, "--store", path, "--hooks", hooks.path])
+        #expect(given.status == 0, "\(given.stdout) \(given.stderr)")
+        #expect(try Self.notes(path) == ["kept"])
+        #expect(try Self.metadata(path).dictionary["NSStoreModelVersionIdentifiers"] as? [String] == ["2.0.0"])
+    }
+
+    /// In an app: the plan as exported files (model YAML, the custom stage and its hook names as
+    /// `plan --swiftdata` gives them), the closure registered as a Swift hook of that name.
+    @Test func anAppRunsTheCustomStageWithARegisteredSwiftHook() throws {
+        let folder = try Self.folder(Self.custom)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let listed = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        let steps = try #require(report["steps"] as? [[String: Any]])
+        let names = steps.flatMap { ($0["hooks"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
+        #expect(names == ["V1→V2.didMigrate"])
+
+        let v1 = try Self.schema(Self.custom, "1.0.0")
+        let v2 = try Self.schema(Self.custom, "2.0.0")
+        let versions = try [v1, v2].map { try ModelFileReader.parse(ModelFileWriter.yaml($0), file: "\($0.name).yaml") }
+        let plan = Plan(
+            name: "Plan", file: "plan.yaml", layout: "coredata", versions: versions, pinned: versions.map(\.name),
+            stages: [CustomStage(from: v1.name, to: v2.name, after: names)], hooks: [names[0]: .swift(names[0])])
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(v1, at: path)
+        let migrator = Migrator(plan: plan)
+        migrator.register(hook: names[0]) { context in
+            try context.write { db in try db.execute(sql: "UPDATE ZTRIP SET ZNOTE = 'from Swift'") }
+        }
+        _ = try migrator.migrate(storeAt: path)
+        #expect(try Self.notes(path) == ["from Swift"])
+        let after = try Self.metadata(path)
+        #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(v2, frameworkVersion: 1518)))
+    }
+
+    @Test func testTakesAnUnversionedFixturesOwnModelAsTheSource() throws {
+        let folder = try Self.folder(Self.unversioned("var name: String; var note: String?;"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("shipped.store").path
+        try Self.swiftDataStore(try Self.schema(Self.unversioned("var name: String;"), "1.0.0"), at: path, cache: try Self.cache())
+        let result = try runInstar(["test", "--swiftdata", folder.appendingPathComponent("Models.swift").path, "--fixtures", path])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+    }
 }
