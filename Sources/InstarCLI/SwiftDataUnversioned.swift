@@ -62,8 +62,8 @@ extension SwiftDataPlan {
         return result
     }
 
-    /// The app's current schema: the classes named, else the one `Schema([...])` of the sources, else
-    /// every `@Model` class (what `ModelContainer(for:)` listing them all builds).
+    /// The app's current schema: the classes named, else the one `Schema([...])` of the sources, else the
+    /// newest VersionedSchema, else every `@Model` class (what `ModelContainer(for:)` listing them all builds).
     static func currentSchema(_ read: SwiftDataSources, sources: [String], classes: [String]?) throws -> SwiftDataSchema {
         if let classes {
             do {
@@ -86,6 +86,13 @@ extension SwiftDataPlan {
                     + distinct.map { "\($0.modelClasses.joined(separator: ", ")) at \($0.location)" }.joined(separator: "; ")
                     + "\n  hint: name the app's model classes with --classes A,B")
             throw InstarExit.invalidInput
+        }
+        // VersionedSchemas without a plan (`Schema(versionedSchema: V2.self)`): SwiftData infers the step
+        // to the newest one.
+        let versioned = read.schemas.filter(\.isVersioned)
+        if let newest = versioned.max(by: { versionOrder($0.versionIdentifier, $1.versionIdentifier) }) {
+            printError("note: VersionedSchemas but no SchemaMigrationPlan: the current schema is the newest, \(newest.name) \(newest.versionIdentifier)")
+            return newest
         }
         guard !read.modelClasses.isEmpty else {
             printError("no @Model class in \(sources.joined(separator: ", "))\n  hint: give the sources that declare the app's models")
@@ -133,6 +140,12 @@ extension SwiftDataPlan {
             throw InstarExit.invalidInput
         }
         return cached.model
+    }
+
+    /// Whether version identifier `a` (`1.2.0`) is older than `b`, number by number.
+    static func versionOrder(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (a.split(separator: ".").map { Int($0) ?? 0 }, b.split(separator: ".").map { Int($0) ?? 0 })
+        return x.lexicographicallyPrecedes(y)
     }
 
     /// `model` under another version name, everything else kept.

@@ -294,4 +294,17 @@ import InstarTestSupport
         let result = try runInstar(["test", "--swiftdata", folder.appendingPathComponent("Models.swift").path, "--fixtures", path])
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
     }
+
+    @Test func versionedSchemasWithoutAPlanMigrateToTheNewest() throws {
+        let text = Self.versioned.components(separatedBy: "enum Plan:")[0]
+        let folder = try Self.folder(text)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(text, "1.0.0"), at: path, cache: try Self.cache())
+        let result = try runInstar(["migrate", "--swiftdata", folder.path, "--store", path])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("the current schema is the newest, V2 2.0.0"), "\(result.stderr)")
+        let after = try Self.metadata(path)
+        #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(try Self.schema(text, "2.0.0"), frameworkVersion: 1518)))
+    }
 }
