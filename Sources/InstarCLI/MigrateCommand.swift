@@ -114,8 +114,11 @@ struct MigrateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the app's @Model classes (comma-separated), as its Schema([...]) lists them.", valueName: "classes"))
     var classes: String?
 
+    @Option(name: .customLong("from-swiftdata"), help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the sources the store shipped with (an earlier version of the app's, repeatable), the inferred step's source.", valueName: "sources"))
+    var fromSwiftdata: [String] = []
+
     func validate() throws {
-        if !swiftdata.isEmpty || migrationPlan != nil || hooks != nil || classes != nil {
+        if !swiftdata.isEmpty || migrationPlan != nil || hooks != nil || classes != nil || !fromSwiftdata.isEmpty {
             try validateSwiftData()
             return
         }

@@ -7,7 +7,7 @@ import Instar
 /// `instar plan --swiftdata` first: a plan SwiftData would refuse, or a store at no schema of it, is not run.
 extension MigrateCommand {
     func validateSwiftData() throws {
-        if swiftdata.isEmpty { throw ValidationError("--migration-plan, --hooks and --classes go with --swiftdata") }
+        if swiftdata.isEmpty { throw ValidationError("--migration-plan, --hooks, --classes and --from-swiftdata go with --swiftdata") }
         if plan != nil || toModel != nil || !models.isEmpty || merge {
             throw ValidationError("give --swiftdata without a plan file, --model, --to-model or --merge: the sources declare the versions")
         }
@@ -21,7 +21,8 @@ extension MigrateCommand {
 
     func runSwiftData() throws {
         let names = classes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
-        var checked = try SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: hooks, store: store, classes: names)
+        var checked = try SwiftDataPlan.make(
+            sources: swiftdata, planName: migrationPlan, hooksFile: hooks, store: store, classes: names, earlier: fromSwiftdata)
         if !checked.isInferred { try checked.matchStore(store) }
         printOut(checked.summary.joined(separator: "\n"))
         for finding in checked.findings { printError(finding.text) }
@@ -33,6 +34,7 @@ extension MigrateCommand {
         if let migrationPlan { resume += " --migration-plan '\(migrationPlan)'" }
         if let hooks { resume += " --hooks '\(hooks)'" }
         if let classes { resume += " --classes '\(classes)'" }
+        resume += fromSwiftdata.map { " --from-swiftdata '\($0)'" }.joined()
         if let to { resume += " --to '\(to)'" }
         try runPlan(checked.plan, resume: resume)
     }

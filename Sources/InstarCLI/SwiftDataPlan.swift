@@ -43,7 +43,7 @@ struct SwiftDataPlan {
     /// (`classes`, else the sources' `Schema([...])`), as SwiftData migrates it.
     static func make(
         sources: [String], planName: String?, hooksFile: String?, store: String? = nil, classes: [String]? = nil,
-        currentOnly: Bool = false
+        earlier: [String] = [], currentOnly: Bool = false
     ) throws -> SwiftDataPlan {
         let read: SwiftDataSources
         do {
@@ -66,10 +66,14 @@ struct SwiftDataPlan {
             printError("note: \(candidates.count) SchemaMigrationPlans; using \(widest.name), whose schemas include every other's (choose with --migration-plan)")
             candidates = [widest]
         }
+        if !earlier.isEmpty, !read.plans.isEmpty {
+            printError("--from-swiftdata goes with sources that declare no SchemaMigrationPlan: the plan's schemas are the versions")
+            throw InstarExit.invalidInput
+        }
         if read.plans.isEmpty, planName == nil {
             return try makeUnversioned(
                 read, sources: sources, storePath: store, classes: classes, hooks: try hooksFile.map(readHooks) ?? [:],
-                currentOnly: currentOnly)
+                earlier: earlier, currentOnly: currentOnly)
         }
         guard candidates.count == 1, let migrationPlan = candidates.first else {
             let names = read.plans.map(\.name)

@@ -12,54 +12,93 @@ extension SwiftDataPlan {
     /// The version name of the app's current schema in an inferred plan.
     static let currentSchemaName = "Schema"
 
-    /// The plan of one inferred step from the store at `storePath` (its cached model) to the sources'
-    /// schema: `classes` when given, else the sources' one `Schema([...])`, else every `@Model` class.
-    /// Without a store, `currentOnly` gives a plan of the current schema alone (what `lint` checks).
+    /// The plan of one inferred step to the sources' schema (`classes` when given, else the sources' one
+    /// `Schema([...])`, else the newest VersionedSchema, else every `@Model` class) from the store at
+    /// `storePath` (its cached model) or from an earlier version of the sources (`earlier`, checked against
+    /// the store when one is given). Without either, `currentOnly` gives a plan of the current schema alone
+    /// (what `lint` checks).
     static func makeUnversioned(
         _ read: SwiftDataSources, sources: [String], storePath: String?, classes: [String]?, hooks: [String: HookDefinition],
-        currentOnly: Bool = false
+        earlier: [String] = [], currentOnly: Bool = false
     ) throws -> SwiftDataPlan {
         let schema = try currentSchema(read, sources: sources, classes: classes)
-        if storePath == nil, currentOnly {
-            let model = try renamed(schema.model, to: currentSchemaName)
-            let only = SwiftDataMigrationPlan.inferred(schemas: [model.name], stages: [], at: schema.location)
-            let plan = Plan(
-                name: only.name, file: schema.location.file, layout: LayoutName.coreData(frameworkVersion: nil).description,
-                versions: [model], pinned: [model.name], hooks: hooks)
-            var result = SwiftDataPlan(migrationPlan: only, plan: plan)
-            result.isInferred = true
-            return result
+        if storePath == nil, earlier.isEmpty, currentOnly {
+            return try inferredPlan(from: nil, to: try renamed(schema.model, to: currentSchemaName), at: schema.location, hooks: hooks)
         }
-        guard let storePath else {
+        guard storePath != nil || !earlier.isEmpty else {
             printError(
                 "no SchemaMigrationPlan in \(sources.joined(separator: ", ")): an unversioned app (\(schema.modelClasses.count) model class(es)); SwiftData migrates its store in one inferred step from the model the store keeps"
-                    + "\n  hint: give the store the app shipped (--store, or --fixtures for 'instar test'): its own model is the source of that step")
+                    + "\n  hint: give the store the app shipped (--store, or --fixtures for 'instar test'): its own model is the source of that step; or the sources it shipped with (--from-swiftdata)")
             throw InstarExit.invalidInput
         }
         // The app's launch-time defaults (`= UUID()`, `= .now`) are one value, as SwiftData gives them.
         let evaluated = (try? LaunchDefaults.evaluated(schema.model)) ?? schema.model
         let target = try renamed(evaluated, to: currentSchemaName)
-        let location = schema.location
-        guard let source = try storeModel(storePath, target: target) else {
-            // The store is at the sources' schema already: a plan of that one version.
-            let only = SwiftDataMigrationPlan.inferred(schemas: [target.name], stages: [], at: location)
-            let plan = Plan(
-                name: only.name, file: location.file, layout: LayoutName.coreData(frameworkVersion: nil).description,
-                versions: [target], pinned: [target.name], hooks: hooks)
-            var result = SwiftDataPlan(migrationPlan: only, plan: plan)
-            result.isInferred = true
-            return result
+        var source: Model?
+        if !earlier.isEmpty {
+            source = try earlierModel(earlier, storePath: storePath, target: target)
+        } else if let storePath {
+            source = try storeModel(storePath, target: target)
         }
-        let stage = SwiftDataMigrationStage.inferred(from: source.name, to: target.name, at: location)
-        let inferred = SwiftDataMigrationPlan.inferred(schemas: [source.name, target.name], stages: [stage], at: location)
+        let result = try inferredPlan(from: source, to: target, at: schema.location, hooks: hooks)
+        if let source {
+            let origin = earlier.isEmpty ? "the store's own model (\(source.name), Z_MODELCACHE)" : "the earlier sources (\(source.name))"
+            printError("note: no SchemaMigrationPlan: one inferred step from \(origin) to the sources' schema, as SwiftData migrates an unversioned app")
+        }
+        return result
+    }
+
+    /// The version name of the earlier sources' schema in an inferred plan.
+    static let earlierSchemaName = "shipped"
+
+    /// The plan of the inferred step `source` → `target`, checked as SwiftData would infer it; just
+    /// `target` when there is no step (the store is at it already, or lint).
+    static func inferredPlan(from source: Model?, to target: Model, at location: SourceLocation, hooks: [String: HookDefinition])
+        throws -> SwiftDataPlan
+    {
+        let versions = [source, target].compactMap { $0 }
+        let stages = source.map { [SwiftDataMigrationStage.inferred(from: $0.name, to: target.name, at: location)] } ?? []
+        let inferred = SwiftDataMigrationPlan.inferred(schemas: versions.map(\.name), stages: stages, at: location)
         let plan = Plan(
             name: inferred.name, file: location.file, layout: LayoutName.coreData(frameworkVersion: nil).description,
-            versions: [source, target], pinned: [source.name, target.name], hooks: hooks)
+            versions: versions, pinned: versions.map(\.name), hooks: hooks)
         var result = SwiftDataPlan(migrationPlan: inferred, plan: plan)
         result.isInferred = true
         result.checkStages()
-        printError("note: no SchemaMigrationPlan: one inferred step from the store's own model (\(source.name), Z_MODELCACHE) to the sources' schema, as SwiftData migrates an unversioned app")
         return result
+    }
+
+    /// The schema of the sources the store shipped with; nil when the store is at `target` already. A
+    /// store that neither schema wrote is refused, with the entities whose hashes differ.
+    static func earlierModel(_ paths: [String], storePath: String?, target: Model) throws -> Model? {
+        let read: SwiftDataSources
+        do {
+            read = try SwiftDataReader().read(paths: paths)
+        } catch {
+            printError(error.description)
+            throw InstarExit.unreadable
+        }
+        let schema = try currentSchema(read, sources: paths, classes: nil)
+        let shipped = try renamed(schema.model, to: earlierSchemaName)
+        guard let storePath else { return shipped }
+        let store = try openStore(storePath, readOnly: true)
+        defer { try? store.close() }
+        let recorded: [String: Data]
+        do {
+            recorded = try store.metadata()?.entityHashes ?? [:]
+        } catch {
+            throw fail(error)
+        }
+        if recorded == VersionHashes(model: target).entityHashes { return nil }
+        let mine = VersionHashes(model: shipped).entityHashes
+        guard recorded == mine else {
+            let differing = Set(mine.keys).union(recorded.keys).filter { mine[$0] != recorded[$0] }.sorted()
+            printError(
+                "\(storePath): the store was written by neither the sources nor the earlier sources (--from-swiftdata); entities whose version hash differs from the earlier sources': \(differing.joined(separator: ", "))"
+                    + "\n  hint: give the sources of the release that wrote the store")
+            throw InstarExit.invalidInput
+        }
+        return shipped
     }
 
     /// The app's current schema: the classes named, else the one `Schema([...])` of the sources, else the

@@ -307,4 +307,30 @@ import InstarTestSupport
         let after = try Self.metadata(path)
         #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(try Self.schema(text, "2.0.0"), frameworkVersion: 1518)))
     }
+
+    /// A store whose cache is gone (a migration by Instar empties it): the sources it shipped with are the source.
+    @Test func earlierSourcesStandInForAStoreWithoutItsModel() throws {
+        let shipped = try Self.folder(Self.unversioned("var name: String;"))
+        let current = try Self.folder(Self.unversioned("var name: String; var note: String?; var rating: Int?;"))
+        defer { for folder in [shipped, current] { try? FileManager.default.removeItem(at: folder) } }
+        let path = current.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(Self.unversioned("var name: String;"), "1.0.0"), at: path)
+
+        let noCache = try runInstar(["migrate", "--swiftdata", current.path, "--store", path])
+        #expect(noCache.status == 65, "\(noCache.stdout) \(noCache.stderr)")
+        #expect(noCache.stderr.contains("Z_MODELCACHE"), "\(noCache.stderr)")
+
+        let wrong = try runInstar(["migrate", "--swiftdata", current.path, "--from-swiftdata", current.path, "--store", path])
+        #expect(wrong.status == 65 && wrong.stderr.contains("written by neither"), "\(wrong.stderr)")
+
+        let result = try runInstar(["migrate", "--swiftdata", current.path, "--from-swiftdata", shipped.path, "--store", path])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("one inferred step from the earlier sources (shipped)"), "\(result.stderr)")
+        let target = try Self.schema(Self.unversioned("var name: String; var note: String?; var rating: Int?;"), "1.0.0")
+        #expect(Self.canonical(try Self.metadata(path).dictionary) == Self.canonical(Self.expectedMetadata(target, frameworkVersion: 1518)))
+
+        // Without a store, 'test' seeds one at the earlier schema and runs the inferred step.
+        let tested = try runInstar(["test", "--swiftdata", current.path, "--from-swiftdata", shipped.path, "--rows", "5"])
+        #expect(tested.status == 0, "\(tested.stdout) \(tested.stderr)")
+    }
 }
