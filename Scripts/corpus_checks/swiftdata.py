@@ -178,7 +178,7 @@ def check_pairs(instar, root, results, workdir):
                 results.add(CHECK_SWIFTDATA_PAIR, subject, False, "with the store's rows, expected a refusal naming %s: "
                             "exit %s: %s" % (refused, status, tail(stderr or stdout, 600)))
                 continue
-            note = "with its rows refused before writing (adds %s, required, no default: SwiftData fails too); " % refused
+            note = "with its rows refused before writing (adds %s, required, no default: Core Data's inferred migration fails on such rows too); " % refused
             remove_rows(copy)
             status, stdout, stderr = run_process(instar, args + extra)
         if status != 0:
