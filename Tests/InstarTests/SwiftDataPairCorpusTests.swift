@@ -1,6 +1,9 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarModelIO
+import InstarPlanner
+import InstarRuntime
 import InstarStore
 import Testing
 import InstarLayouts
@@ -166,5 +169,50 @@ import InstarTestSupport
         }
         print("SwiftData pairs migrated and equal to the real next store (\(equal.count)/\(pairs.count)):\n  " + equal.joined(separator: "\n  "))
         #expect(equal.count == pairs.count)
+    }
+}
+
+/// What an app bundles to migrate at launch without swift-syntax: each schema read from the corpus's
+/// sources, written as an Instar YAML model and read back, keeps its entity hashes and version
+/// identifiers, so the migrator writes the same metadata from the files as from the sources.
+@Suite(.needsCorpus) struct SwiftDataModelFilesCorpusTests {
+    @Test func everyCorpusSchemaSurvivesModelYAML() throws {
+        var kept: [String] = []
+        let stores = try SwiftDataCorpusTests.stores()
+        for store in stores {
+            let model = try SwiftDataCorpusTests.schema(for: store).model
+            let yaml = ModelFileWriter.yaml(model)
+            let read = try ModelFileReader.parse(yaml, file: "\(model.name).yaml")
+            #expect(VersionHashes(model: read) == VersionHashes(model: model), "\(store.path)")
+            #expect(read.versionIdentifiers == model.versionIdentifiers, "\(store.path)")
+            let layout = CoreDataLayout()
+            #expect(try layout.storageMap(for: read).schema == layout.storageMap(for: model).schema, "\(store.path)")
+            if VersionHashes(model: read) == VersionHashes(model: model) { kept.append(store.path) }
+        }
+        print("SwiftData schemas whose hashes survive model YAML: \(kept.count)/\(stores.count)")
+        #expect(kept.count == stores.count)
+    }
+
+    /// FreezeRay's 1.0.0 store migrated as an app would at launch: `import Instar` alone, the plan's
+    /// models from YAML files, no sources. Its metadata equals the real 2.0.0 store's.
+    @Test func anAppMigratesARealStoreFromModelFiles() throws {
+        let stores = try SwiftDataCorpusTests.stores()
+        let fixtures = "TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRay/Fixtures"
+        let v1 = try #require(stores.first { $0.path == "\(fixtures)/1.0.0/App-1_0_0.sqlite" })
+        let v2 = try #require(stores.first { $0.path == "\(fixtures)/2.0.0/App-2_0_0.sqlite" })
+        let versions = try [v1, v2].map { store in
+            let model = try SwiftDataCorpusTests.schema(for: store).model
+            return try ModelFileReader.parse(ModelFileWriter.yaml(model), file: "\(model.name).yaml")
+        }
+        let copy = try SwiftDataCorpusTests.copyOfStore(v1.path)
+        defer { try? FileManager.default.removeItem(at: copy.directory) }
+        let plan = Plan(name: "AppMigrations", file: "plan.yaml", layout: "coredata", versions: versions, pinned: versions.map(\.name))
+        _ = try Migrator(plan: plan).migrate(storeAt: copy.path)
+        let migrated = try SwiftDataPairCorpusTests.shape(copy.path)
+        let real = try SwiftDataPairCorpusTests.shape(SwiftDataPairCorpusTests.root.appendingPathComponent(v2.path).path)
+        for key in Set(real.metadata.keys).union(migrated.metadata.keys).subtracting(SwiftDataPairCorpusTests.differing) {
+            #expect(SwiftDataMigrateTests.canonical(migrated.metadata[key]) == SwiftDataMigrateTests.canonical(real.metadata[key]), "\(key)")
+        }
+        #expect(migrated.tables.mapValues(Set.init) == real.tables.mapValues(Set.init))
     }
 }
