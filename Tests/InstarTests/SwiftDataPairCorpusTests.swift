@@ -29,7 +29,7 @@ import InstarTestSupport
         let sources: [String]
         var arguments: [String] = []
         /// The attribute the next schema adds as required without a default: the store's rows cannot
-        /// take it, so SwiftData's inferred migration fails on them (Core Data's 134110) and Instar
+        /// take it, so Core Data's inferred migration fails on them and Instar
         /// refuses before writing. The schema and metadata are then compared on the store emptied of rows.
         var refusedWithRows: String? = nil
         var description: String { "\(from) → \(to)" }
