@@ -21,7 +21,7 @@ Z_MODELCACHE is checked empty (Instar cannot write the archived model: a migrati
 sources get the one declaration the corpus copy lacks (MeasurementUnit, raw type String, as the Swift corpus tests
 supply it), and its classes are the next store's entities (the app builds its Schema at run time). Where the next
 schema adds a required attribute without a default (REFUSED_WITH_ROWS), the store's rows cannot take it: SwiftData's
-inferred migration fails on them (Core Data's 134110), so `instar migrate` must refuse, unchanged, naming it; the
+inferred migration (Core Data's) fails on them, so `instar migrate` must refuse, unchanged, naming it; the
 comparison is then made on the copy emptied of the model's rows.
 """
 import json
