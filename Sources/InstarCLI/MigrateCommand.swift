@@ -36,18 +36,19 @@ struct MigrateCommand: ParsableCommand {
             from its version, or the data does not satisfy a change (NULLs in an attribute that \
             becomes required without a default).
 
+            With --swiftdata <sources>: the app's SchemaMigrationPlan, checked first as 'instar plan \
+            --swiftdata' checks it, runs from the store's schema to the last; custom stages' closures \
+            are hooks named as 'plan --swiftdata' names them (SQL from --hooks). Sources without a plan \
+            (an unversioned app) migrate in the one step SwiftData infers, from the store's own model \
+            (Z_MODELCACHE) or the sources it shipped with (--from-swiftdata) to the sources' schema \
+            (--classes names its @Model classes). The metadata is written as SwiftData writes it; the \
+            model cache is emptied.
+
             Example:
               instar migrate Plans/garage/plan.yaml --store /tmp/garage.sqlite
               instar migrate --store /tmp/garage.sqlite --to-model Plans/garage/models/v3.yaml
               instar migrate --store App.sqlite --model App.xcdatamodeld --to 'App 7'
               instar migrate --swiftdata MyApp/Models --store default.store --hooks hooks.yaml
-
-            With --swiftdata <sources>: the app's SchemaMigrationPlan, checked first as 'instar plan \
-            --swiftdata' checks it, runs from the store's schema to the last; custom stages' closures \
-            are hooks named as 'plan --swiftdata' names them (SQL from --hooks). Sources without a plan \
-            (an unversioned app) migrate in the one step SwiftData infers, from the store's own model \
-            (Z_MODELCACHE) to the sources' schema (--classes names its @Model classes). The metadata is \
-            written as SwiftData writes it; the model cache is emptied.
             """
     )
 
