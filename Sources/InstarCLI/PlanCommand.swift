@@ -50,7 +50,8 @@ struct PlanCommand: ParsableCommand {
             (Z_MODELCACHE), or from the sources it shipped with (--from-swiftdata), to the sources' schema \
             (--classes names its @Model classes), checked as \
             SwiftData's automatic migration would infer it; a change it cannot infer is named at the \
-            property's file:line:column.
+            property's file:line:column; --scaffold <dir> then writes MigrationPlan.swift, VersionedSchemas \
+            and a custom stage to start from.
 
             Example:
               instar plan Plans/music/plan.yaml --store music.sqlite --format markdown
@@ -129,6 +130,11 @@ struct PlanCommand: ParsableCommand {
                     printOut(checked.summary.joined(separator: "\n"))
                 }
                 for finding in checked.findings { printError(finding.text) }
+                // An unversioned app's refused step: VersionedSchemas and a custom stage to start from.
+                if let scaffold, checked.isInferred {
+                    try checked.writeVersionedScaffold(into: scaffold)
+                    return
+                }
                 throw InstarExit.failure
             }
             if format == .text { printOut(checked.summary.joined(separator: "\n") + "\n") }

@@ -195,6 +195,18 @@ import InstarTestSupport
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "nothing written")
 
+        // Outside the sources: the reader would read the scaffold as part of them.
+        let scaffold = try temporaryDirectory().appendingPathComponent("scaffold")
+        defer { try? FileManager.default.removeItem(at: scaffold.deletingLastPathComponent()) }
+        let offered = try runInstar(["plan", "--swiftdata", folder.path, "--store", path, "--scaffold", scaffold.path])
+        #expect(offered.status == 0, "\(offered.stdout) \(offered.stderr)")
+        let text = try String(contentsOf: scaffold.appendingPathComponent("MigrationPlan.swift"), encoding: .utf8)
+        #expect(text.contains("enum SchemaV1: VersionedSchema") && text.contains("enum SchemaV2: VersionedSchema"))
+        #expect(text.contains("// @Model final class Trip { name: string }"), "the shipped shape, from the store: \(text)")
+        #expect(text.contains("MigrationStage.custom(") && text.contains("Trip.name"), "\(text)")
+        let twice = try runInstar(["plan", "--swiftdata", folder.path, "--store", path, "--scaffold", scaffold.path])
+        #expect(twice.status == 1 && twice.stderr.contains("nothing is overwritten"), "\(twice.stderr)")
+
         let withoutStore = try runInstar(["plan", "--swiftdata", folder.path])
         #expect(withoutStore.status == 65 || withoutStore.status == 1, "\(withoutStore.stderr)")
         #expect(withoutStore.stderr.contains("give the store the app shipped"), "\(withoutStore.stderr)")
