@@ -13,10 +13,22 @@ through the app's stages to the last schema with every check of `instar test`. A
 cannot run here: the run without them must refuse before writing, naming them; then each is stood in for by
 no-op SQL (`--hooks`; what a hook computes is never compared) and the run must pass, so every lightweight stage
 and the custom stages' schema changes are proven on the real store.
+
+swiftdata-pair: a real store of schema N migrated by `instar migrate --swiftdata <sources of N+1>` equals the real
+store SwiftData wrote at N+1 (PAIRS): schema, Z_PRIMARYKEY numbering and Z_METADATA by value. The build numbers
+that last wrote each store (PAIR_DIFFERING_KEYS) and Z_MAX (the stores hold different rows) are not compared;
+Z_MODELCACHE is checked empty (Instar cannot write the archived model: a migration empties it). MetaCocktails'
+sources get the one declaration the corpus copy lacks (MeasurementUnit, raw type String, as the Swift corpus tests
+supply it), and its classes are the next store's entities (the app builds its Schema at run time). Where the next
+schema adds a required attribute without a default (REFUSED_WITH_ROWS), the store's rows cannot take it: SwiftData's
+inferred migration (Core Data's) fails on them, so `instar migrate` must refuse, unchanged, naming it; the
+comparison is then made on the copy emptied of the model's rows.
 """
 import json
+import sqlite3
 
-from .common import CHECK_SWIFTDATA, CHECK_SWIFTDATA_TEST, copy_store, run_process, tail
+from .common import CHECK_SWIFTDATA, CHECK_SWIFTDATA_PAIR, CHECK_SWIFTDATA_TEST, copy_store, run_process, tail
+from .schema import render_index, schema_facts, table_differences
 
 # Which sources wrote which store: (repo folder prefix, sources relative to corpus/swiftdata, versioned).
 SOURCES = [
@@ -68,6 +80,120 @@ def check_swiftdata(instar, corpus, results, skipped, workdir):
             results.add(CHECK_SWIFTDATA, subject, ok,
                         "entity hashes of Schema([%s]) equal the store's" % classes if ok
                         else "model swiftdata --classes: exit %s: %s" % (status, tail(stderr or stdout, 800)))
+    check_pairs(instar, root, results, workdir)
+
+
+FREEZERAY = "TrinsicVentures__FreezeRay/FreezeRayTestApp"
+META = "MatthewHunt84__MetaCocktailsSwiftData"
+META_COMMITS = ["@3292fc79", "@7d753343", "@18228b5c", "@f1fca611", "@f6051d07"]
+MEASUREMENT_UNIT = "enum MeasurementUnit: String, Codable { case fluidOunces }\n"
+REFUSED_WITH_ROWS = {"@7d753343": "Cocktail.isCustomCocktail", "@18228b5c": "Cocktail.favorite"}
+PAIR_DIFFERING_KEYS = {"NSPersistenceFrameworkVersion", "NSPersistenceMaximumFrameworkVersion"}
+
+
+def meta_store(commit):
+    folder = "" if commit in ("@3292fc79", "@7d753343", "@18228b5c") else "Model/Database/"
+    return "%s/%s/MetaCocktailsSwiftData/%sdefault.store" % (META, commit, folder)
+
+
+def pairs(facts):
+    """(store at N, store at N+1, sources of N+1, extra arguments, supplies MeasurementUnit, refused attribute)."""
+    found = []
+    for fixtures in (FREEZERAY + "/FreezeRay/Fixtures", FREEZERAY + "/FreezeRayTestApp/FreezeRay/Fixtures"):
+        found.append((fixtures + "/1.0.0/App-1_0_0.sqlite", fixtures + "/2.0.0/App-2_0_0.sqlite",
+                      [FREEZERAY + "/FreezeRayTestApp"], ["--to", "AppSchemaV2"], False, None))
+    hashes = {s["corpus_path"]: s["hashes"] for s in facts}
+    for before, after in zip(META_COMMITS, META_COMMITS[1:]):
+        classes = ",".join(sorted(hashes.get(meta_store(after), {})))
+        found.append((meta_store(before), meta_store(after),
+                      ["%s/%s/MetaCocktailsSwiftData/%s" % (META, after, f) for f in ("Model", "Views")],
+                      ["--classes", classes], True, REFUSED_WITH_ROWS.get(after)))
+    return found
+
+
+def remove_rows(path):
+    """Empties the model's tables (entities, join tables); Core Data's own and the history stay."""
+    con = sqlite3.connect(str(path))
+    try:
+        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%'")]
+        for name in names:
+            if name not in ("Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"):
+                con.execute('DELETE FROM "%s"' % name.replace('"', '""'))
+        con.commit()
+    finally:
+        con.close()
+
+
+def model_cache_rows(path):
+    con = sqlite3.connect(str(path))
+    try:
+        return con.execute("SELECT count(*) FROM Z_MODELCACHE").fetchone()[0]
+    finally:
+        con.close()
+
+
+def pair_differences(migrated, real, unchanged):
+    a, b = schema_facts(migrated), schema_facts(real)
+    problems = table_differences(b["tables"], a["tables"], "the real store", "the migrated store")
+    ai = {name: render_index(index) for name, index in a["indexes"].items()}
+    bi = {name: render_index(index) for name, index in b["indexes"].items()}
+    for name in sorted(set(ai) | set(bi)):
+        if ai.get(name) != bi.get(name):
+            problems.append("index %s: %s migrated, %s real" % (name, ai.get(name, "none"), bi.get(name, "none")))
+    if [r[:3] for r in a["pk"]] != [r[:3] for r in b["pk"]]:
+        problems.append("Z_PRIMARYKEY %s migrated, %s real" % ([r[:3] for r in a["pk"]], [r[:3] for r in b["pk"]]))
+    compared = 0
+    for key in sorted((set(a["meta"]) | set(b["meta"])) - PAIR_DIFFERING_KEYS):
+        if a["meta"].get(key) != b["meta"].get(key):
+            problems.append("metadata %s: %r migrated, %r real" % (key, a["meta"].get(key), b["meta"].get(key)))
+        else:
+            compared += 1
+    cache = model_cache_rows(migrated)
+    if cache != 0 and not unchanged:
+        problems.append("Z_MODELCACHE keeps %d row(s) after the migration (the older model's)" % cache)
+    return problems, len(b["tables"]), len(b["indexes"]), compared
+
+
+def check_pairs(instar, root, results, workdir):
+    facts = json.loads((root / "stores.json").read_text(encoding="utf-8"))
+    for number, (before, after, sources, extra, supplies, refused) in enumerate(pairs(facts), 1):
+        subject = "swiftdata/%s -> %s" % (before, after)
+        if not (root / before).is_file() or not (root / after).is_file():
+            results.add(CHECK_SWIFTDATA_PAIR, subject, False, "a store of the pair is missing from the corpus")
+            continue
+        folder = workdir / ("swiftdata-pair-%d" % number)
+        copy = copy_store(root / before, folder)
+        args = ["migrate", "--store", str(copy), "--progress", "none"]
+        for source in sources:
+            args += ["--swiftdata", str(root / source)]
+        if supplies:
+            unit = folder / "MeasurementUnit.swift"
+            unit.write_text(MEASUREMENT_UNIT, encoding="utf-8")
+            args += ["--swiftdata", str(unit)]
+        status, stdout, stderr = run_process(instar, args + extra)
+        note = ""
+        if refused:
+            expected = "adds '%s', required and without a default; nothing was changed" % refused
+            if status != 1 or expected not in stderr:
+                results.add(CHECK_SWIFTDATA_PAIR, subject, False, "with the store's rows, expected a refusal naming %s: "
+                            "exit %s: %s" % (refused, status, tail(stderr or stdout, 600)))
+                continue
+            note = "with its rows refused before writing (adds %s, required, no default: Core Data's inferred migration fails on such rows too); " % refused
+            remove_rows(copy)
+            status, stdout, stderr = run_process(instar, args + extra)
+        if status != 0:
+            results.add(CHECK_SWIFTDATA_PAIR, subject, False, "migrate --swiftdata: exit %s: %s" % (
+                status, tail(stderr or stdout, 800)))
+            continue
+        # Stores of one schema (MetaCocktails @f1fca611 and @f6051d07): nothing to migrate, the cache stays.
+        unchanged = "nothing to do" in stdout
+        problems, tables, indexes, keys = pair_differences(copy, copy_store(root / after, folder / "real"), unchanged)
+        results.add(CHECK_SWIFTDATA_PAIR, subject, not problems,
+                    "%s%s; equal to the real next store: %d tables, %d indexes, Z_PRIMARYKEY, %d metadata keys by value "
+                    "(not compared: %s)" % (note, "already at that schema" if unchanged else
+                                            "emptied, migrated" if note else "migrated", tables, indexes, keys,
+                                            ", ".join(sorted(PAIR_DIFFERING_KEYS)))
+                    if not problems else "; ".join(problems[:12]))
 
 
 def swift_hooks(instar, sources):

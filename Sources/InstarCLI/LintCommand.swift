@@ -106,7 +106,8 @@ struct LintCommand: ParsableCommand {
             let plan =
                 try swiftdata.isEmpty
                 ? self.plan.map { try PlanFileReader.read(path: $0) } ?? ImplicitPlan.make(models: models, storePath: nil, target: nil)
-                : SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: nil).plan
+                // An unversioned app (no SchemaMigrationPlan): its current schema alone.
+                : SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: nil, currentOnly: true).plan
             findings = PlanLint.check(plan)
             loaded = plan
         } catch let error as PlanError {

@@ -36,10 +36,19 @@ struct MigrateCommand: ParsableCommand {
             from its version, or the data does not satisfy a change (NULLs in an attribute that \
             becomes required without a default).
 
+            With --swiftdata <sources>: the app's SchemaMigrationPlan, checked first as 'instar plan \
+            --swiftdata' checks it, runs from the store's schema to the last; custom stages' closures \
+            are hooks named as 'plan --swiftdata' names them (SQL from --hooks). Sources without a plan \
+            (an unversioned app) migrate in the one step SwiftData infers, from the store's own model \
+            (Z_MODELCACHE) or the sources it shipped with (--from-swiftdata) to the sources' schema \
+            (--classes names its @Model classes). The metadata is written as SwiftData writes it; the \
+            model cache is emptied.
+
             Example:
               instar migrate Plans/garage/plan.yaml --store /tmp/garage.sqlite
               instar migrate --store /tmp/garage.sqlite --to-model Plans/garage/models/v3.yaml
               instar migrate --store App.sqlite --model App.xcdatamodeld --to 'App 7'
+              instar migrate --swiftdata MyApp/Models --store default.store --hooks hooks.yaml
             """
     )
 
@@ -94,7 +103,26 @@ struct MigrateCommand: ParsableCommand {
     @Flag(help: "Show the SQL without running it.")
     var dryRun = false
 
+    @Option(help: ArgumentHelp("Without a plan: the app's SwiftData sources (files or folders, repeatable); its SchemaMigrationPlan is the chain, or for an unversioned app one inferred step from the store's own model.", valueName: "sources"))
+    var swiftdata: [String] = []
+
+    @Option(name: .customLong("migration-plan"), help: "With --swiftdata: the SchemaMigrationPlan to use, when the sources have several.")
+    var migrationPlan: String?
+
+    @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
+    var hooks: String?
+
+    @Option(help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the app's @Model classes (comma-separated), as its Schema([...]) lists them.", valueName: "classes"))
+    var classes: String?
+
+    @Option(name: .customLong("from-swiftdata"), help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the sources the store shipped with (an earlier version of the app's, repeatable), the inferred step's source.", valueName: "sources"))
+    var fromSwiftdata: [String] = []
+
     func validate() throws {
+        if !swiftdata.isEmpty || migrationPlan != nil || hooks != nil || classes != nil || !fromSwiftdata.isEmpty {
+            try validateSwiftData()
+            return
+        }
         if plan == nil && toModel == nil && models.isEmpty {
             throw ValidationError(
                 "give a plan file, --model with the app's model bundle (every version; the store's is found), or --to-model with the target version")
@@ -122,6 +150,10 @@ struct MigrateCommand: ParsableCommand {
     }
 
     func run() throws {
+        if !swiftdata.isEmpty {
+            try runSwiftData()
+            return
+        }
         if let plan {
             try runPlan(
                 try loadPlan(plan), resume: "instar migrate \(plan) --store \(store)\(to.map { " --to '\($0)'" } ?? "")",

@@ -45,7 +45,13 @@ struct PlanCommand: ParsableCommand {
             every schema reachable from every earlier one by the stages, and --store matched to a schema \
             by its entity hashes (else the closest schema and what was edited in it: SwiftData's error \
             134504). Custom stages become hooks named after their closures (willMigrate before the step, \
-            didMigrate after); --hooks hooks.yaml gives them as SQL (name: SQL or a list of statements).
+            didMigrate after); --hooks hooks.yaml gives them as SQL (name: SQL or a list of statements). \
+            Sources without a plan (an unversioned app) with --store: one step from the store's own model \
+            (Z_MODELCACHE), or from the sources it shipped with (--from-swiftdata), to the sources' schema \
+            (--classes names its @Model classes), checked as \
+            SwiftData's automatic migration would infer it; a change it cannot infer is named at the \
+            property's file:line:column; --scaffold <dir> then writes MigrationPlan.swift, VersionedSchemas \
+            and a custom stage to start from.
 
             Example:
               instar plan Plans/music/plan.yaml --store music.sqlite --format markdown
@@ -73,6 +79,12 @@ struct PlanCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
     var hooks: String?
 
+    @Option(help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the app's @Model classes (comma-separated), as its Schema([...]) lists them.", valueName: "classes"))
+    var classes: String?
+
+    @Option(name: .customLong("from-swiftdata"), help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the sources the store shipped with (an earlier version of the app's, repeatable), the inferred step's source.", valueName: "sources"))
+    var fromSwiftdata: [String] = []
+
     @Option(help: "The store to plan for (opened read-only).")
     var store: String?
 
@@ -99,13 +111,18 @@ struct PlanCommand: ParsableCommand {
         let given = [plan != nil, !models.isEmpty, !swiftdata.isEmpty].filter { $0 }.count
         if given == 0 { throw ValidationError("give a plan file, --model with the app's model bundle, or --swiftdata with its sources") }
         if given > 1 { throw ValidationError("give one of a plan file, --model and --swiftdata") }
-        if swiftdata.isEmpty && (migrationPlan != nil || hooks != nil) { throw ValidationError("--migration-plan and --hooks go with --swiftdata") }
+        if swiftdata.isEmpty && (migrationPlan != nil || hooks != nil || classes != nil || !fromSwiftdata.isEmpty) {
+            throw ValidationError("--migration-plan, --hooks, --classes and --from-swiftdata go with --swiftdata")
+        }
     }
 
     func run() throws {
         if !swiftdata.isEmpty {
-            var checked = try SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: hooks)
-            if let store { try checked.matchStore(store) }
+            var checked = try SwiftDataPlan.make(
+                sources: swiftdata, planName: migrationPlan, hooksFile: hooks, store: store,
+                classes: classes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } },
+                earlier: fromSwiftdata)
+            if let store, !checked.isInferred { try checked.matchStore(store) }
             if !checked.findings.isEmpty {
                 if format == .json {
                     printOut(jsonText(["plan": checked.migrationPlan.name, "passed": false, "problems": checked.findings.map(\.json)]))
@@ -113,6 +130,11 @@ struct PlanCommand: ParsableCommand {
                     printOut(checked.summary.joined(separator: "\n"))
                 }
                 for finding in checked.findings { printError(finding.text) }
+                // An unversioned app's refused step: VersionedSchemas and a custom stage to start from.
+                if let scaffold, checked.isInferred {
+                    try checked.writeVersionedScaffold(into: scaffold)
+                    return
+                }
                 throw InstarExit.failure
             }
             if format == .text { printOut(checked.summary.joined(separator: "\n") + "\n") }

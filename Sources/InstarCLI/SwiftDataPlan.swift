@@ -34,9 +34,17 @@ struct SwiftDataPlan {
     var findings: [Finding] = []
     /// The schema the `--store` was written by, when one was given and matched.
     var storeSchema: String?
+    /// Whether the plan is the one step SwiftData infers for an unversioned app (no SchemaMigrationPlan
+    /// in the sources), from the store's own model to the sources' schema.
+    var isInferred = false
 
-    /// Reads the sources and picks the migration plan (`name`, or the only one).
-    static func make(sources: [String], planName: String?, hooksFile: String?) throws -> SwiftDataPlan {
+    /// Reads the sources and picks the migration plan (`name`, or the only one). Sources without any
+    /// plan are an unversioned app: one inferred step from `store`'s own model to the sources' schema
+    /// (`classes`, else the sources' `Schema([...])`), as SwiftData migrates it.
+    static func make(
+        sources: [String], planName: String?, hooksFile: String?, store: String? = nil, classes: [String]? = nil,
+        earlier: [String] = [], currentOnly: Bool = false
+    ) throws -> SwiftDataPlan {
         let read: SwiftDataSources
         do {
             read = try SwiftDataReader().read(paths: sources)
@@ -57,6 +65,15 @@ struct SwiftDataPlan {
         {
             printError("note: \(candidates.count) SchemaMigrationPlans; using \(widest.name), whose schemas include every other's (choose with --migration-plan)")
             candidates = [widest]
+        }
+        if !earlier.isEmpty, !read.plans.isEmpty {
+            printError("--from-swiftdata goes with sources that declare no SchemaMigrationPlan: the plan's schemas are the versions")
+            throw InstarExit.invalidInput
+        }
+        if read.plans.isEmpty, planName == nil {
+            return try makeUnversioned(
+                read, sources: sources, storePath: store, classes: classes, hooks: try hooksFile.map(readHooks) ?? [:],
+                earlier: earlier, currentOnly: currentOnly)
         }
         guard candidates.count == 1, let migrationPlan = candidates.first else {
             let names = read.plans.map(\.name)
@@ -159,6 +176,16 @@ struct SwiftDataPlan {
             guard stage.kind == .lightweight else { continue }
             let diff = ModelDiff(from: from, to: to)
             for change in diff.blockingChanges {
+                // Inferred: at the property (or entity) in the sources, since there is no stage to point at.
+                let at = to.locations["\(change.entity).\(change.property ?? "")"] ?? to.locations[change.entity] ?? stage.location
+                if isInferred {
+                    findings.append(Finding(
+                        kind: "not-inferable",
+                        message: "SwiftData cannot migrate the store to the current sources in one inferred step: \(change.subject): \(change.verdict.reason)",
+                        hint: "introduce VersionedSchemas: the shipped schema (the store's) as V1, the current one as V2, and a SchemaMigrationPlan with `.custom(fromVersion: V1.self, toVersion: V2.self, willMigrate:didMigrate:)` that moves the data (or an intermediate schema so each stage makes one inferable change)",
+                        location: at))
+                    continue
+                }
                 findings.append(Finding(
                     kind: "not-inferable",
                     message: "the lightweight stage \(from.name) → \(to.name) cannot be inferred: \(change.subject): \(change.verdict.reason)",

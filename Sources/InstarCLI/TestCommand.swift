@@ -72,6 +72,9 @@ struct TestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL); hooks not given are reported missing.", valueName: "file"))
     var hooks: String?
 
+    @Option(name: .customLong("from-swiftdata"), help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the sources the store shipped with (an earlier version of the app's, repeatable), the inferred step's source.", valueName: "sources"))
+    var fromSwiftdata: [String] = []
+
     @Option(help: "Rows per concrete entity of each seeded store.")
     var rows: Int = 100
 
@@ -111,7 +114,10 @@ struct TestCommand: ParsableCommand {
         let plan: Plan
         if !swiftdata.isEmpty {
             // The SwiftData checks first (as `plan --swiftdata`): a plan SwiftData would refuse is not run.
-            let checked = try SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: hooks)
+            // Unversioned sources: the earlier sources' schema, else the first fixture's own model, is the
+            // inferred step's source.
+            let checked = try SwiftDataPlan.make(
+                sources: swiftdata, planName: migrationPlan, hooksFile: hooks, store: stores.first, earlier: fromSwiftdata)
             for finding in checked.findings { printError(finding.text) }
             if !checked.findings.isEmpty { throw InstarExit.failure }
             let missing = checked.plan.hooks.filter { if case .swift = $0.value { return true } else { return false } }.keys.sorted()

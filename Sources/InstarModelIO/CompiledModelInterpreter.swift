@@ -53,6 +53,14 @@ struct CompiledModelInterpreter {
         var extras = CompiledEntityExtras(entity: name, object: object)
         entity.uniquenessConstraints = try extras.uniquenessConstraints()
         entity.indexes = try extras.indexes()
+        // A compiled model also marks a property indexed (`NSIsIndexed`) when a one-property fetch index
+        // covers it, as SwiftData's `#Index` does (`SwiftDataIndexOnBinary<name>`): a copy of that index,
+        // as NSCompoundIndexes is of the compound ones. Kept, it would become a second SQL index
+        // `Z_<Entity>_<name>` that Core Data never creates (MetaCocktails' stores). Not hashed.
+        let covered = Set(entity.indexes.filter { $0.elements.count == 1 }.map { $0.elements[0].property })
+        for i in entity.attributes.indices where entity.attributes[i].isIndexed && covered.contains(entity.attributes[i].name) {
+            entity.attributes[i].isIndexed = false
+        }
         problems += extras.problems.map { ModelProblem($0.kind, $0.message, location: location, entity: name) }
         return entity
     }

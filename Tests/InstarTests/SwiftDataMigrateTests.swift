@@ -1,0 +1,348 @@
+import Foundation
+import GRDB
+import InstarModel
+import InstarModelIO
+import InstarPlanner
+import InstarRuntime
+import InstarStore
+import InstarSwiftData
+import Testing
+import InstarLayouts
+import InstarTestSupport
+
+/// `instar migrate --swiftdata`: a SwiftData store migrated through the app's plan (or, unversioned, the
+/// one step SwiftData infers), leaving the metadata SwiftData itself writes at the target schema.
+@Suite struct SwiftDataMigrateTests {
+    static let versioned = """
+        import SwiftData
+        enum V1: VersionedSchema {
+            static var versionIdentifier = Schema.Version(1, 0, 0)
+            static var models: [any PersistentModel.Type] { [Trip.self] }
+            @Model final class Trip { var name: String = ""; init() {} }
+        }
+        enum V2: VersionedSchema {
+            static var versionIdentifier = Schema.Version(2, 0, 0)
+            static var models: [any PersistentModel.Type] { [Trip.self] }
+            @Model final class Trip { var name: String = ""; var note: String?; init() {} }
+        }
+        enum Plan: SchemaMigrationPlan {
+            static var schemas: [any VersionedSchema.Type] { [V1.self, V2.self] }
+            static var stages: [MigrationStage] { [.lightweight(fromVersion: V1.self, toVersion: V2.self)] }
+        }
+        """
+
+    static func unversioned(_ trip: String) -> String {
+        """
+        import SwiftData
+        @Model final class Trip { \(trip) init() {} }
+        let schema = Schema([Trip.self])
+        """
+    }
+
+    /// `text` as `Models.swift` in a new folder.
+    static func folder(_ text: String) throws -> URL {
+        let folder = try temporaryDirectory()
+        try text.write(to: folder.appendingPathComponent("Models.swift"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    static func schema(_ text: String, _ identifier: String) throws -> Model {
+        let read = SwiftDataReader().read(files: [(path: "Models.swift", text: text)])
+        return try #require(read.schemas.first { $0.versionIdentifier == identifier }).model
+    }
+
+    /// A store as SwiftData (framework 1518) leaves it at `model`: Core Data's tables and metadata, the
+    /// maximum framework version SwiftData records, one row, and `cache` in Z_MODELCACHE.
+    static func swiftDataStore(_ model: Model, at path: String, cache: Data? = nil) throws {
+        let store = try SQLiteStore.create(at: path, model: model, layout: CoreDataLayout(frameworkVersion: 1518))
+        try store.withDatabase { db in
+            let stored = try #require(try CoreDataMetadata.read(db))
+            var dictionary = stored.dictionary
+            dictionary["NSPersistenceMaximumFrameworkVersion"] = 1518
+            try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [try CoreDataMetadata.encode(dictionary)])
+            try db.execute(sql: "INSERT INTO ZTRIP (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 1, 1, 'Lisbon')")
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_NAME = 'Trip'")
+            if let cache { try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache]) }
+        }
+        try store.close()
+    }
+
+    /// The metadata SwiftData writes for a store at `model` (FreezeRay's fixtures show every key).
+    static func expectedMetadata(_ model: Model, frameworkVersion: Int) -> [String: Any] {
+        let hashes = VersionHashes(model: model)
+        return [
+            "NSPersistenceFrameworkVersion": frameworkVersion, "NSPersistenceMaximumFrameworkVersion": frameworkVersion,
+            "NSStoreModelVersionChecksumKey": hashes.versionChecksum, "NSStoreModelVersionHashes": hashes.entityHashes,
+            "NSStoreModelVersionHashesDigest": hashes.versionHashesDigest, "NSStoreModelVersionHashesVersion": 3,
+            "NSStoreModelVersionIdentifiers": model.versionIdentifiers, "NSStoreType": "SQLite", "_NSAutoVacuumLevel": "2",
+        ]
+    }
+
+    /// A property-list value as text with keys sorted and data in base64: values compared across
+    /// Swift and Foundation types (an `Int` and an `NSNumber`, `[String: Data]` and `NSDictionary`).
+    static func canonical(_ value: Any?) -> String {
+        switch value {
+        case nil: return "none"
+        case let data as Data: return "<\(data.base64EncodedString())>"
+        case let string as String: return "\"\(string)\""
+        case let number as NSNumber: return "\(number)"
+        case let array as [Any]: return "[" + array.map { canonical($0) }.joined(separator: ", ") + "]"
+        case let dictionary as [AnyHashable: Any]:
+            let entries = dictionary.map { ("\($0.key.base)", canonical($0.value)) }.sorted { $0.0 < $1.0 }
+            return "{" + entries.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + "}"
+        default: return "\(value!)"
+        }
+    }
+
+    static func metadata(_ path: String) throws -> (uuid: String?, dictionary: [String: Any], primaryKeys: [String], cacheRows: Int) {
+        let store = try SQLiteStore.open(at: path, readOnly: true)
+        defer { try? store.close() }
+        return try store.withDatabase { db in
+            let stored = try #require(try CoreDataMetadata.read(db))
+            let keys = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map {
+                "\($0["Z_ENT"] as Int64) \($0["Z_NAME"] as String) \($0["Z_SUPER"] as Int64) \($0["Z_MAX"] as Int64)"
+            }
+            let cacheRows = try Int.fetchOne(db, sql: "SELECT count(*) FROM Z_MODELCACHE") ?? 0
+            return (stored.uuid, stored.dictionary, keys, cacheRows)
+        }
+    }
+
+    @Test func aVersionedStoreMigratesToTheMetadataSwiftDataWrites() throws {
+        let folder = try Self.folder(Self.versioned)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = try Self.schema(Self.versioned, "1.0.0")
+        let v2 = try Self.schema(Self.versioned, "2.0.0")
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(v1, at: path)
+        let before = try Self.metadata(path)
+
+        let result = try runInstar(["migrate", "--swiftdata", folder.appendingPathComponent("Models.swift").path, "--store", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Self.metadata(path)
+        #expect(after.uuid == before.uuid, "the store keeps its identity")
+        #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(v2, frameworkVersion: 1518)))
+        #expect(after.primaryKeys == ["1 Trip 0 1"])
+        let store = try SQLiteStore.open(at: path, readOnly: true)
+        defer { try? store.close() }
+        #expect(try store.schema().table(named: "ZTRIP")?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZNOTE"])
+        #expect(!(try store.schema().tables.contains { $0.name.hasPrefix("_instar") }), "Core Data opens it: no journal left")
+    }
+
+    @Test func aPlanWrittenAsFilesKeepsWhatMakesItSwiftData() throws {
+        // An app migrates at launch from exported files, without swift-syntax: model YAML + the plan.
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = try Self.schema(Self.versioned, "1.0.0")
+        let v2 = try Self.schema(Self.versioned, "2.0.0")
+        let fromFiles = try [v1, v2].map { try ModelFileReader.parse(ModelFileWriter.yaml($0), file: "\($0.name).yaml") }
+        #expect(fromFiles.map(\.versionIdentifiers) == [["1.0.0"], ["2.0.0"]])
+        #expect(fromFiles.map { VersionHashes(model: $0) } == [v1, v2].map { VersionHashes(model: $0) })
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(v1, at: path)
+        let plan = Plan(name: "Plan", file: "plan.yaml", layout: "coredata", versions: fromFiles)
+        _ = try Migrator(plan: plan).migrate(storeAt: path)
+        let after = try Self.metadata(path)
+        #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(v2, frameworkVersion: 1518)))
+    }
+
+    /// The model cache of an unversioned store at `Trip { name: String }`, as ModelArchiveBuilder writes one.
+    static func cache() throws -> Data {
+        var m = ModelArchiveBuilder()
+        m.entity("Trip", properties: [m.attribute("name", type: 700, optional: false)])
+        return RawDeflate.deflate(try m.data(versionIdentifier: "1.0.0"))
+    }
+
+    @Test func anUnversionedStoreMigratesInOneStepFromItsOwnModel() throws {
+        let shipped = Self.unversioned("var name: String;")
+        let current = Self.unversioned("var name: String; var note: String?;")
+        let folder = try Self.folder(current)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(shipped, "1.0.0"), at: path, cache: try Self.cache())
+
+        let planned = try runInstar(["plan", "--swiftdata", folder.path, "--store", path])
+        #expect(planned.status == 0, "\(planned.stderr)")
+        #expect(planned.stderr.contains("one inferred step from the store's own model"), "\(planned.stderr)")
+        #expect(planned.stdout.contains("lightweight cached 1.0.0 → Schema"), "\(planned.stdout)")
+
+        let result = try runInstar(["migrate", "--swiftdata", folder.path, "--store", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Self.metadata(path)
+        let target = try Self.schema(current, "1.0.0")
+        #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(target, frameworkVersion: 1518)))
+        #expect(after.dictionary["NSStoreModelVersionIdentifiers"] as? [String] == ["1.0.0"], "unversioned stays 1.0.0")
+        #expect(after.cacheRows == 0, "the cache of the older model is gone (Instar cannot write the archive)")
+
+        let again = try runInstar(["migrate", "--swiftdata", folder.path, "--store", path])
+        #expect(again.status == 0 && again.stdout.contains("nothing to do"), "\(again.stdout) \(again.stderr)")
+    }
+
+    @Test func anUnversionedChangeSwiftDataCannotInferIsNamedAtTheProperty() throws {
+        let shipped = Self.unversioned("var name: String;")
+        let current = Self.unversioned("var name: Int;")
+        let folder = try Self.folder(current)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(shipped, "1.0.0"), at: path, cache: try Self.cache())
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+
+        for command in ["plan", "migrate"] {
+            let result = try runInstar([command, "--swiftdata", folder.path, "--store", path])
+            #expect(result.status == 1, "\(command): \(result.stdout)")
+            #expect(result.stderr.contains("Models.swift:2:"), "\(command): at the property: \(result.stderr)")
+            #expect(result.stderr.contains("Trip.name"), "\(result.stderr)")
+            #expect(result.stderr.contains("introduce VersionedSchemas"), "\(result.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "nothing written")
+
+        // Outside the sources: the reader would read the scaffold as part of them.
+        let scaffold = try temporaryDirectory().appendingPathComponent("scaffold")
+        defer { try? FileManager.default.removeItem(at: scaffold.deletingLastPathComponent()) }
+        let offered = try runInstar(["plan", "--swiftdata", folder.path, "--store", path, "--scaffold", scaffold.path])
+        #expect(offered.status == 0, "\(offered.stdout) \(offered.stderr)")
+        let text = try String(contentsOf: scaffold.appendingPathComponent("MigrationPlan.swift"), encoding: .utf8)
+        #expect(text.contains("enum SchemaV1: VersionedSchema") && text.contains("enum SchemaV2: VersionedSchema"))
+        #expect(text.contains("// @Model final class Trip { name: string }"), "the shipped shape, from the store: \(text)")
+        #expect(text.contains("MigrationStage.custom(") && text.contains("Trip.name"), "\(text)")
+        let twice = try runInstar(["plan", "--swiftdata", folder.path, "--store", path, "--scaffold", scaffold.path])
+        #expect(twice.status == 1 && twice.stderr.contains("nothing is overwritten"), "\(twice.stderr)")
+
+        let withoutStore = try runInstar(["plan", "--swiftdata", folder.path])
+        #expect(withoutStore.status == 65 || withoutStore.status == 1, "\(withoutStore.stderr)")
+        #expect(withoutStore.stderr.contains("give the store the app shipped"), "\(withoutStore.stderr)")
+    }
+
+    @Test func lintChecksAnUnversionedAppsCurrentSchema() throws {
+        let folder = try Self.folder(Self.unversioned("@Attribute(.unique) var name: String;"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit"])
+        #expect(!result.stderr.contains("no SchemaMigrationPlan"), "\(result.stderr)")
+        #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("Models.swift:2:"), "at the property: \(result.stdout)")
+    }
+
+    static let custom = """
+        import SwiftData
+        enum V1: VersionedSchema {
+            static var versionIdentifier = Schema.Version(1, 0, 0)
+            static var models: [any PersistentModel.Type] { [Trip.self] }
+            @Model final class Trip { var name: String = ""; init() {} }
+        }
+        enum V2: VersionedSchema {
+            static var versionIdentifier = Schema.Version(2, 0, 0)
+            static var models: [any PersistentModel.Type] { [Trip.self] }
+            @Model final class Trip { var name: String = ""; var note: String?; init() {} }
+        }
+        enum Plan: SchemaMigrationPlan {
+            static var schemas: [any VersionedSchema.Type] { [V1.self, V2.self] }
+            static var stages: [MigrationStage] {
+                [.custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { context in try context.save() })]
+            }
+        }
+        """
+
+    static func notes(_ path: String) throws -> [String?] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in try String?.fetchAll(db, sql: "SELECT ZNOTE FROM ZTRIP ORDER BY Z_PK") }
+    }
+
+    @Test func aCustomStagesClosureRunsAsSQLFromHooksAndIsRefusedWithoutIt() throws {
+        let folder = try Self.folder(Self.custom)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(Self.custom, "1.0.0"), at: path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let sources = folder.appendingPathComponent("Models.swift").path
+
+        let missing = try runInstar(["migrate", "--swiftdata", sources, "--store", path])
+        #expect(missing.status == 1, "\(missing.stdout)")
+        #expect(missing.stderr.contains("V1→V2.didMigrate"), "\(missing.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "refused before writing")
+
+        let hooks = folder.appendingPathComponent("hooks.yaml")
+        try "V1→V2.didMigrate: UPDATE ZTRIP SET ZNOTE = 'kept'\n".write(to: hooks, atomically: true, encoding: .utf8)
+        let given = try runInstar(["migrate", "--swiftdata", sources, "--store", path, "--hooks", hooks.path])
+        #expect(given.status == 0, "\(given.stdout) \(given.stderr)")
+        #expect(try Self.notes(path) == ["kept"])
+        #expect(try Self.metadata(path).dictionary["NSStoreModelVersionIdentifiers"] as? [String] == ["2.0.0"])
+    }
+
+    /// In an app: the plan as exported files (model YAML, the custom stage and its hook names as
+    /// `plan --swiftdata` gives them), the closure registered as a Swift hook of that name.
+    @Test func anAppRunsTheCustomStageWithARegisteredSwiftHook() throws {
+        let folder = try Self.folder(Self.custom)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let listed = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        let steps = try #require(report["steps"] as? [[String: Any]])
+        let names = steps.flatMap { ($0["hooks"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
+        #expect(names == ["V1→V2.didMigrate"])
+
+        let v1 = try Self.schema(Self.custom, "1.0.0")
+        let v2 = try Self.schema(Self.custom, "2.0.0")
+        let versions = try [v1, v2].map { try ModelFileReader.parse(ModelFileWriter.yaml($0), file: "\($0.name).yaml") }
+        let plan = Plan(
+            name: "Plan", file: "plan.yaml", layout: "coredata", versions: versions, pinned: versions.map(\.name),
+            stages: [CustomStage(from: v1.name, to: v2.name, after: names)], hooks: [names[0]: .swift(names[0])])
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(v1, at: path)
+        let migrator = Migrator(plan: plan)
+        migrator.register(hook: names[0]) { context in
+            try context.write { db in try db.execute(sql: "UPDATE ZTRIP SET ZNOTE = 'from Swift'") }
+        }
+        _ = try migrator.migrate(storeAt: path)
+        #expect(try Self.notes(path) == ["from Swift"])
+        let after = try Self.metadata(path)
+        #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(v2, frameworkVersion: 1518)))
+    }
+
+    @Test func testTakesAnUnversionedFixturesOwnModelAsTheSource() throws {
+        let folder = try Self.folder(Self.unversioned("var name: String; var note: String?;"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("shipped.store").path
+        try Self.swiftDataStore(try Self.schema(Self.unversioned("var name: String;"), "1.0.0"), at: path, cache: try Self.cache())
+        let result = try runInstar(["test", "--swiftdata", folder.appendingPathComponent("Models.swift").path, "--fixtures", path])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+    }
+
+    @Test func versionedSchemasWithoutAPlanMigrateToTheNewest() throws {
+        let text = Self.versioned.components(separatedBy: "enum Plan:")[0]
+        let folder = try Self.folder(text)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(text, "1.0.0"), at: path, cache: try Self.cache())
+        let result = try runInstar(["migrate", "--swiftdata", folder.path, "--store", path])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("the current schema is the newest, V2 2.0.0"), "\(result.stderr)")
+        let after = try Self.metadata(path)
+        #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(try Self.schema(text, "2.0.0"), frameworkVersion: 1518)))
+    }
+
+    /// A store whose cache is gone (a migration by Instar empties it): the sources it shipped with are the source.
+    @Test func earlierSourcesStandInForAStoreWithoutItsModel() throws {
+        let shipped = try Self.folder(Self.unversioned("var name: String;"))
+        let current = try Self.folder(Self.unversioned("var name: String; var note: String?; var rating: Int?;"))
+        defer { for folder in [shipped, current] { try? FileManager.default.removeItem(at: folder) } }
+        let path = current.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(Self.unversioned("var name: String;"), "1.0.0"), at: path)
+
+        let noCache = try runInstar(["migrate", "--swiftdata", current.path, "--store", path])
+        #expect(noCache.status == 65, "\(noCache.stdout) \(noCache.stderr)")
+        #expect(noCache.stderr.contains("Z_MODELCACHE"), "\(noCache.stderr)")
+
+        let wrong = try runInstar(["migrate", "--swiftdata", current.path, "--from-swiftdata", current.path, "--store", path])
+        #expect(wrong.status == 65 && wrong.stderr.contains("written by neither"), "\(wrong.stderr)")
+
+        let result = try runInstar(["migrate", "--swiftdata", current.path, "--from-swiftdata", shipped.path, "--store", path])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("one inferred step from the earlier sources (shipped)"), "\(result.stderr)")
+        let target = try Self.schema(Self.unversioned("var name: String; var note: String?; var rating: Int?;"), "1.0.0")
+        #expect(Self.canonical(try Self.metadata(path).dictionary) == Self.canonical(Self.expectedMetadata(target, frameworkVersion: 1518)))
+
+        // Without a store, 'test' seeds one at the earlier schema and runs the inferred step.
+        let tested = try runInstar(["test", "--swiftdata", current.path, "--from-swiftdata", shipped.path, "--rows", "5"])
+        #expect(tested.status == 0, "\(tested.stdout) \(tested.stderr)")
+    }
+}
