@@ -165,11 +165,11 @@ public final class Migrator: Sendable {
         return nil
     }
 
-    /// The store layout the plan names (`instar` when it names an unknown one: runs and dry runs refuse
-    /// such a plan with ``StoreError/Kind/unknownLayout`` before they get here, see
-    /// ``Layouts/resolve(_:path:)``); an opened store may adapt it to what it finds.
+    /// The store layout the plan names; an opened store may adapt it to what it finds. A name that is
+    /// neither built in nor registered is ``StoreError/Kind/unknownLayout`` here as everywhere
+    /// (``Layouts/resolve(_:path:)``), never the Instar layout in its place.
     public var layout: any StoreLayout {
-        Layouts.named(plan.layout) ?? InstarLayout()
+        get throws(StoreError) { try Layouts.resolve(plan.layout, path: plan.file) }
     }
 
     /// The store's version among the plan's versions, or an error saying what the store looks like.
@@ -219,7 +219,7 @@ public final class Migrator: Sendable {
     package func chain(for store: SQLiteStore, to target: String?, from current: Model) throws -> (current: Model, chain: Chain, graph: VersionGraph) {
         let rows = StoreRowCounts(store: store, model: current)
         let graph = VersionGraph(
-            plan: plan, costModel: StepCostEstimator(layout: layout, rows: rows.rows(ofCanonical:)), sharing: diffs)
+            plan: plan, costModel: StepCostEstimator(layout: try layout, rows: rows.rows(ofCanonical:)), sharing: diffs)
         guard let targetName = target ?? plan.targetVersion else {
             throw StoreError(.unknownVersion, path: store.path, "the plan has no versions")
         }

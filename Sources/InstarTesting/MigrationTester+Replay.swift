@@ -17,7 +17,7 @@ extension MigrationTester {
     /// that may compute values on purpose.
     func replay(snapshot: String, chain: Chain, folder: URL) throws -> [StepFinding] {
         let replayPath = folder.appendingPathComponent("replay.sqlite").path
-        let copy = try SQLiteStore.open(at: snapshot, layout: migrator.layout, readOnly: true)
+        let copy = try SQLiteStore.open(at: snapshot, layout: try migrator.layout, readOnly: true)
         try copy.backup(to: replayPath)
         try copy.close()
         defer { StoreChecks.removeStore(at: replayPath) }
@@ -27,13 +27,13 @@ extension MigrationTester {
             let beforePath = folder.appendingPathComponent("replay-\(index).sqlite").path
             defer { StoreChecks.removeStore(at: beforePath) }
             do {
-                let store = try SQLiteStore.open(at: replayPath, layout: migrator.layout)
+                let store = try SQLiteStore.open(at: replayPath, layout: try migrator.layout)
                 try store.backup(to: beforePath)
                 try store.close()
             }
             guard case .finished = try migrator.migrate(storeAt: replayPath, to: step.to) else { break }
-            let before = try SQLiteStore.open(at: beforePath, layout: migrator.layout, readOnly: true)
-            let after = try SQLiteStore.open(at: replayPath, layout: migrator.layout, readOnly: true)
+            let before = try SQLiteStore.open(at: beforePath, layout: try migrator.layout, readOnly: true)
+            let after = try SQLiteStore.open(at: replayPath, layout: try migrator.layout, readOnly: true)
             defer {
                 try? before.close()
                 try? after.close()

@@ -19,7 +19,7 @@ extension MigrationTester {
         // ("?" only for a store that matches no version).
         var detected: String?
         do {
-            let store = try SQLiteStore.open(at: path, layout: migrator.layout, readOnly: true)
+            let store = try SQLiteStore.open(at: path, layout: try migrator.layout, readOnly: true)
             defer { try? store.close() }
             let found = try migrator.currentVersion(of: store).0
             detected = found.name
@@ -57,7 +57,7 @@ extension MigrationTester {
         run.extraBytes = max(0, sampler.stop() - run.bytesBefore)
         run.bytesAfter = DiskSampler.size(of: path)
         run.checks.append(migration)
-        if migration.status == .failed, let store = try? SQLiteStore.open(at: snapshot, layout: migrator.layout, readOnly: true) {
+        if migration.status == .failed, let store = try? SQLiteStore.open(at: snapshot, layout: try migrator.layout, readOnly: true) {
             run.rowsBefore = (try? RowComparison.counts(of: store, model: current)) ?? [:]
             try? store.close()
         }
@@ -77,7 +77,7 @@ extension MigrationTester {
 
     /// The step the journal was at when the run failed, if it says.
     private func failingStep(_ path: String) -> String? {
-        guard let store = try? SQLiteStore.open(at: path, layout: migrator.layout, readOnly: true) else { return nil }
+        guard let store = try? SQLiteStore.open(at: path, layout: try migrator.layout, readOnly: true) else { return nil }
         defer { try? store.close() }
         guard let entry = (try? store.withDatabase { db in try Journal.latest(db) }) ?? nil, let step = entry.currentStep
         else { return nil }
@@ -92,8 +92,8 @@ extension MigrationTester {
         let result: SQLiteStore
         let before: SQLiteStore
         do {
-            result = try SQLiteStore.open(at: path, layout: migrator.layout)
-            before = try SQLiteStore.open(at: snapshot, layout: migrator.layout, readOnly: true)
+            result = try SQLiteStore.open(at: path, layout: try migrator.layout)
+            before = try SQLiteStore.open(at: snapshot, layout: try migrator.layout, readOnly: true)
         } catch {
             return [MigrationCheck(.schema, .failed, "could not open the migrated store: \(error)")]
         }

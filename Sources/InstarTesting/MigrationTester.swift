@@ -87,7 +87,7 @@ public struct MigrationTester: Sendable {
             }
         }
         return MigrationTestReport(
-            plan: plan.name, target: target, layout: migrator.layout.name,
+            plan: plan.name, target: target, layout: try migrator.layout.name,
             rows: options.fixtures.isEmpty ? options.rows : nil, runs: runs,
             skipped: options.fixtures.isEmpty && options.versions == nil ? skippedVersions(target: target) : [])
     }
@@ -124,7 +124,7 @@ public struct MigrationTester: Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
         do {
-            let store = try SQLiteStore.create(at: path, model: version, layout: migrator.layout)
+            let store = try SQLiteStore.create(at: path, model: version, layout: try migrator.layout)
             _ = try store.seed(model: version, options: SeedOptions(rows: options.rows, seed: options.seed))
             try store.close()
         } catch {

@@ -72,6 +72,21 @@ import InstarTestSupport
         #expect(dryRun?.kind == .unknownLayout)
         let pending = #expect(throws: StoreError.self) { try Migrator(plan: misspelt).pendingWork(storeAt: storePath) }
         #expect(pending?.kind == .unknownLayout)
+        let layout = #expect(throws: StoreError.self) { try Migrator(plan: misspelt).layout }
+        #expect(layout?.kind == .unknownLayout, "the migrator's layout is the plan's or an error, never the Instar layout")
         #expect(try Data(contentsOf: URL(fileURLWithPath: storePath)) == before)
+    }
+
+    /// Detection asks every layout that can read a store, registered plug-ins included, after the
+    /// built-in ones.
+    @Test func detectionAsksRegisteredStoreLayoutsToo() {
+        let name = "registry-test-detect-\(UUID().uuidString.prefix(8))"
+        LayoutRegistry.register(name) { PlainSQLLayout() }
+        defer { LayoutRegistry.unregister(name) }
+        #expect(LayoutRegistry.registeredNames.contains(name))
+        #expect(Layouts.all.prefix(3).map(\.name) == ["instar", "coredata", "sql"])
+        #expect(Layouts.all.count >= 4, "the registered plug-in is among the layouts detection tries")
+        LayoutRegistry.unregister(name)
+        #expect(!LayoutRegistry.registeredNames.contains(name))
     }
 }

@@ -36,6 +36,9 @@ public enum LayoutRegistry {
         plugIns.withLock { $0[spec] }?()
     }
 
+    /// The registered plug-in layouts' names, sorted.
+    public static var registeredNames: [String] { plugIns.withLock { $0.keys.sorted() } }
+
     /// Every name a plan may use, built-in first, for help texts and errors.
     public static var spellings: [String] {
         LayoutName.spellings + plugIns.withLock { $0.keys.sorted() }

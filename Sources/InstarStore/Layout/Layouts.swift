@@ -4,8 +4,12 @@ import InstarLayouts
 /// The layouts Instar knows, for detecting a store's layout and choosing one by name.
 public enum Layouts {
     /// Every layout, in the order a store's bookkeeping tables are tried against them when it is opened
-    /// without a layout (the first that recognises the store wins; none: the Instar layout).
-    public static var all: [any StoreLayout] { [InstarLayout(), CoreDataLayout(), PlainSQLLayout()] }
+    /// without a layout (the first that recognises the store wins; none: the Instar layout): the
+    /// built-in ones, then each registered plug-in that can read and write a store.
+    public static var all: [any StoreLayout] {
+        [InstarLayout(), CoreDataLayout(), PlainSQLLayout()]
+            + LayoutRegistry.registeredNames.compactMap { LayoutRegistry.plugIn(named: $0) as? any StoreLayout }
+    }
 
     /// The layout a name stands for (``LayoutName``).
     public static func layout(_ name: LayoutName) -> any StoreLayout {
