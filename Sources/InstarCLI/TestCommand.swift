@@ -69,7 +69,7 @@ struct TestCommand: ParsableCommand {
     @Option(name: .customLong("migration-plan"), help: "With --swiftdata: the SchemaMigrationPlan to use, when the sources have several.")
     var migrationPlan: String?
 
-    @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL); hooks not given are reported missing.", valueName: "file"))
+    @Option(help: ArgumentHelp("With --swiftdata or --model: SQL for the custom stages' hooks or the mapping models' policies (YAML: hook name → SQL, names as 'instar plan' gives them); hooks not given are reported missing.", valueName: "file"))
     var hooks: String?
 
     @Option(name: .customLong("from-swiftdata"), help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the sources the store shipped with (an earlier version of the app's, repeatable), the inferred step's source.", valueName: "sources"))
@@ -107,6 +107,7 @@ struct TestCommand: ParsableCommand {
         if given > 1 { throw ValidationError("give one of a plan file, --model and --swiftdata") }
         if rows < 0 { throw ValidationError("--rows must be 0 or more") }
         if !fixtures.isEmpty && !from.isEmpty { throw ValidationError("give either --fixtures or --from: a fixture's version is its own") }
+        if hooks != nil && plan != nil { throw ValidationError("--hooks goes with --swiftdata or --model: a plan file declares its hooks") }
     }
 
     func run() throws {
@@ -126,7 +127,11 @@ struct TestCommand: ParsableCommand {
             }
             plan = checked.plan
         } else {
-            plan = try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: stores.first, target: nil)
+            var implied = try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: stores.first, target: nil)
+            // A bundle's mapping models: each custom policy or uncomputable expression as SQL, by the
+            // name `instar export` and `instar plan` give it.
+            if let hooks { implied.hooks.merge(try SwiftDataPlan.readHooks(hooks)) { $1 } }
+            plan = implied
         }
         let migrator = Migrator(plan: plan, allowCommands: allowCommands)
         let options = MigrationTestOptions(

@@ -64,3 +64,24 @@ import InstarTestSupport
         #expect(passed == versions, "\(outcomes.filter { !$0.failures.isEmpty })")
     }
 }
+
+/// `instar test --model` with the mapping models' policies given as SQL (`--hooks`), by the names
+/// `instar plan` lists: every version of a bundle whose releases each ship a mapping model passes.
+@Suite struct MappingChainCLITests {
+    @Test(.needsCorpus) func testModelWithPoliciesAsHooksPassesFromEveryVersion() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bundle = corpusRoot.appendingPathComponent(
+            "jdspoone__CoreDataMigrationExample/CoreDataMigration/CoreDataMigration.xcdatamodeld").path
+        let without = try runInstar(["test", "--model", bundle, "--rows", "5"])
+        #expect(without.status == 1 && without.stdout.contains("0 passed, 3 failed"), "\(without.stdout)")
+        let hooks = dir.appendingPathComponent("hooks.yaml")
+        try """
+            v1.1-to-v1.2.NoteToNote: SELECT 1
+            v1.2-to-v1.3.ImageToImage: SELECT 1
+            v1.2-to-v1.3.NoteToNote: [SELECT 1]
+            """.write(to: hooks, atomically: true, encoding: .utf8)
+        let with = try runInstar(["test", "--model", bundle, "--hooks", hooks.path, "--rows", "20"])
+        #expect(with.status == 0 && with.stdout.contains("3 passed, 0 failed"), "\(with.stdout)\n\(with.stderr)")
+    }
+}
