@@ -8,6 +8,9 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write the folder an app ships to migrate at launch: plan, model versions, mapping files, hooks.",
         discussion: """
+            An unversioned SwiftData app (no SchemaMigrationPlan) exports its current schema alone: at \
+            launch the store's own cached model is the source of the one step SwiftData would infer.
+
             An app cannot read its Xcode model sources, its compiled mapping models (.cdm) or its \
             SwiftData sources at launch the way this tool does. 'export' reads them here and writes a new \
             folder that the app adds to its resources: plan.yaml (the chain's rules: a bundle's versions \
@@ -47,10 +50,19 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let plan =
-            swiftdata.isEmpty
-            ? try ImplicitPlan.make(models: models, storePath: nil, target: nil)
-            : try SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: hooks).plan
+        var plan: Plan
+        if swiftdata.isEmpty {
+            plan = try ImplicitPlan.make(models: models, storePath: nil, target: nil)
+        } else {
+            let checked = try SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: hooks, currentOnly: true)
+            for finding in checked.findings { printError(finding.text) }
+            if !checked.findings.isEmpty { throw InstarExit.invalidInput }
+            plan = checked.plan
+            // An unversioned app: its current schema alone, with no order, so that at launch
+            // `ImpliedPlan(exported:store:)` takes the store's own cached model as the source of the one
+            // step SwiftData would infer.
+            if checked.isInferred { plan.versionsAreOrdered = false }
+        }
         let summary: PlanExport.Summary
         do {
             summary = try PlanExport.write(plan, to: URL(fileURLWithPath: output))
