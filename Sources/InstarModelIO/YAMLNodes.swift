@@ -37,7 +37,7 @@ package struct YAMLSource {
     package static func load(path: String) throws(ModelError) -> YAMLSource {
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            text = try RegularFile.readText(path)
         } catch {
             throw ModelError(
                 ModelProblem(
