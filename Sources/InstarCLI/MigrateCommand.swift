@@ -142,9 +142,10 @@ struct MigrateCommand: ParsableCommand {
         let target = try loadModel(toModel!)
         // A bundle stands for all its versions wherever the store's version is sought.
         let candidates = try models.flatMap(loadModels) + [target]
-        let opened = try openStore(store, readOnly: dryRun)
+        // Read-only until there is work: a refusal below leaves the store (and its -wal) byte for byte.
+        var opened = try openStore(store, readOnly: true)
         do {
-            if let mode = try secureDeleteMode() { try opened.setSecureDelete(mode) }
+            let mode = try secureDeleteMode()
             let detection = try opened.detectVersion(among: candidates)
             guard let current = detection.version else {
                 var message = "cannot tell which version the store is at"
@@ -164,6 +165,9 @@ struct MigrateCommand: ParsableCommand {
                 for statement in plan.statements { printOut("  \(statement)") }
                 return
             }
+            try opened.close()
+            opened = try openStore(store, readOnly: false)
+            if let mode { try opened.setSecureDelete(mode) }
             let outcome = try opened.migrate(from: current, to: target)
             let rebuilt = outcome.plan.rebuiltTables
             printOut(

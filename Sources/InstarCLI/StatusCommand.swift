@@ -95,6 +95,9 @@ struct RestoreCommand: ParsableCommand {
 
     func run() throws {
         do {
+            // The backup is checked before the store is opened for writing: a refusal changes nothing
+            // (a read-write connection would checkpoint the store's -wal when it closes).
+            try SQLiteStore.checkBackup(backup)
             let opened = try SQLiteStore.open(at: store)
             if let holder = try opened.withDatabase({ db in try Lease.holder(db) }), holder.isAlive,
                 holder.pid != getpid()
