@@ -45,7 +45,8 @@ let package = Package(
         // Entities, attributes, relationships; validation; Core Data-exact version hashes.
         .target(
             name: "InstarModel",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+            // InstarSQL: validation checks the values a layout writes into DDL as SQL words (declared types, actions).
+            dependencies: ["InstarSQL", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Reading models: Instar's YAML/JSON files and Xcode .xcdatamodel(d) bundles.
         .target(
