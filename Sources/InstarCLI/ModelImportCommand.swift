@@ -36,10 +36,15 @@ struct ModelImportCommand: ParsableCommand {
     @Option(help: "Model file format: yaml or json.")
     var format: ModelFileFormat = .yaml
 
-    @Option(help: "Write the model to this file instead of standard output.")
+    @Option(help: "Write the model to this file instead of standard output (it must not exist, unless --force).")
     var output: String?
 
+    @Flag(help: "Replace an existing regular file at --output (never the database itself, a link or a device).")
+    var force = false
+
     func run() throws {
+        // Refuse an impossible --output before the database is read (and before any output is made).
+        if let output { try checkOutputTarget(output, inputs: [store], force: force) }
         let versionName = name ?? URL(fileURLWithPath: store).deletingPathExtension().lastPathComponent
         let imported: ImportedModel
         do {
@@ -56,12 +61,7 @@ struct ModelImportCommand: ParsableCommand {
         case .json: text = ModelFileWriter.json(imported.model) + "\n"
         }
         if let output {
-            do {
-                try text.write(toFile: output, atomically: true, encoding: .utf8)
-            } catch {
-                printError("cannot write \(output): \(error.localizedDescription)")
-                throw InstarExit.failure
-            }
+            try writeOutputFile(text, to: output, inputs: [store] + ["-wal", "-shm", "-journal"].map { store + $0 }, force: force)
         } else {
             printOut(text)
         }
