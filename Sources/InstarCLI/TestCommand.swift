@@ -108,6 +108,11 @@ struct TestCommand: ParsableCommand {
 
     func run() throws {
         let stores = try fixtures.flatMap(Self.storeFiles)
+        if !fixtures.isEmpty && stores.isEmpty {
+            // Without this, an empty --fixtures would silently test seeded stores instead.
+            printError("\(fixtures.joined(separator: ", ")): no SQLite store (a regular file starting with SQLite's header) to test")
+            throw InstarExit.unreadable
+        }
         let plan: Plan
         if !swiftdata.isEmpty {
             // The SwiftData checks first (as `plan --swiftdata`): a plan SwiftData would refuse is not run.
