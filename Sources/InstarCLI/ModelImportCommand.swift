@@ -18,7 +18,13 @@ struct ModelImportCommand: ParsableCommand {
             What a model cannot express (views, triggers, CHECK constraints, generated columns, WITHOUT \
             ROWID, composite keys that are not link tables, non-integer primary keys, expression or \
             partial indexes) is kept as raw SQL under 'raw:' and listed on standard error, each with \
-            whether it blocks migrations. The database is opened read-only.
+            whether it blocks migrations. The database is opened read-only, and must be a regular file. \
+            A column whose declared type is not a SQLite type name (words and an optional (n) or (n, m); \
+            SQLite also accepts quoted text there, which a model would write into SQL) is refused, \
+            naming the table and column.
+
+            --output never writes over the database itself, through a symbolic link, into a FIFO or a \
+            device, or over an existing file unless --force is given (exit 65, nothing written).
 
             Example:
               instar model import --store app.sqlite --name "App 1" --output models/v1.yaml

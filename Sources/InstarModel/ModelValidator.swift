@@ -140,6 +140,15 @@ struct ModelValidator {
     }
 
     private mutating func checkAttributes(of entity: Entity) {
+        for clause in entity.stored.tableSQL where !SQLColumnClause.staysInItsColumn(clause) {
+            problems.append(
+                ModelProblem(
+                    .invalidValue,
+                    "tableSQL '\(clause)' does not stay inside its table (unbalanced quotes or parentheses, or a ',', ';' "
+                        + "or comment outside them); it is not written into SQL",
+                    location: locations["\(entity.name)#tableSQL"] ?? where_(entity.name), entity: entity.name,
+                    hint: "each tableSQL entry is one table constraint, e.g. CONSTRAINT loan_dates CHECK (ends >= starts)"))
+        }
         for attribute in entity.attributes {
             if attribute.type == .undefined && !attribute.isTransient {
                 report(

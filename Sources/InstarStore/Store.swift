@@ -176,7 +176,7 @@ public final class SQLiteStore: @unchecked Sendable {
     /// even of a store in WAL mode). Refuses to overwrite an existing file.
     public func backup(to destination: String) throws(StoreError) {
         guard !FileKind.exists(destination) else {
-            throw StoreError(.alreadyExists, path: destination, "a file (or a symbolic link) already exists where the backup should go")
+            throw StoreError(.alreadyExists, path: destination, "a file already exists where the backup should go")
         }
         do {
             let target = try DatabaseQueue(path: destination)

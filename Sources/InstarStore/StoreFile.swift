@@ -16,7 +16,8 @@ package enum StoreFile {
             throw StoreError(.notARegularFile, path: path, refusal.message)
         }
         guard FileKind.of(path) == .regular else {
-            throw StoreError(.notFound, path: path, "no such file: \(what) must be an existing regular file")
+            let noun = what.hasPrefix("a ") ? String(what.dropFirst(2)) : what
+            throw StoreError(.notFound, path: path, "no such \(noun) file")
         }
         // SQLite opens these beside the file by name; one that is a FIFO or a device would block or never end.
         for suffix in ["-wal", "-shm", "-journal"] where FileKind.exists(path + suffix) {
