@@ -165,6 +165,8 @@ struct MigrateCommand: ParsableCommand {
                 for statement in plan.statements { printOut("  \(statement)") }
                 return
             }
+            // The step would refuse a drifted schema before any work: refuse it here, read-only.
+            try opened.checkNoDrift(at: current)
             try opened.close()
             opened = try openStore(store, readOnly: false)
             if let mode { try opened.setSecureDelete(mode) }
