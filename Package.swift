@@ -3,7 +3,8 @@
 // Instar: progressive, multi-step schema migrations of SQLite stores.
 //
 // Modules import in one direction only, by concept; GRDB only where SQLite is touched:
-//   InstarSQL (quoting, value encodings; no dependencies), InstarModel ← InstarModelIO ← InstarInference,
+//   InstarSQL (quoting, value encodings, SQL type names; no dependencies) ← InstarModel (validation checks
+//   the values layouts write as SQL words) ← InstarModelIO ← InstarInference,
 //   InstarMapping (on model and model I/O);
 //   InstarLayouts (pure: schema types, storage maps, the three layouts and their builders, the open
 //     layout registry) ← InstarCompiler (pure: step compiler, fusion, step SQL, mapping compiler;
