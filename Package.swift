@@ -4,7 +4,8 @@
 //
 // Modules import in one direction only, by concept; GRDB only where SQLite is touched. As imported
 // (checked against the sources' `import` lines):
-//   InstarSQL (quoting, value encodings) and InstarModel (entities, hashes): no Instar dependencies;
+//   InstarSQL (quoting, value encodings, SQL type names): no dependencies;
+//   InstarModel (entities, hashes; validation checks the values layouts write as SQL words) ← InstarSQL;
 //   InstarModelIO (model files, Xcode and compiled models) ← InstarModel;
 //   InstarInference (diffs, Core Data's rules) ← InstarModel;
 //   InstarSwiftData (SwiftData sources, swift-syntax) ← InstarModel;
@@ -52,7 +53,8 @@ let package = Package(
         // Entities, attributes, relationships; validation; Core Data-exact version hashes.
         .target(
             name: "InstarModel",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+            // InstarSQL: validation checks the values a layout writes into DDL as SQL words (declared types, actions).
+            dependencies: ["InstarSQL", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Reading models: Instar's YAML/JSON files and Xcode .xcdatamodel(d) bundles.
         .target(

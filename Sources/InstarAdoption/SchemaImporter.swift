@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarSQL
 import InstarStore
 import InstarLayouts
 
@@ -19,9 +20,10 @@ package enum SchemaImporter {
 
     /// Imports the database at `path`, opened read-only.
     package static func importModel(path: String, name: String) throws(StoreError) -> ImportedModel {
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard FileKind.exists(path) else {
             throw StoreError(.notFound, path: path, "no database here")
         }
+        try StoreFile.checkBeforeOpening(path, what: "a database to import")
         do {
             var configuration = Configuration()
             configuration.readonly = true
@@ -45,6 +47,7 @@ package enum SchemaImporter {
             facts[object.name] = try TableFacts.read(db, table: object.name, sql: object.sql)
             order.append(object.name)
         }
+        try refuseUnsafeDeclaredTypes(order.map { facts[$0]! }, source: source)
         let roles = classify(order.map { facts[$0]! })
         let indexes = try IndexFacts.readAll(db, objects: objects)
         var builder = ImportedEntityBuilder(facts: facts, roles: roles, indexes: indexes)
@@ -65,6 +68,23 @@ package enum SchemaImporter {
 
     /// Entity, link or raw, for every table; a table whose foreign keys reach a raw table, or not a
     /// primary key, becomes raw too, until nothing changes.
+    /// A model keeps a column's declared type as written and layouts write it into `CREATE TABLE` as
+    /// SQL words, so a declared type that is not a type name (SQLite accepts a quoted one, such as
+    /// `"TEXT); DROP TABLE t; --"`) would become SQL: the import is refused, naming the table and
+    /// column, rather than normalising the type (which would describe another schema).
+    static func refuseUnsafeDeclaredTypes(_ tables: [TableFacts], source: String) throws(StoreError) {
+        for table in tables {
+            for column in table.definition.columns where !SQLTypeName.isValid(column.declaredType) {
+                throw StoreError(
+                    .layout, path: source,
+                    "table '\(table.name)', column '\(column.name)': the declared type '\(column.declaredType)' is not a "
+                        + "SQLite type name (\(SQLTypeName.shape)), and a model would write it into SQL; not imported, "
+                        + "nothing was written",
+                    hint: "give the column a plain declared type (ALTER TABLE … RENAME, or rebuild the table) before adopting the database")
+            }
+        }
+    }
+
     static func classify(_ tables: [TableFacts]) -> [String: Role] {
         var roles: [String: Role] = [:]
         for table in tables {

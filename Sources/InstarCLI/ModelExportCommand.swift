@@ -24,10 +24,14 @@ struct ModelExportCommand: ParsableCommand {
     @Option(help: "Path of the store.")
     var store: String
 
-    @Option(help: "Where to write the model file (it must not exist); standard output by default.")
+    @Option(help: "Where to write the model file (it must not exist, unless --force); standard output by default.")
     var output: String?
 
+    @Flag(help: "Replace an existing regular file at --output (never the store itself, a link or a device).")
+    var force = false
+
     func run() throws {
+        if let output { try checkOutputTarget(output, inputs: [store], force: force) }
         let opened = try openStore(store, readOnly: true)
         let cached: CachedStoreModel
         let metadata: StoreMetadata?
@@ -65,16 +69,7 @@ struct ModelExportCommand: ParsableCommand {
             printOut(text.hasSuffix("\n") ? String(text.dropLast()) : text)
             return
         }
-        guard !FileManager.default.fileExists(atPath: output) else {
-            printError("\(output): a file already exists here; choose another path, or remove it first")
-            throw InstarExit.invalidInput
-        }
-        do {
-            try text.write(toFile: output, atomically: true, encoding: .utf8)
-        } catch {
-            printError("\(output): cannot write the model file: \(error.localizedDescription)")
-            throw InstarExit.unreadable
-        }
+        try writeOutputFile(text, to: output, inputs: [store] + ["-wal", "-shm", "-journal"].map { store + $0 }, force: force)
         printOut("wrote \(output): model '\(cached.model.name)', \(cached.model.entities.count) entities")
     }
 }

@@ -18,7 +18,13 @@ struct ModelImportCommand: ParsableCommand {
             What a model cannot express (views, triggers, CHECK constraints, generated columns, WITHOUT \
             ROWID, composite keys that are not link tables, non-integer primary keys, expression or \
             partial indexes) is kept as raw SQL under 'raw:' and listed on standard error, each with \
-            whether it blocks migrations. The database is opened read-only.
+            whether it blocks migrations. The database is opened read-only, and must be a regular file. \
+            A column whose declared type is not a SQLite type name (words and an optional (n) or (n, m); \
+            SQLite also accepts quoted text there, which a model would write into SQL) is refused, \
+            naming the table and column.
+
+            --output never writes over the database itself, through a symbolic link, into a FIFO or a \
+            device, or over an existing file unless --force is given (exit 65, nothing written).
 
             Example:
               instar model import --store app.sqlite --name "App 1" --output models/v1.yaml
@@ -36,10 +42,15 @@ struct ModelImportCommand: ParsableCommand {
     @Option(help: "Model file format: yaml or json.")
     var format: ModelFileFormat = .yaml
 
-    @Option(help: "Write the model to this file instead of standard output.")
+    @Option(help: "Write the model to this file instead of standard output (it must not exist, unless --force).")
     var output: String?
 
+    @Flag(help: "Replace an existing regular file at --output (never the database itself, a link or a device).")
+    var force = false
+
     func run() throws {
+        // Refuse an impossible --output before the database is read (and before any output is made).
+        if let output { try checkOutputTarget(output, inputs: [store], force: force) }
         let versionName = name ?? URL(fileURLWithPath: store).deletingPathExtension().lastPathComponent
         let imported: ImportedModel
         do {
@@ -56,12 +67,7 @@ struct ModelImportCommand: ParsableCommand {
         case .json: text = ModelFileWriter.json(imported.model) + "\n"
         }
         if let output {
-            do {
-                try text.write(toFile: output, atomically: true, encoding: .utf8)
-            } catch {
-                printError("cannot write \(output): \(error.localizedDescription)")
-                throw InstarExit.failure
-            }
+            try writeOutputFile(text, to: output, inputs: [store] + ["-wal", "-shm", "-journal"].map { store + $0 }, force: force)
         } else {
             printOut(text)
         }

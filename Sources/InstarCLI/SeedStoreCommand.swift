@@ -70,13 +70,21 @@ struct SeedStoreCommand: ParsableCommand {
     func run() throws {
         let candidates = try models.flatMap(loadModels)
         let chosen = try storeLayout(named: layout)
-        let opened: SQLiteStore
+        // Read-only while the version is detected: a refusal leaves the store (and its -wal) byte for byte.
+        var opened: SQLiteStore
         do {
-            opened = try SQLiteStore.open(at: store, layout: chosen)
+            opened = try SQLiteStore.open(at: store, layout: chosen, readOnly: true)
         } catch {
             throw fail(error)
         }
         let version = try detect(opened, candidates: candidates)
+        do {
+            let layout = opened.layout
+            try opened.close()
+            opened = try SQLiteStore.open(at: store, layout: layout)
+        } catch let error as StoreError {
+            throw fail(error)
+        }
         var perEntity: [String: Int] = [:]
         for entry in rowsFor {
             let parts = entry.split(separator: "=", maxSplits: 1)

@@ -95,17 +95,40 @@ struct RestoreCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let opened = try SQLiteStore.open(at: store)
-            if let holder = try opened.withDatabase({ db in try Lease.holder(db) }), holder.isAlive,
+            // The lease and the backup are checked before the store is opened for writing: a refusal
+            // changes nothing (a read-write connection would checkpoint the store's -wal when it closes).
+            let reader = try Self.openForReading(store)
+            if let holder = try reader.withDatabase({ db in try Lease.holder(db) }), holder.isAlive,
                 holder.pid != getpid()
             {
                 printError(ErrorHints.text(LeaseError(path: store, holder: holder)))
                 throw InstarExit.locked
             }
+            try SQLiteStore.checkBackup(backup)
+            let opened = try Self.openForWriting(store, after: reader)
             try opened.restore(from: backup)
             printOut("restored \(store) from \(backup)")
         } catch let error as StoreError {
             throw fail(error, store: store)
         }
+    }
+
+    /// The store, read-only; opened for writing only when a killed writer left a hot journal that
+    /// only a writer can roll back (as before).
+    static func openForReading(_ store: String) throws(StoreError) -> SQLiteStore {
+        do {
+            return try SQLiteStore.open(at: store, readOnly: true)
+        } catch {
+            guard error.kind == .needsRecovery else { throw error }
+            return try SQLiteStore.open(at: store)
+        }
+    }
+
+    /// The store for writing: `reader` itself when it writes already, else a new connection.
+    static func openForWriting(_ store: String, after reader: SQLiteStore) throws(StoreError) -> SQLiteStore {
+        guard reader.isReadOnly else { return reader }
+        let writer = try SQLiteStore.open(at: store)
+        try? reader.close()
+        return writer
     }
 }

@@ -123,7 +123,7 @@ func openStore(_ path: String, readOnly: Bool) throws -> SQLiteStore {
 func fail(_ error: StoreError, store: String? = nil) -> ExitCode {
     printError(ErrorHints.text(error, store: store))
     switch error.kind {
-    case .notFound: return InstarExit.unreadable
+    case .notFound, .notARegularFile: return InstarExit.unreadable
     case .notADatabase, .unknownLayout: return InstarExit.invalidInput
     case .locked: return InstarExit.locked  // as for another migration's lease: try again later
     default: return InstarExit.failure
@@ -142,3 +142,76 @@ func loadPlan(_ path: String) throws -> Plan {
 }
 
 func isTerminal(_ handle: FileHandle) -> Bool { isatty(handle.fileDescriptor) != 0 }
+
+/// Writes a command's output file, or prints why not and exits with status 65 (nothing written).
+///
+/// Never over one of the command's `inputs` (the same device and inode, whatever the path says), never
+/// over or through a symbolic link, a FIFO, a device or a directory, and over an existing regular file
+/// only with `force`. The text goes to a new file beside `output` (created exclusively, links not
+/// followed) that is then linked into place, or renamed over the old file with `force`: a reader never
+/// sees half a file, and nothing Instar did not create is written through.
+func writeOutputFile(_ text: String, to output: String, inputs: [String], force: Bool) throws {
+    let kind = try checkOutputTarget(output, inputs: inputs, force: force)
+    let url = URL(fileURLWithPath: output)
+    let temporary = url.deletingLastPathComponent()
+        .appendingPathComponent(".\(url.lastPathComponent).instar-\(UUID().uuidString.prefix(8))").path
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else {
+        printError("\(output): cannot write (\(String(cString: strerror(errno)))); nothing was written")
+        throw InstarExit.failure
+    }
+    let bytes = Array(text.utf8)
+    var written = 0
+    var failure: Int32 = 0
+    while written < bytes.count {
+        let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            failure = errno
+            break
+        }
+        written += count
+    }
+    if failure == 0, fsync(descriptor) != 0 { failure = errno }
+    close(descriptor)
+    defer { unlink(temporary) }
+    guard failure == 0 else {
+        printError("\(output): cannot write (\(String(cString: strerror(failure)))); nothing was written")
+        throw InstarExit.failure
+    }
+    // Without --force, link() fails if anything (even a dangling link) appeared at the path meanwhile.
+    let placed = kind == .regular ? rename(temporary, output) : link(temporary, output)
+    guard placed == 0 else {
+        let reason = errno == EEXIST ? "something appeared at the path while writing" : String(cString: strerror(errno))
+        printError("\(output): cannot write (\(reason)); nothing was written")
+        throw InstarExit.failure
+    }
+}
+
+/// The checks of ``writeOutputFile(_:to:inputs:force:)``, which a command also runs before it reads
+/// anything: what is at `output` now (missing, or a regular file it may replace).
+@discardableResult
+func checkOutputTarget(_ output: String, inputs: [String], force: Bool) throws -> FileKind {
+    func refuse(_ message: String) -> ExitCode {
+        printError("\(output): \(message); nothing was written")
+        return InstarExit.invalidInput
+    }
+    if FileKind.isSymbolicLink(output) {
+        throw refuse("a symbolic link: instar does not write through a link it did not create")
+    }
+    let kind = FileKind.of(output)
+    switch kind {
+    case .missing:
+        return kind
+    case .regular:
+        if let identity = FileKind.identity(output),
+            let input = inputs.first(where: { FileKind.identity($0) == identity })
+        {
+            throw refuse("this is \(input), which the command reads: writing here would replace it")
+        }
+        guard force else { throw refuse("a file already exists here; choose another path, or pass --force to replace it") }
+        return kind
+    default:
+        throw refuse("\(kind.noun), not a regular file")
+    }
+}

@@ -112,6 +112,11 @@ struct TestCommand: ParsableCommand {
 
     func run() throws {
         let stores = try fixtures.flatMap(Self.storeFiles)
+        if !fixtures.isEmpty && stores.isEmpty {
+            // Without this, an empty --fixtures would silently test seeded stores instead.
+            printError("\(fixtures.joined(separator: ", ")): no SQLite store (a regular file starting with SQLite's header) to test")
+            throw InstarExit.unreadable
+        }
         let plan: Plan
         if !swiftdata.isEmpty {
             // The SwiftData checks first (as `plan --swiftdata`): a plan SwiftData would refuse is not run.
@@ -156,12 +161,17 @@ struct TestCommand: ParsableCommand {
     /// below) that starts with SQLite's header, in name order; `-wal`, `-shm` and `-journal` files
     /// belong to their store.
     static func storeFiles(_ path: String) throws -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        switch FileKind.of(path) {
+        case .missing:
             printError("\(path): no such file or folder")
             throw InstarExit.unreadable
+        case .regular:
+            return [path]
+        case .directory:
+            break
+        default:
+            throw fail(StoreError(.notARegularFile, path: path, FileKind.refusal(path, what: "a fixture")?.message ?? "not a regular file"))
         }
-        guard isDirectory.boolValue else { return [path] }
         guard let enumerator = FileManager.default.enumerator(atPath: path) else {
             printError("\(path): cannot read the folder")
             throw InstarExit.unreadable
@@ -170,7 +180,8 @@ struct TestCommand: ParsableCommand {
         var found: [String] = []
         for case let relative as String in enumerator where !sidecars.contains(where: relative.hasSuffix) {
             let full = (path as NSString).appendingPathComponent(relative)
-            guard let handle = FileHandle(forReadingAtPath: full) else { continue }
+            // Only regular files are read: a FIFO would block the read, a link to a device never end it.
+            guard FileKind.of(full) == .regular, let handle = FileHandle(forReadingAtPath: full) else { continue }
             let header = (try? handle.read(upToCount: 16)) ?? Data()
             try? handle.close()
             if header == Data("SQLite format 3\0".utf8) { found.append(full) }

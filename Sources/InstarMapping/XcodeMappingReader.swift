@@ -21,7 +21,7 @@ package enum XcodeMappingReader {
         if isDirectory.boolValue { file = file.appendingPathComponent("xcmapping.xml") }
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            data = try RegularFile.read(file.path)
         } catch {
             throw .unreadable(file: file.path, reason: error.localizedDescription)
         }

@@ -1,3 +1,5 @@
+import InstarSQL
+
 /// Checks a set of entities for consistency and resolves inheritance. Used only by ``Model/init``.
 struct ModelValidator {
     struct Result {
@@ -138,6 +140,15 @@ struct ModelValidator {
     }
 
     private mutating func checkAttributes(of entity: Entity) {
+        for clause in entity.stored.tableSQL where !SQLColumnClause.staysInItsColumn(clause) {
+            problems.append(
+                ModelProblem(
+                    .invalidValue,
+                    "tableSQL '\(clause)' does not stay inside its table (unbalanced quotes or parentheses, or a ',', ';' "
+                        + "or comment outside them); it is not written into SQL",
+                    location: locations["\(entity.name)#tableSQL"] ?? where_(entity.name), entity: entity.name,
+                    hint: "each tableSQL entry is one table constraint, e.g. CONSTRAINT loan_dates CHECK (ends >= starts)"))
+        }
         for attribute in entity.attributes {
             if attribute.type == .undefined && !attribute.isTransient {
                 report(
@@ -149,12 +160,47 @@ struct ModelValidator {
                     .invalidDefault, "default value '\(value)' is not a valid \(attribute.type.xcodeName): \(reason)",
                     entity: entity.name, property: attribute.name)
             }
+            checkSQLWords(of: attribute.stored, entity: entity.name, property: attribute.name)
+        }
+    }
+
+    /// The stored values a layout writes into DDL as SQL words (a declared type, an `ON DELETE` action,
+    /// a verbatim column clause) must be what SQLite's grammar allows there and nothing more: no model
+    /// value (hand-written, or read from an adopted database) ever becomes a statement of its own.
+    private mutating func checkSQLWords(of column: StoredNames.Column, entity: String, property: String) {
+        if let type = column.type, !SQLTypeName.isValid(type) {
+            report(
+                .invalidValue,
+                "columnType '\(type)' is not a SQLite type name (\(SQLTypeName.shape)); it is not written into SQL",
+                entity: entity, property: property, hint: "write the declared type alone, e.g. columnType: \"varchar(40)\"")
+        }
+        if let action = column.onDelete, SQLForeignKeyAction.normalized(action) == nil {
+            report(
+                .invalidValue,
+                "onDelete '\(action)' is not one of SQLite's actions (\(SQLForeignKeyAction.all.joined(separator: ", "))); "
+                    + "it is not written into SQL",
+                entity: entity, property: property)
+        }
+        if let clause = column.sql, !SQLColumnClause.staysInItsColumn(clause) {
+            report(
+                .invalidValue,
+                "columnSQL '\(clause)' does not stay inside its column (unbalanced quotes or parentheses, or a ',', ';' "
+                    + "or comment outside them); it is not written into SQL",
+                entity: entity, property: property, hint: "columnSQL holds column clauses only, e.g. CHECK (price >= 0)")
         }
     }
 
     private mutating func checkRelationships(of entity: Entity, resolved: [String: [ResolvedProperty]]) {
         for relationship in entity.relationships {
             let name = relationship.name
+            checkSQLWords(of: relationship.stored.column, entity: entity.name, property: name)
+            for action in relationship.stored.joinTable?.onDelete ?? [] where SQLForeignKeyAction.normalized(action) == nil {
+                report(
+                    .invalidValue,
+                    "joinTable onDelete '\(action)' is not one of SQLite's actions (\(SQLForeignKeyAction.all.joined(separator: ", "))); "
+                        + "it is not written into SQL",
+                    entity: entity.name, property: name)
+            }
             guard index[relationship.destination] != nil else {
                 report(
                     .danglingDestination, "destination entity '\(relationship.destination)' does not exist",

@@ -40,7 +40,7 @@ public enum CompiledModelReader {
         }
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            data = try RegularFile.read(file.path)
         } catch {
             throw ModelError(
                 ModelProblem(

@@ -24,7 +24,7 @@ struct CompiledVersionInfo {
         let location = SourceLocation(file: file.path)
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            data = try RegularFile.read(file.path)
         } catch {
             throw ModelError(
                 ModelProblem(

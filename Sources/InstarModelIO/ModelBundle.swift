@@ -112,7 +112,7 @@ public struct ModelBundle: Sendable {
         let location = SourceLocation(file: file.path)
         let plist: Any
         do {
-            let data = try Data(contentsOf: file)
+            let data = try RegularFile.read(file.path)
             plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
             throw ModelError(

@@ -65,7 +65,7 @@ package enum XcodeModelReader {
         }
         let data: Data
         do {
-            data = try Data(contentsOf: contents)
+            data = try RegularFile.read(contents.path)
         } catch {
             throw ModelError(
                 ModelProblem(

@@ -13,8 +13,8 @@ package struct YAMLSource {
 
     /// Parses `text`; a syntax error becomes a ``ModelProblem`` with the parser's line and column.
     package static func parse(_ text: String, file: String) throws(ModelError) -> YAMLSource {
-        if let (line, depth) = YAMLNesting.tooDeep(text) {
-            throw ModelError(YAMLNesting.problem(file: file, line: line, depth: depth))
+        if let excess = YAMLNesting.excess(text) {
+            throw ModelError(YAMLNesting.problem(file: file, excess))
         }
         do {
             // Tags are not resolved (every scalar stays a string): readers interpret values by key, and
@@ -37,7 +37,7 @@ package struct YAMLSource {
     package static func load(path: String) throws(ModelError) -> YAMLSource {
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            text = try RegularFile.readText(path)
         } catch {
             throw ModelError(
                 ModelProblem(

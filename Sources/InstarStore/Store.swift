@@ -55,10 +55,7 @@ public final class SQLiteStore: @unchecked Sendable {
         at path: String, layout: (any StoreLayout)? = nil, readOnly: Bool = false, busyTimeout: TimeInterval = 2,
         configuration base: Configuration? = nil
     ) throws(StoreError) -> SQLiteStore {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw StoreError(.notFound, path: path, "no such store file")
-        }
+        try StoreFile.checkBeforeOpening(path, what: "a store")
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(
@@ -84,7 +81,8 @@ public final class SQLiteStore: @unchecked Sendable {
     public static func create(at path: String, model: Model, layout: any StoreLayout = InstarLayout())
         throws(StoreError) -> SQLiteStore
     {
-        guard !FileManager.default.fileExists(atPath: path) else {
+        // `lstat`, not `stat`: a dangling symbolic link is in the way too (SQLite would create its target).
+        guard !FileKind.exists(path) else {
             throw StoreError(
                 .alreadyExists, path: path, "a file already exists here", hint: "choose another path, or remove the file first")
         }
@@ -98,14 +96,14 @@ public final class SQLiteStore: @unchecked Sendable {
             let queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: 2))
             try queue.inTransaction { db in
                 for table in map.schema.tables {
-                    try db.execute(sql: table.createSQL())
+                    try db.executeSingle(table.createSQL())
                 }
                 for index in map.schema.indexes {
-                    try db.execute(sql: index.createSQL)
+                    try db.executeSingle(index.createSQL)
                 }
                 // Objects the model keeps verbatim: tables first, then what may name them.
                 for kind in RawSQL.Kind.allCases {
-                    for raw in map.schema.raw where raw.kind == kind { try db.execute(sql: raw.sql) }
+                    for raw in map.schema.raw where raw.kind == kind { try db.executeSingle(raw.sql) }
                 }
                 try layout.createBookkeeping(db, model: model)
                 try layout.writeMetadata(db, model: model)
@@ -177,7 +175,7 @@ public final class SQLiteStore: @unchecked Sendable {
     /// Copies the whole store to `destination` with SQLite's online backup API (a consistent snapshot,
     /// even of a store in WAL mode). Refuses to overwrite an existing file.
     public func backup(to destination: String) throws(StoreError) {
-        guard !FileManager.default.fileExists(atPath: destination) else {
+        guard !FileKind.exists(destination) else {
             throw StoreError(.alreadyExists, path: destination, "a file already exists where the backup should go")
         }
         do {
@@ -193,28 +191,48 @@ public final class SQLiteStore: @unchecked Sendable {
     /// Replaces the store's content with the backup at `source`, through the backup API (so the store
     /// file is rewritten under SQLite's locks, never half-copied).
     public func restore(from source: String) throws(StoreError) {
-        guard FileManager.default.fileExists(atPath: source) else {
-            throw StoreError(.notFound, path: source, "no such backup file")
-        }
         do {
-            let backup = try DatabaseQueue(path: source, configuration: Self.configuration(readOnly: true, busyTimeout: 2))
+            let backup = try Self.openBackup(source)
             defer { try? backup.close() }
-            // An empty file is a valid, empty SQLite database, and the backup API would copy that
-            // emptiness over the store. It is what a backup killed while it was written leaves behind
-            // (its journal rolls the copy back to nothing), and never a backup of a store.
-            let tables = try backup.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 }
-            guard tables > 0 else {
-                throw StoreError(
-                    .notADatabase, path: source,
-                    "the backup is an empty database (no tables): restoring it would empty the store; nothing was changed",
-                    hint: "give the backup file the migration wrote before its first step")
-            }
             try backup.backup(to: queue)
         } catch let error as StoreError {
             throw error
         } catch {
             throw StoreError.from(error, path: path, doing: "restoring from \(source)")
         }
+    }
+
+    /// Checks that `source` can be restored from, before any store is opened for writing: a regular
+    /// file, a SQLite database, not empty. Throws what ``restore(from:)`` would.
+    public static func checkBackup(_ source: String) throws(StoreError) {
+        do {
+            try openBackup(source).close()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.from(error, path: source, doing: "reading the backup")
+        }
+    }
+
+    /// The backup at `source`, open read-only, after the checks of ``checkBackup(_:)``.
+    private static func openBackup(_ source: String) throws -> DatabaseQueue {
+        guard FileKind.exists(source) else {
+            throw StoreError(.notFound, path: source, "no such backup file")
+        }
+        try StoreFile.checkBeforeOpening(source, what: "a backup")
+        let backup = try DatabaseQueue(path: source, configuration: Self.configuration(readOnly: true, busyTimeout: 2))
+        // An empty file is a valid, empty SQLite database, and the backup API would copy that
+        // emptiness over the store. It is what a backup killed while it was written leaves behind
+        // (its journal rolls the copy back to nothing), and never a backup of a store.
+        let tables = try backup.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 }
+        guard tables > 0 else {
+            try? backup.close()
+            throw StoreError(
+                .notADatabase, path: source,
+                "the backup is an empty database (no tables): restoring it would empty the store; nothing was changed",
+                hint: "give the backup file the migration wrote before its first step")
+        }
+        return backup
     }
 
     /// Closes the connection (also done when the store is released).

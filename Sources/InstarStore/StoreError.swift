@@ -12,6 +12,9 @@ public struct StoreError: InstarError, CustomStringConvertible {
     public enum Kind: String, Sendable {
         /// No store file at the path, or it cannot be opened (permissions).
         case notFound
+        /// The path names a directory, a FIFO, a device or a socket (or a link to one), not a regular
+        /// file; it was refused before anything opened it.
+        case notARegularFile
         /// A file is in the way of a store or backup to be created.
         case alreadyExists
         /// The file is not a SQLite database.

@@ -20,6 +20,9 @@ package struct SwiftDataReader: Sendable {
         var files: [(path: String, text: String)] = []
         for path in paths {
             for file in try Self.swiftFiles(at: path) {
+                if let refusal = FileKind.refusal(file, what: "a Swift source") {
+                    throw SwiftDataReadError([SwiftDataDiagnostic(.error, refusal.message, at: SourceLocation(file: file))])
+                }
                 guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
                     throw SwiftDataReadError([SwiftDataDiagnostic(.error, "cannot read this file as UTF-8 text", at: SourceLocation(file: file))])
                 }

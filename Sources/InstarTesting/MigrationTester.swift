@@ -141,6 +141,8 @@ public struct MigrationTester: Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
         do {
+            // A FIFO or a link to a device would make the copy block or never end.
+            try StoreFile.checkBeforeOpening(fixture, what: "a fixture")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for suffix in ["", "-wal", "-journal"] where FileManager.default.fileExists(atPath: fixture + suffix) {
                 try FileManager.default.copyItem(atPath: fixture + suffix, toPath: path + suffix)

@@ -80,7 +80,7 @@ extension SQLiteStore {
             for index in indexes { try db.execute(sql: "DROP INDEX \(index.sqlQuoted)") }
             try db.execute(sql: "ALTER TABLE \(table.sqlQuoted) RENAME TO \(MappingProgram.asideName(table).sqlQuoted)")
         }
-        for table in program.destination.schema.tables { try db.execute(sql: table.createSQL()) }
+        for table in program.destination.schema.tables { try db.executeSingle(table.createSQL()) }
         try db.execute(
             sql: "CREATE TEMP TABLE \(MappingProgram.keyMap.sqlQuoted) (\"mapping\" TEXT NOT NULL, \"source_pk\" INTEGER NOT NULL, "
                 + "\"destination_pk\" INTEGER NOT NULL, PRIMARY KEY (\"mapping\", \"source_pk\"))")
@@ -88,7 +88,7 @@ extension SQLiteStore {
 
     /// Indexes, the aside tables and the key map gone, the store's views and triggers back.
     private func finish(_ program: MappingProgram, extras: [ViewsAndTriggers], _ db: Database) throws {
-        for index in program.destination.schema.indexes { try db.execute(sql: index.createSQL) }
+        for index in program.destination.schema.indexes { try db.executeSingle(index.createSQL) }
         for table in program.sourceTables { try db.execute(sql: "DROP TABLE \(MappingProgram.asideName(table).sqlQuoted)") }
         try db.execute(sql: "DROP TABLE \"temp\".\(MappingProgram.keyMap.sqlQuoted)")
         for extra in extras {
@@ -106,7 +106,7 @@ extension SQLiteStore {
 
     private func run(_ statement: MappingStatement, _ db: Database, program: MappingProgram) throws {
         do {
-            try db.execute(sql: statement.sql, arguments: statement.statementArguments)
+            try db.executeSingle(statement.sql, arguments: statement.statementArguments)
         } catch let error as DatabaseError {
             throw StoreError(
                 error.resultCode == .SQLITE_CONSTRAINT ? .dataCondition : .sqlite, path: path,

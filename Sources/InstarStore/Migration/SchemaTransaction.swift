@@ -34,4 +34,18 @@ extension SQLiteStore {
             throw StoreError.from(error, path: path, doing: "migrating \(label)")
         }
     }
+
+    /// The refusal ``inSchemaTransaction(label:first:setUp:beforeCommit:_:)`` makes before any work
+    /// (the store's schema is not exactly `version`'s), asked on any connection, a read-only one
+    /// included: a command answers it before it opens the store for writing, so that the refusal
+    /// leaves the store and its -wal as they were.
+    package func checkNoDrift(at version: Model) throws(StoreError) {
+        do {
+            try queue.inDatabase { db in
+                try checkNoDrift(db, expected: try layout.storageMap(for: version).schema, version: version.name)
+            }
+        } catch {
+            throw StoreError.from(error, path: path, doing: "reading the schema of \(version.name)")
+        }
+    }
 }

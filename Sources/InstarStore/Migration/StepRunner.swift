@@ -178,7 +178,7 @@ extension SQLiteStore {
                         onStatement?(statementIndex)
                         statementIndex += 1
                         do {
-                            try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments.map(\.databaseValue)))
+                            try db.executeSingle(statement.sql, arguments: StatementArguments(statement.arguments.map(\.databaseValue)))
                         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                             throw StoreError(
                                 .dataCondition, path: path,
