@@ -8,7 +8,7 @@ import InstarLayouts
 struct IndexFacts {
     var name: String
     var table: String
-    var elements: [IndexDefinition.Element]
+    var elements: [SchemaIndex.Element]
     var isUnique: Bool
     /// Why it must be kept as raw SQL; empty when a model can express it.
     var rawReasons: [String]
@@ -25,7 +25,7 @@ struct IndexFacts {
             if rows.contains(where: { ($0["cid"] as Int) < 0 }) { reasons.append("index on an expression") }
             if rows.contains(where: { ($0["coll"] as String?)?.uppercased() != "BINARY" }) { reasons.append("COLLATE clause") }
             let elements = rows.map {
-                IndexDefinition.Element(column: ($0["name"] as String?) ?? "", descending: ($0["desc"] as Int) != 0)
+                SchemaIndex.Element(column: ($0["name"] as String?) ?? "", descending: ($0["desc"] as Int) != 0)
             }
             let isUnique = (list?["unique"] as Int?) == 1
             if isUnique, elements.contains(where: \.descending) { reasons.append("unique index with a descending column") }

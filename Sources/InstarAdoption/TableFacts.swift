@@ -8,7 +8,7 @@ import InstarLayouts
 /// definition in Instar's terms plus what that definition cannot show (hidden columns, composite
 /// foreign keys, clauses only the `CREATE TABLE` text has).
 struct TableFacts {
-    var definition: TableDefinition
+    var definition: SchemaTable
     var sql: String
     /// Foreign keys as SQLite lists them, one entry per constraint.
     var foreignKeys: [ForeignKeyFacts]
@@ -21,7 +21,7 @@ struct TableFacts {
     var expressionDefaults: Set<String>
 
     var name: String { definition.name }
-    var integerPrimaryKey: ColumnDefinition? { definition.columns.first(where: \.isPrimaryKey) }
+    var integerPrimaryKey: SchemaColumn? { definition.columns.first(where: \.isPrimaryKey) }
 
     struct ForeignKeyFacts {
         var from: [String]
@@ -69,7 +69,7 @@ struct TableFacts {
     /// column; `CHECK` table constraints), so that only what remains decides whether the table must
     /// be raw. A key column's clauses are not kept (the layout writes key columns itself): they stay
     /// in the residue and make the table raw.
-    static func residual(of sql: String, keeping definition: inout TableDefinition) -> String {
+    static func residual(of sql: String, keeping definition: inout SchemaTable) -> String {
         guard let text = CreateTableText.parse(sql) else {
             for i in definition.columns.indices { definition.columns[i].verbatimClauses = nil }
             definition.verbatimConstraints = []
@@ -95,7 +95,7 @@ struct TableFacts {
     }
 
     /// Constraint names the model keeps outside the verbatim clauses: foreign keys' and `UNIQUE`s'.
-    static func keptNames(_ definition: TableDefinition) -> Int {
+    static func keptNames(_ definition: SchemaTable) -> Int {
         definition.columns.filter { $0.references?.constraintName != nil || $0.primaryKeyName != nil }.count
             + definition.uniqueConstraintNames.count + (definition.primaryKeyName == nil ? 0 : 1)
     }

@@ -3,7 +3,7 @@ import InstarSQL
 import InstarStore
 import InstarLayouts
 
-/// A column's own `CHECK` clause (kept verbatim by an adopted model, ``ColumnDefinition/verbatimClauses``),
+/// A column's own `CHECK` clause (kept verbatim by an adopted model, ``SchemaColumn/verbatimClauses``),
 /// asked before a seeded value is written.
 ///
 /// The seeder's edge values (negative numbers, empty strings) are exactly what such clauses forbid,
@@ -17,7 +17,7 @@ package final class SeedColumnCheck: Sendable {
     private let insert: String
 
     /// Nil when the column has no `CHECK` clause.
-    package init?(column: InstarLayouts.ColumnDefinition) throws {
+    package init?(column: InstarLayouts.SchemaColumn) throws {
         guard let clauses = column.verbatimClauses, SQLKeywords.words(of: clauses).contains("CHECK") else { return nil }
         probe = try DatabaseQueue()
         // Only the clause: no NOT NULL, key or reference, which the seeder satisfies by itself.

@@ -60,7 +60,7 @@ import InstarTestSupport
         Dictionary(uniqueKeysWithValues: (map.schema.table(named: table)?.columns ?? []).map { ($0.name, $0.declaredType) })
     }
 
-    func index(_ map: StorageMap, _ name: String) -> IndexDefinition? {
+    func index(_ map: StorageMap, _ name: String) -> SchemaIndex? {
         map.schema.indexes.first { $0.name == name }
     }
 
@@ -305,7 +305,7 @@ import InstarTestSupport
         let m = try map(indexedYAML)
         #expect(
             index(m, "Z_Book_byTitle")
-                == IndexDefinition(
+                == SchemaIndex(
                     name: "Z_Book_byTitle", table: "ZBOOK",
                     elements: [.init(column: "ZTITLE"), .init(column: "ZEDITION", descending: true)]))
         #expect(index(m, "Z_Book_edition")?.elements.map(\.column) == ["ZEDITION"])
@@ -730,8 +730,8 @@ import InstarTestSupport
     }
 
     @Test func aJoinTableKeyInAnotherOrderIsDriftOnlyForTwoColumnKeysInCoreDataStores() throws {
-        let table = TableDefinition(
-            name: "Z_1TRUSTEDBY", columns: [ColumnDefinition(name: "A", declaredType: "INTEGER"), ColumnDefinition(name: "B", declaredType: "INTEGER")],
+        let table = SchemaTable(
+            name: "Z_1TRUSTEDBY", columns: [SchemaColumn(name: "A", declaredType: "INTEGER"), SchemaColumn(name: "B", declaredType: "INTEGER")],
             primaryKey: ["A", "B"])
         var swapped = table
         swapped.primaryKey = ["B", "A"]

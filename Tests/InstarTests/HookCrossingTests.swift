@@ -13,14 +13,14 @@ import InstarTestSupport
 /// and moving work never changes the resulting store.
 @Suite struct SQLAccessTests {
     let schema = StoreSchema(tables: [
-        TableDefinition(name: "track", columns: [
-            ColumnDefinition(name: "id", declaredType: "INTEGER", isPrimaryKey: true),
-            ColumnDefinition(name: "title", declaredType: "TEXT"),
-            ColumnDefinition(name: "json", declaredType: "TEXT"),
+        SchemaTable(name: "track", columns: [
+            SchemaColumn(name: "id", declaredType: "INTEGER", isPrimaryKey: true),
+            SchemaColumn(name: "title", declaredType: "TEXT"),
+            SchemaColumn(name: "json", declaredType: "TEXT"),
         ]),
-        TableDefinition(name: "artist", columns: [
-            ColumnDefinition(name: "id", declaredType: "INTEGER", isPrimaryKey: true),
-            ColumnDefinition(name: "name", declaredType: "TEXT", notNull: true),
+        SchemaTable(name: "artist", columns: [
+            SchemaColumn(name: "id", declaredType: "INTEGER", isPrimaryKey: true),
+            SchemaColumn(name: "name", declaredType: "TEXT", notNull: true),
         ]),
     ])
 

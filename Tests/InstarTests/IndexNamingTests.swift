@@ -77,9 +77,9 @@ import InstarTestSupport
     @Test func twoIndexesOfOneShapeNeedTwoIndexesInTheStore() {
         // LoopKit's framework-1048 store keeps `Z_PumpEvent_date` and `Z_PumpEvent_byDateIndex`, both on
         // (ZDATE): each expected index takes its own store index.
-        let date = IndexDefinition(name: "Z_PumpEvent_date", table: "ZPUMPEVENT", columns: ["ZDATE"])
-        let byDate = IndexDefinition(name: "Z_PumpEvent_byDateIndex", table: "ZPUMPEVENT", columns: ["ZDATE"])
-        let table = TableDefinition(name: "ZPUMPEVENT", columns: [ColumnDefinition(name: "ZDATE", declaredType: "TIMESTAMP")])
+        let date = SchemaIndex(name: "Z_PumpEvent_date", table: "ZPUMPEVENT", columns: ["ZDATE"])
+        let byDate = SchemaIndex(name: "Z_PumpEvent_byDateIndex", table: "ZPUMPEVENT", columns: ["ZDATE"])
+        let table = SchemaTable(name: "ZPUMPEVENT", columns: [SchemaColumn(name: "ZDATE", declaredType: "TIMESTAMP")])
         let expected = StoreSchema(tables: [table], indexes: [date, byDate])
         var renamed = byDate
         renamed.name = "ZPUMPEVENT_ZDATE_INDEX"

@@ -79,7 +79,7 @@ import Testing
         let authorIndex = try #require(program.transformations.firstIndex { $0.target.name == n.author })
         losing.transformations[authorIndex].filter = [.isNotNull(n.authorTableKey)]
         losing.transformations[bookIndex].target.columns.append(
-            ColumnDefinition(
+            SchemaColumn(
                 name: "owner", declaredType: "INTEGER", notNull: true, references: .init(table: n.author, column: n.authorTableKey)))
         #expect(losing.linksToKeptKeys(source: source).isEmpty)
     }

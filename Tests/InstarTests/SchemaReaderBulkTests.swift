@@ -10,11 +10,11 @@ import InstarTestSupport
 /// schemas written to be awkward and on every real store of the corpus.
 @Suite struct SchemaReaderBulkTests {
     /// The schema read table by table: the reference the joined statements must reproduce.
-    static func tableByTable(_ db: Database) throws -> (tables: [InstarLayouts.TableDefinition], indexes: [InstarLayouts.IndexDefinition]) {
+    static func tableByTable(_ db: Database) throws -> (tables: [InstarLayouts.SchemaTable], indexes: [InstarLayouts.SchemaIndex]) {
         let names = try String.fetchAll(
             db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-        var tables: [InstarLayouts.TableDefinition] = []
-        var indexes: [InstarLayouts.IndexDefinition] = []
+        var tables: [InstarLayouts.SchemaTable] = []
+        var indexes: [InstarLayouts.SchemaIndex] = []
         for name in names {
             tables.append(try SchemaReader.readTable(db, name))
             indexes += try SchemaReader.readIndexes(db, name)

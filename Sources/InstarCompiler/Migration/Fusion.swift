@@ -76,9 +76,9 @@ extension StepProgram {
             // it also removes the links to them (from this table too), before the second step numbers.
             if firstRemovesRows && second.columns.values.contains(where: \.containsPosition) { return .failure(.positions(table)) }
             if first.columns.values.contains(where: \.containsPosition) && !second.filter.isEmpty { return .failure(.positions(table)) }
-            let replacement: (String) -> ColumnExpression = { first.columns[$0] ?? .null }
+            let replacement: (String) -> ColumnValueExpression = { first.columns[$0] ?? .null }
             var chooseSafe = true
-            var columns: [String: ColumnExpression] = [:]
+            var columns: [String: ColumnValueExpression] = [:]
             for (column, expression) in second.columns {
                 if expression.chooseDiscriminators.contains(where: { replacement($0).copiedColumn == nil }) {
                     chooseSafe = false
@@ -112,7 +112,7 @@ extension StepProgram {
     }
 }
 
-extension ColumnExpression {
+extension ColumnValueExpression {
     package var containsLookup: Bool {
         switch self {
         case .lookup: true

@@ -19,7 +19,7 @@ package enum InPlaceAlteration {
 
     /// An index of the source table as it reads after altering in place: on the target table, over the
     /// new names of its columns (a column the step drops gets a name no column has).
-    static func renamed(_ index: IndexDefinition, in t: TableTransformation) -> IndexDefinition {
+    static func renamed(_ index: SchemaIndex, in t: TableTransformation) -> SchemaIndex {
         var renamed = index
         renamed.table = t.target.name
         renamed.elements = index.elements.map { element in
@@ -32,7 +32,7 @@ package enum InPlaceAlteration {
 
     /// `tableName` is where the source table is when the statements run (it may have been set aside).
     package static func statements(
-        for t: TableTransformation, source: TableDefinition, tableRenames: [String: String], tableName: String
+        for t: TableTransformation, source: SchemaTable, tableRenames: [String: String], tableName: String
     ) -> Result<[PlannedStatement], NotInPlace> {
         if !t.filter.isEmpty { return .failure(NotInPlace("rows of other entities leave the table")) }
         // Most tables of a step do not change at all: say so without comparing column by column.
@@ -43,7 +43,7 @@ package enum InPlaceAlteration {
             return .success([])
         }
         var copies: [String: String] = [:]  // source column → target column
-        var additions: [ColumnDefinition] = []
+        var additions: [SchemaColumn] = []
         for column in t.target.columns {
             let expression = t.expression(for: column.name)
             if let from = expression.copiedColumn {
@@ -134,7 +134,7 @@ package enum InPlaceAlteration {
     /// What an adopted table keeps as text or by name and `ALTER TABLE` cannot change: its `CHECK`
     /// constraints (unless columns are renamed: SQLite rewrites them), and the names the target gives
     /// its `UNIQUE` and primary key constraints.
-    static func constraintChange(_ source: TableDefinition, _ target: TableDefinition, copies: [String: String]) -> String? {
+    static func constraintChange(_ source: SchemaTable, _ target: SchemaTable, copies: [String: String]) -> String? {
         let renamed = copies.contains { $0.key != $0.value }
         if source.verbatimConstraints != target.verbatimConstraints, !renamed { return "the table's CHECK constraints change" }
         let sourceNames = Dictionary(
@@ -151,7 +151,7 @@ package enum InPlaceAlteration {
     }
 
     /// Constraint names count only where the target gives them (``SchemaComparison``'s rule).
-    static func sameShape(_ a: ColumnDefinition, _ b: ColumnDefinition, tableRenames: [String: String]) -> Bool {
+    static func sameShape(_ a: SchemaColumn, _ b: SchemaColumn, tableRenames: [String: String]) -> Bool {
         var reference = SchemaComparison.namesAsExpected(a.references, b.references)
         if let r = reference { reference?.table = tableRenames[r.table] ?? r.table }
         return a.declaredType.uppercased() == b.declaredType.uppercased() && a.notNull == b.notNull

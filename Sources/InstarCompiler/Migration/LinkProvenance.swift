@@ -34,7 +34,7 @@ extension StepProgram {
 
     /// Whether the table `reference` points at is `source` carried over with every row, its column
     /// `reference.column` a plain copy of the source's key.
-    private func carriesWhole(_ source: String, key: ColumnDefinition, into reference: ForeignKeyReference) -> Bool {
+    private func carriesWhole(_ source: String, key: SchemaColumn, into reference: ForeignKeyReference) -> Bool {
         let carriers = transformations.filter { $0.target.name == reference.table }
         guard carriers.count == 1, let carrier = carriers.first, carrier.source == source, carrier.continuesSource,
             carrier.filter.isEmpty, carrier.columns[reference.column] == .column(key.name),
@@ -45,7 +45,7 @@ extension StepProgram {
 
     /// Whether the step deletes rows of `table` after filling it: a row whose required link leads to a
     /// row that left a filtered table goes with it (StepSQL's unlinking, as Core Data's delete does).
-    private func losesRows(_ table: TableDefinition) -> Bool {
+    private func losesRows(_ table: SchemaTable) -> Bool {
         let filtered = Set(transformations.filter { !$0.filter.isEmpty }.map(\.target.name))
         return table.columns.contains { column in
             guard let reference = column.references, filtered.contains(reference.table) else { return false }
@@ -53,12 +53,12 @@ extension StepProgram {
         }
     }
 
-    private func sameType(_ a: ColumnDefinition, _ b: ColumnDefinition) -> Bool {
+    private func sameType(_ a: SchemaColumn, _ b: SchemaColumn) -> Bool {
         a.declaredType.uppercased() == b.declaredType.uppercased()
     }
 
     /// The table's primary key when it is one column (a composite key's columns are not unique alone).
-    private static func singleKey(of table: TableDefinition) -> ColumnDefinition? {
+    private static func singleKey(of table: SchemaTable) -> SchemaColumn? {
         guard table.primaryKey.count <= 1 else { return nil }
         let marked = table.columns.filter(\.isPrimaryKey)
         if table.primaryKey.isEmpty { return marked.count == 1 ? marked[0] : nil }

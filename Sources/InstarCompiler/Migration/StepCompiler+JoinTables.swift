@@ -14,7 +14,7 @@ extension StepCompiler {
         return oldMap.relationships[oldKey].map { ($0, sourceProperty) }
     }
 
-    func joinTable(_ target: TableDefinition, _ join: JoinTable) -> TableTransformation {
+    func joinTable(_ target: SchemaTable, _ join: JoinTable) -> TableTransformation {
         // Try the relationship the table is named after, then its inverse seen from the other side.
         if let (storage, _) = oldStorage(of: join.relationship),
             let t = joinFill(target, join, from: storage, mirrored: false)
@@ -31,14 +31,14 @@ extension StepCompiler {
 
     /// Fills a join table from the old storage of one of its relationships. `mirrored` means the storage
     /// belongs to the inverse, so owner and destination swap.
-    private func joinFill(_ target: TableDefinition, _ join: JoinTable, from storage: RelationshipStorage, mirrored: Bool)
+    private func joinFill(_ target: SchemaTable, _ join: JoinTable, from storage: RelationshipStorage, mirrored: Bool)
         -> TableTransformation?
     {
         let owner = mirrored ? join.destinationColumn : join.ownerColumn
         let destination = mirrored ? join.ownerColumn : join.destinationColumn
         let destinationPosition = mirrored ? join.ownerPosition : join.destinationPosition
         let ownerPosition = mirrored ? join.destinationPosition : join.ownerPosition
-        var columns: [String: ColumnExpression] = [:]
+        var columns: [String: ColumnValueExpression] = [:]
         switch storage {
         case .joinTable(let name, let oldOwner, let oldDestination, let oldPosition):
             columns[owner] = .column(oldOwner)

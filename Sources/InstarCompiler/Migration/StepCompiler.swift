@@ -92,7 +92,7 @@ package struct StepCompiler {
         sourceProperties[destinationEntity]?[property]
     }
 
-    private func entityTable(_ target: TableDefinition) throws -> TableTransformation {
+    private func entityTable(_ target: SchemaTable) throws -> TableTransformation {
         let info = newMap.entityTables[target.name]!
         let members = newMembers[target.name] ?? []
         if isUnchanged(target, info: info, members: members) { return .unchanged(target, role: .entityTable) }
@@ -105,7 +105,7 @@ package struct StepCompiler {
         guard let sourceTable = sourceTables.first, let sourceInfo = oldMap.entityTables[sourceTable] else {
             return TableTransformation(target: target, role: .entityTable, source: nil, columns: [:], continuesSource: false)
         }
-        var columns: [String: ColumnExpression] = [:]
+        var columns: [String: ColumnValueExpression] = [:]
         columns[info.primaryKey] = .column(sourceInfo.primaryKey)
 
         // Rows: those of source entities that map into this table.
@@ -117,7 +117,7 @@ package struct StepCompiler {
                 .isIn(oldDiscriminator, carried.sorted().compactMap { oldMap.entities[$0]?.discriminatorValue }))
         }
         if let discriminator = info.discriminator {
-            let pairs = sources.sorted { $0.1 < $1.1 }.compactMap { d, s -> ColumnExpression.ValueMapping? in
+            let pairs = sources.sorted { $0.1 < $1.1 }.compactMap { d, s -> ColumnValueExpression.ValueMapping? in
                 guard let to = newMap.entities[d]?.discriminatorValue else { return nil }
                 return .init(from: oldMap.entities[s]?.discriminatorValue ?? .null, to: to)
             }
@@ -153,7 +153,7 @@ package struct StepCompiler {
     /// A table that the step leaves exactly as it is: same definition, same entities with the same
     /// storage, none of them named by a change, no column that depends on other tables' entities.
     /// Most tables of most steps are like this; saying so directly keeps long histories quick to plan.
-    private func isUnchanged(_ target: TableDefinition, info: EntityTable, members: [String]) -> Bool {
+    private func isUnchanged(_ target: SchemaTable, info: EntityTable, members: [String]) -> Bool {
         guard oldMap.schema.table(named: target.name) == target, oldMap.entityTables[target.name] == info,
             oldMembers[target.name] == members,
             !info.bookkeeping.values.contains(where: { if case .entityOf = $0 { true } else { false } })
@@ -170,7 +170,7 @@ package struct StepCompiler {
     /// and each of them may have got its value from a different older property (a property moved up
     /// the hierarchy comes from a sub-entity's column). When they differ, the value is chosen per row
     /// by the older discriminator.
-    private func fillOwnColumns(of destination: String, into columns: inout [String: ColumnExpression], sourceTable: String)
+    private func fillOwnColumns(of destination: String, into columns: inout [String: ColumnValueExpression], sourceTable: String)
         throws
     {
         let entity = new.entity(named: destination)!
@@ -198,7 +198,7 @@ package struct StepCompiler {
                 new.entity(named: destination)?.relationship(named: hidden.name) == nil,
                 case .foreignKey(_, let column)? = newMap.relationships[hidden]
             else { continue }
-            var value = ColumnExpression.null
+            var value = ColumnValueExpression.null
             if let source = propertyMapping(owner.entity, owner.name) {
                 switch oldMap.relationships[RelationshipKey(entity: source.declaringEntity, name: source.name)] {
                 case .inverseForeignKey(let oldHidden, _)?:
@@ -232,13 +232,13 @@ package struct StepCompiler {
     /// column's declared default (Core Data's tables declare none, so NULL), never another entity's
     /// default value.
     private func perKind(
-        of declarer: String, column: String, sourceTable: String, value: (String) -> ColumnExpression
-    ) -> ColumnExpression {
+        of declarer: String, column: String, sourceTable: String, value: (String) -> ColumnValueExpression
+    ) -> ColumnValueExpression {
         let members = newMap.entities[declarer]?.kinds ?? [declarer]
         let table = newMap.entities[declarer]?.table
-        let fallback = ColumnExpression.value(
+        let fallback = ColumnValueExpression.value(
             table.flatMap { newMap.schema.table(named: $0)?.column(named: column)?.defaultValue } ?? .null)
-        var groups: [(ColumnExpression, [String])] = []
+        var groups: [(ColumnValueExpression, [String])] = []
         for member in members {
             let expression = value(member)
             if let i = groups.firstIndex(where: { $0.0 == expression }) {
@@ -267,7 +267,7 @@ package struct StepCompiler {
             return expression
         }
         // CASE old discriminator WHEN kind THEN value … : written as nested COALESCE-free mapping.
-        var result: ColumnExpression = .null
+        var result: ColumnValueExpression = .null
         for (expression, kinds) in withRows.reversed() {
             let values = kinds.compactMap { sourceEntity(of: $0) }.compactMap { oldMap.entities[$0]?.discriminatorValue }
             result = .choose(discriminator: discriminator, values: values, then: expression, else: result)
@@ -276,8 +276,8 @@ package struct StepCompiler {
     }
 
     /// The value of `attribute`'s column (or, for a composite, of its element `part`) in `member`'s rows.
-    private func attributeValue(_ attribute: Attribute, part: Attribute, of member: String) -> ColumnExpression {
-        let fallback: ColumnExpression = layout.storedDefault(of: part).map { .value($0) } ?? .null
+    private func attributeValue(_ attribute: Attribute, part: Attribute, of member: String) -> ColumnValueExpression {
+        let fallback: ColumnValueExpression = layout.storedDefault(of: part).map { .value($0) } ?? .null
         guard let source = sourceEntity(of: member), let sourceProperty = propertyMapping(member, attribute.name),
             let sourceWhole = sourceProperty.property.attribute
         else { return fallback }
@@ -297,7 +297,7 @@ package struct StepCompiler {
         return value
     }
 
-    private func foreignKeyValue(_ relationship: Relationship, of member: String, sourceTable: String) -> ColumnExpression {
+    private func foreignKeyValue(_ relationship: Relationship, of member: String, sourceTable: String) -> ColumnValueExpression {
         guard let source = sourceEntity(of: member) else { return .null }
         guard let sourceProperty = propertyMapping(member, relationship.name) else {
             // The to-many side may have kept its links in a join table; they now live in this key.
@@ -318,8 +318,8 @@ package struct StepCompiler {
     /// sub-entities, one read from a join table) reads the entity from the older table of the rows it
     /// points to, again renumbered.
     private func entityKey(
-        of foreignKey: String, in table: String, columns: [String: ColumnExpression], sourceTable: String
-    ) -> ColumnExpression {
+        of foreignKey: String, in table: String, columns: [String: ColumnValueExpression], sourceTable: String
+    ) -> ColumnValueExpression {
         let key = columns[foreignKey] ?? .null
         guard key != .null,
             let relationship = newMap.relationships.first(where: {
@@ -329,14 +329,14 @@ package struct StepCompiler {
             let destination = new.entity(named: relationship.entity)?.relationship(named: relationship.name)?.destination,
             let kinds = newMap.entities[destination]?.kinds
         else { return .null }
-        let pairs = kinds.sorted().compactMap { kind -> ColumnExpression.ValueMapping? in
+        let pairs = kinds.sorted().compactMap { kind -> ColumnValueExpression.ValueMapping? in
             guard let source = sourceEntity(of: kind), let from = oldMap.entities[source]?.discriminatorValue,
                 let to = newMap.entities[kind]?.discriminatorValue
             else { return nil }
             return .init(from: from, to: to)
         }
         guard !pairs.isEmpty else { return .null }  // no older row can be pointed to
-        func renumbered(_ value: ColumnExpression) -> ColumnExpression {
+        func renumbered(_ value: ColumnValueExpression) -> ColumnValueExpression {
             pairs.allSatisfy { $0.from == $0.to } ? value : .mapping(value, pairs)
         }
         if case .column(let oldKey) = key,
@@ -353,7 +353,7 @@ package struct StepCompiler {
 
     /// For a to-one without an older counterpart whose to-many inverse did exist as a join table.
     private func linkFromOldJoinTable(toOne relationship: Relationship, sourceTable: String)
-        -> ColumnExpression?
+        -> ColumnValueExpression?
     {
         guard let inverseName = relationship.inverse,
             let inverse = new.property(inverseName, of: relationship.destination),
@@ -375,8 +375,8 @@ package struct StepCompiler {
     /// Positions for an ordered to-many stored beside its inverse's foreign key: kept when the source
     /// was ordered, otherwise numbered in primary-key order within each owner.
     private func positionSource(
-        forOrdered key: RelationshipKey, foreignKey: String, sourceTable: String, columns: [String: ColumnExpression]
-    ) -> ColumnExpression {
+        forOrdered key: RelationshipKey, foreignKey: String, sourceTable: String, columns: [String: ColumnValueExpression]
+    ) -> ColumnValueExpression {
         if let sourceProperty = propertyMapping(key.entity, key.name),
             case .inverseForeignKey(_, let oldPosition?)? = oldMap.relationships[
                 RelationshipKey(entity: sourceProperty.declaringEntity, name: sourceProperty.name)]

@@ -77,7 +77,7 @@ package enum StepSQLPlanner {
         }
 
         // Decide per table: in place, or rebuilt/created.
-        var inPlace: [(TableTransformation, TableDefinition)] = []
+        var inPlace: [(TableTransformation, SchemaTable)] = []
         var copies: [TableTransformation] = []
         for t in program.transformations {
             if t.continuesSource, let source = t.source, let sourceDefinition = actual.table(named: source) {
@@ -210,7 +210,7 @@ package enum StepSQLPlanner {
         }
 
         // 8. Indexes the new version wants and that do not exist yet.
-        var existing = Set<IndexDefinition>()
+        var existing = Set<SchemaIndex>()
         for (t, source) in inPlace {
             for index in actual.indexes(on: source.name) {
                 let renamed = InPlaceAlteration.renamed(index, in: t)

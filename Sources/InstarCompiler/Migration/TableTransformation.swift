@@ -11,12 +11,12 @@ package struct TableTransformation: Sendable, Hashable {
         case joinTable
     }
 
-    package var target: TableDefinition
+    package var target: SchemaTable
     package var role: Role
     /// The table of the older version that the rows come from; nil for a table that starts empty.
     package var source: String?
     /// Target column → its value over the source row. A column absent here is NULL.
-    package var columns: [String: ColumnExpression]
+    package var columns: [String: ColumnValueExpression]
     /// Which source rows are carried over (all when empty).
     package var filter: [RowPredicate]
     /// True when this target table is the same table as `source`, continued (possibly renamed); false
@@ -24,7 +24,7 @@ package struct TableTransformation: Sendable, Hashable {
     package var continuesSource: Bool
 
     package init(
-        target: TableDefinition, role: Role, source: String?, columns: [String: ColumnExpression],
+        target: SchemaTable, role: Role, source: String?, columns: [String: ColumnValueExpression],
         filter: [RowPredicate] = [], continuesSource: Bool
     ) {
         self.target = target
@@ -35,7 +35,7 @@ package struct TableTransformation: Sendable, Hashable {
         self.continuesSource = continuesSource
     }
 
-    package func expression(for column: String) -> ColumnExpression {
+    package func expression(for column: String) -> ColumnValueExpression {
         columns[column] ?? .null
     }
 
@@ -115,7 +115,7 @@ package struct StepProgram: Sendable {
 
 extension TableTransformation {
     /// A table carried over as it is (every column copied, every row kept).
-    package static func unchanged(_ table: TableDefinition, role: Role) -> TableTransformation {
+    package static func unchanged(_ table: SchemaTable, role: Role) -> TableTransformation {
         TableTransformation(
             target: table, role: role, source: table.name,
             columns: Dictionary(uniqueKeysWithValues: table.columns.map { ($0.name, .column($0.name)) }),

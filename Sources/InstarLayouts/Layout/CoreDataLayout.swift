@@ -137,7 +137,7 @@ public struct CoreDataLayout: StorageLayout {
 
     /// Numbers and Booleans as Core Data converts them; a Binary value that may now be stored externally
     /// takes the `0x01` tag of an inline value (Core Data's `_prependExternalBlobToken:`, FORMAT.md §1.12).
-    public func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression {
+    public func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression {
         if to.type == .binary, to.allowsExternalBinaryDataStorage, !from.allowsExternalBinaryDataStorage,
             from.type == .binary || from.type == .transformable
         {

@@ -8,7 +8,7 @@ struct CoreDataStorageBuilder {
     /// Entity → `Z_ENT`.
     private var numbers: [String: Int] = [:]
     private var order: [String] = []
-    private var tables: [String: TableDefinition] = [:]
+    private var tables: [String: SchemaTable] = [:]
     private var tableOrder: [String] = []
     /// Column names per root table: the hierarchy's one registry, which also names the join columns
     /// that hold its rows' keys (CareKit's `Z_13TAGS` … `Z_13TAGS4` are five claims in the tag's).
@@ -18,15 +18,15 @@ struct CoreDataStorageBuilder {
     private var keyOrders: [String: [String]] = [:]
     /// Columns of each entity table before ordering: (group, entity number, rank within entity, the
     /// property it stores, column).
-    private var pending: [String: [(group: Int, entity: Int, rank: Int, property: String, column: ColumnDefinition)]] = [:]
+    private var pending: [String: [(group: Int, entity: Int, rank: Int, property: String, column: SchemaColumn)]] = [:]
     private var entities: [String: EntityStorage] = [:]
     private var entityTables: [String: EntityTable] = [:]
     private var relationships: [RelationshipKey: RelationshipStorage] = [:]
     private var joinTables: [String: JoinTable] = [:]
-    private var indexes: [IndexDefinition] = []
+    private var indexes: [SchemaIndex] = []
     private var indexNames = Set<String>()
     /// Indexes of the keys of to-many relationships without an inverse (``buildHiddenKey(withoutInverse:_:)``).
-    private var hiddenKeys: [IndexDefinition] = []
+    private var hiddenKeys: [SchemaIndex] = []
 
     /// Whether join tables within one entity take the names the store has (``CoreDataLayout/followsStoreNames(of:)``).
     private let followsStoreNames: Bool
@@ -98,12 +98,12 @@ struct CoreDataStorageBuilder {
         let members = hierarchy(below: root)
         let table = tableNames.claim("Z" + root.coreDataUppercased)
         var registry = CoreDataNameRegistry(reserved: ["Z_PK", "Z_ENT", "Z_OPT"])
-        tables[table] = TableDefinition(
+        tables[table] = SchemaTable(
             name: table,
             columns: [
-                ColumnDefinition(name: "Z_PK", declaredType: "INTEGER", isPrimaryKey: true),
-                ColumnDefinition(name: "Z_ENT", declaredType: "INTEGER"),
-                ColumnDefinition(name: "Z_OPT", declaredType: "INTEGER"),
+                SchemaColumn(name: "Z_PK", declaredType: "INTEGER", isPrimaryKey: true),
+                SchemaColumn(name: "Z_ENT", declaredType: "INTEGER"),
+                SchemaColumn(name: "Z_OPT", declaredType: "INTEGER"),
             ])
         tableOrder.append(table)
         var bookkeeping: [String: BookkeepingColumn] = ["Z_OPT": .preserved(.integer(1))]
@@ -137,7 +137,7 @@ struct CoreDataStorageBuilder {
                     claimed = true
                     pending[table, default: []].append(
                         (Self.columnGroup(type, part.type), number, 0, attribute.name,
-                         ColumnDefinition(name: column, declaredType: type)))
+                         SchemaColumn(name: column, declaredType: type)))
                 }
                 if claimed { stored.insert(attribute.name) }
             }
@@ -149,14 +149,14 @@ struct CoreDataStorageBuilder {
                     map[relationship.name] = column
                     keys.append("_" + column)
                     pending[table, default: []].append(
-                        (0, number, 1, relationship.name, ColumnDefinition(name: column, declaredType: "INTEGER")))
+                        (0, number, 1, relationship.name, SchemaColumn(name: column, declaredType: "INTEGER")))
                     relationships[RelationshipKey(entity: name, name: relationship.name)] = .foreignKey(table: table, column: column)
                     // The destination row's entity, when the destination has sub-entities.
                     if !model.subentities(of: relationship.destination).isEmpty, let n = numbers[relationship.destination] {
                         let entityColumn = registry.claim("Z\(n)_" + relationship.name.coreDataUppercased)
                         keys.append("_" + entityColumn)
                         pending[table, default: []].append(
-                            (0, number, 1, relationship.name, ColumnDefinition(name: entityColumn, declaredType: "INTEGER")))
+                            (0, number, 1, relationship.name, SchemaColumn(name: entityColumn, declaredType: "INTEGER")))
                         bookkeeping[entityColumn] = .entityOf(foreignKey: column)
                     }
                 }
@@ -212,7 +212,7 @@ struct CoreDataStorageBuilder {
                     let column = registries[table]!.claim("Z_FOK_" + inverseKey.name.coreDataUppercased)
                     let number = numbers[inverseKey.entity] ?? 0
                     pending[table, default: []].append(
-                        (0, number, 2, inverseKey.name, ColumnDefinition(name: column, declaredType: "INTEGER")))
+                        (0, number, 2, inverseKey.name, SchemaColumn(name: column, declaredType: "INTEGER")))
                     position = column
                 }
                 relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
@@ -295,8 +295,8 @@ struct CoreDataStorageBuilder {
         relationships[hidden] = .foreignKey(table: destinationTable, column: column)
         relationships[key] = .inverseForeignKey(inverse: hidden, position: nil)
         pending[destinationTable, default: []].append(
-            (0, numbers[relationship.destination] ?? 0, 2, hidden.name, ColumnDefinition(name: column, declaredType: "INTEGER")))
-        hiddenKeys.append(IndexDefinition(name: "\(destinationTable)_\(column)_INDEX", table: destinationTable, columns: [column]))
+            (0, numbers[relationship.destination] ?? 0, 2, hidden.name, SchemaColumn(name: column, declaredType: "INTEGER")))
+        hiddenKeys.append(SchemaIndex(name: "\(destinationTable)_\(column)_INDEX", table: destinationTable, columns: [column]))
     }
 
     /// The name a hidden key is recorded under: no property can have it (it is not an identifier).
@@ -323,13 +323,13 @@ struct CoreDataStorageBuilder {
 
     private mutating func addJoinTable(_ join: JoinTable) {
         var columns = [
-            ColumnDefinition(name: join.ownerColumn, declaredType: "INTEGER"),
-            ColumnDefinition(name: join.destinationColumn, declaredType: "INTEGER"),
+            SchemaColumn(name: join.ownerColumn, declaredType: "INTEGER"),
+            SchemaColumn(name: join.destinationColumn, declaredType: "INTEGER"),
         ]
         for position in [join.ownerPosition, join.destinationPosition].compactMap({ $0 }) {
-            columns.append(ColumnDefinition(name: position, declaredType: "INTEGER"))
+            columns.append(SchemaColumn(name: position, declaredType: "INTEGER"))
         }
-        tables[join.name] = TableDefinition(
+        tables[join.name] = SchemaTable(
             name: join.name, columns: columns, primaryKey: [join.ownerColumn, join.destinationColumn])
         tableOrder.append(join.name)
         joinTables[join.name] = join
@@ -343,7 +343,7 @@ struct CoreDataStorageBuilder {
         }
         if layout.indexesJoinTables {
             addIndex(
-                IndexDefinition(
+                SchemaIndex(
                     name: "\(join.name)_\(join.destinationColumn)_INDEX", table: join.name,
                     columns: [join.destinationColumn, join.ownerColumn]))
         }
@@ -355,7 +355,7 @@ struct CoreDataStorageBuilder {
         for table in tableOrder {
             guard let info = entityTables[table] else { continue }
             if hierarchy(below: info.root).count > 1 {
-                addIndex(IndexDefinition(name: "\(table)_Z_ENT_INDEX", table: table, columns: ["Z_ENT"]))
+                addIndex(SchemaIndex(name: "\(table)_Z_ENT_INDEX", table: table, columns: ["Z_ENT"]))
             }
         }
         // Keys, in entity order.
@@ -364,7 +364,7 @@ struct CoreDataStorageBuilder {
             for relationship in entity.relationships.sorted(by: { CoreDataOrder.precedes($0.name, $1.name) }) {
                 guard case .foreignKey(let table, let column)? = relationships[RelationshipKey(entity: name, name: relationship.name)]
                 else { continue }
-                addIndex(IndexDefinition(name: "\(table)_\(column)_INDEX", table: table, columns: [column]))
+                addIndex(SchemaIndex(name: "\(table)_\(column)_INDEX", table: table, columns: [column]))
             }
         }
         for index in hiddenKeys { addIndex(index) }
@@ -378,19 +378,19 @@ struct CoreDataStorageBuilder {
                 guard let column = storage.columns[attribute.name] else { continue }
                 addIndex(
                     layout.usesFetchIndexes
-                        ? IndexDefinition(name: "Z_\(name)_\(attribute.name)", table: table, columns: [column])
-                        : IndexDefinition(name: "\(table)_\(column)_INDEX", table: table, columns: [column]))
+                        ? SchemaIndex(name: "Z_\(name)_\(attribute.name)", table: table, columns: [column])
+                        : SchemaIndex(name: "\(table)_\(column)_INDEX", table: table, columns: [column]))
             }
             // Fetch indexes, and the compound indexes of older models (read as fetch indexes).
             for index in entity.indexes {
                 let elements = index.elements.compactMap { element in
-                    storage.columns[element.property].map { IndexDefinition.Element(column: $0, descending: !element.ascending) }
+                    storage.columns[element.property].map { SchemaIndex.Element(column: $0, descending: !element.ascending) }
                 }
                 guard elements.count == index.elements.count, !elements.isEmpty else { continue }
                 let indexName =
                     layout.usesFetchIndexes
                     ? "Z_\(name)_\(index.name)" : "\(table)_" + elements.map(\.column).joined(separator: "_")
-                addIndex(IndexDefinition(name: indexName, table: table, elements: elements))
+                addIndex(SchemaIndex(name: indexName, table: table, elements: elements))
             }
             // Uniqueness constraints: unique indexes, or UNIQUE table constraints in older stores.
             for constraint in entity.uniquenessConstraints {
@@ -398,7 +398,7 @@ struct CoreDataStorageBuilder {
                 guard columns.count == constraint.count, !columns.isEmpty else { continue }
                 if layout.usesFetchIndexes {
                     addIndex(
-                        IndexDefinition(
+                        SchemaIndex(
                             name: "Z_\(name)_UNIQUE_" + constraint.joined(separator: "_"), table: table, columns: columns,
                             isUnique: true))
                 } else if !tables[table]!.uniqueConstraints.contains(columns) {
@@ -410,7 +410,7 @@ struct CoreDataStorageBuilder {
 
     /// Indexes are named by the rules above; a second index of the same name (an indexed attribute and a
     /// fetch index over it, say) is the same index to Core Data, so only the first is kept.
-    private mutating func addIndex(_ index: IndexDefinition) {
+    private mutating func addIndex(_ index: SchemaIndex) {
         let key = index.name.sqliteFolded
         guard !indexNames.contains(key), !tableOrder.contains(where: { $0.sqliteFolded == key }) else { return }
         indexNames.insert(key)

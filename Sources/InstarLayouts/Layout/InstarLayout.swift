@@ -44,7 +44,7 @@ public struct InstarLayout: StorageLayout {
 
     public func isBookkeepingTable(_ name: String) -> Bool { name.hasPrefix("_instar_") }
 
-    public func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression {
+    public func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression {
         ValueConversion.convert(value, from: from.type, to: to.type)
     }
 

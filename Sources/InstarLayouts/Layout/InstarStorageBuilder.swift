@@ -37,10 +37,10 @@ struct InstarStorageBuilder {
         let members = hierarchy(below: root)
         let tableName = draft.names.claimTable(root)
         var registry = ColumnRegistry(reserved: [InstarLayout.primaryKey, InstarLayout.discriminator])
-        var columns = [ColumnDefinition(name: InstarLayout.primaryKey, declaredType: "INTEGER", isPrimaryKey: true)]
+        var columns = [SchemaColumn(name: InstarLayout.primaryKey, declaredType: "INTEGER", isPrimaryKey: true)]
         let discriminator = members.count > 1 ? InstarLayout.discriminator : nil
         if let discriminator {
-            columns.append(ColumnDefinition(name: discriminator, declaredType: "TEXT", notNull: true))
+            columns.append(SchemaColumn(name: discriminator, declaredType: "TEXT", notNull: true))
         }
         for name in members {
             let entity = model.entity(named: name)!
@@ -50,7 +50,7 @@ struct InstarStorageBuilder {
                 let column = registry.claim(attribute.name, owner: name)
                 map[attribute.name] = column
                 columns.append(
-                    ColumnDefinition(
+                    SchemaColumn(
                         name: column, declaredType: type.rawValue,
                         notNull: !attribute.isOptional && name == root,
                         defaultValue: layout.storedDefault(of: attribute)))
@@ -60,7 +60,7 @@ struct InstarStorageBuilder {
                 map[relationship.name] = column
                 let destinationTable = model.root(of: relationship.destination)
                 columns.append(
-                    ColumnDefinition(
+                    SchemaColumn(
                         name: column, declaredType: "INTEGER",
                         references: ForeignKeyReference(
                             table: destinationTable, column: InstarLayout.primaryKey, onDelete: "SET NULL")))
@@ -72,7 +72,7 @@ struct InstarStorageBuilder {
                 kinds: hierarchy(below: name))
         }
         draft.registries[tableName] = registry
-        draft.tables[tableName] = TableDefinition(name: tableName, columns: columns)
+        draft.tables[tableName] = SchemaTable(name: tableName, columns: columns)
         draft.tableOrder.append(tableName)
         draft.entityTables[tableName] = EntityTable(
             root: root, primaryKey: InstarLayout.primaryKey, discriminator: discriminator, bookkeeping: [:])
@@ -91,7 +91,7 @@ struct InstarStorageBuilder {
                 var position: String?
                 if relationship.isOrdered, case .foreignKey(let table, let fk)? = draft.relationships[inverseKey] {
                     let column = draft.registries[table]!.claim("\(fk)_position", owner: inverseKey.entity)
-                    draft.tables[table]!.columns.append(ColumnDefinition(name: column, declaredType: "INTEGER"))
+                    draft.tables[table]!.columns.append(SchemaColumn(name: column, declaredType: "INTEGER"))
                     position = column
                 }
                 draft.relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
@@ -121,10 +121,10 @@ struct InstarStorageBuilder {
         let ownerTable = draft.entities[first.entity]!.table
         let destinationTable = draft.entities[firstRelationship.destination]!.table
         let columns = [
-            ColumnDefinition(
+            SchemaColumn(
                 name: ownerColumn, declaredType: "INTEGER", notNull: true,
                 references: ForeignKeyReference(table: ownerTable, column: InstarLayout.primaryKey, onDelete: "CASCADE")),
-            ColumnDefinition(
+            SchemaColumn(
                 name: destinationColumn, declaredType: "INTEGER", notNull: true,
                 references: ForeignKeyReference(
                     table: destinationTable, column: InstarLayout.primaryKey, onDelete: "CASCADE")),
@@ -171,11 +171,11 @@ struct InstarStorageBuilder {
                 for index in entity.indexes {
                     let elements = index.elements.compactMap { element in
                         storage.columns[element.property].map {
-                            IndexDefinition.Element(column: $0, descending: !element.ascending)
+                            SchemaIndex.Element(column: $0, descending: !element.ascending)
                         }
                     }
                     guard elements.count == index.elements.count else { continue }
-                    addIndex(IndexDefinition(name: "\(name)_\(index.name)", table: storage.table, elements: elements))
+                    addIndex(SchemaIndex(name: "\(name)_\(index.name)", table: storage.table, elements: elements))
                 }
                 for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
                     guard let column = storage.columns[attribute.name] else { continue }
@@ -186,10 +186,10 @@ struct InstarStorageBuilder {
     }
 
     private mutating func addIndex(name: String, table: String, columns: [String], unique: Bool = false) {
-        addIndex(IndexDefinition(name: name, table: table, columns: columns, isUnique: unique))
+        addIndex(SchemaIndex(name: name, table: table, columns: columns, isUnique: unique))
     }
 
-    private mutating func addIndex(_ index: IndexDefinition) {
+    private mutating func addIndex(_ index: SchemaIndex) {
         draft.addIndex(index)
     }
 }

@@ -50,10 +50,10 @@ extension PlainSQLStorageBuilder {
         let destinationKey = PlainSQLNames.primaryKey(of: model.entity(named: firstRelationship.destination))
         let actions = explicit?.onDelete.map { $0.uppercased() == "NO ACTION" ? nil : $0 } ?? []
         let columns = [
-            ColumnDefinition(
+            SchemaColumn(
                 name: ownerColumn, declaredType: "INTEGER", notNull: true,
                 references: ForeignKeyReference(table: ownerTable, column: ownerKey, onDelete: actions.first ?? nil)),
-            ColumnDefinition(
+            SchemaColumn(
                 name: destinationColumn, declaredType: "INTEGER", notNull: true,
                 references: ForeignKeyReference(table: destinationTable, column: destinationKey, onDelete: actions.last ?? nil)),
         ]
@@ -73,11 +73,11 @@ extension PlainSQLStorageBuilder {
             }
             if let index = explicit.index {
                 let indexName = try naming.claimIndex(index, explicitKey: explicitKey, entity: first.entity, in: &draft.names)
-                draft.indexes.append(IndexDefinition(name: indexName, table: name, columns: [destinationColumn]))
+                draft.indexes.append(SchemaIndex(name: indexName, table: name, columns: [destinationColumn]))
             }
             return
         }
         let suffix = destinationColumn.hasSuffix("_id") ? String(destinationColumn.dropLast(3)) : destinationColumn
-        draft.addIndex(IndexDefinition(name: "\(name)_\(suffix)_idx", table: name, columns: [destinationColumn]))
+        draft.addIndex(SchemaIndex(name: "\(name)_\(suffix)_idx", table: name, columns: [destinationColumn]))
     }
 }

@@ -71,7 +71,7 @@ public struct PlainSQLLayout: StorageLayout {
     /// Only a running migration's journal and lease (`_instar_…`), removed when the run finishes.
     public func isBookkeepingTable(_ name: String) -> Bool { name.hasPrefix("_instar_") }
 
-    public func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression {
+    public func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression {
         ValueConversion.convert(value, from: from.type, to: to.type)
     }
 

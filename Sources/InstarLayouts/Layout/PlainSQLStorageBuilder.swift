@@ -53,15 +53,15 @@ struct PlainSQLStorageBuilder {
             entity: entity.name, in: &draft.names)
         let primaryKey = PlainSQLNames.primaryKey(of: entity)
         var registry = ColumnRegistry(reserved: [primaryKey])
-        var columns: [ColumnDefinition] = []
+        var columns: [SchemaColumn] = []
         if !PlainSQLNames.isRowID(primaryKey) {
-            var key = ColumnDefinition(name: primaryKey, declaredType: "INTEGER", isPrimaryKey: true)
+            var key = SchemaColumn(name: primaryKey, declaredType: "INTEGER", isPrimaryKey: true)
             key.autoincrement = entity.stored.autoincrement
             key.primaryKeyName = entity.stored.primaryKeyConstraint
             columns.append(key)
         }
         var map: [String: String] = [:]
-        var appended: [ColumnDefinition] = []
+        var appended: [SchemaColumn] = []
         for attribute in entity.attributes where !attribute.isTransient {
             guard let type = try layout.columnType(of: attribute, entity: entity.name) else { continue }
             let column = try naming.claimColumn(
@@ -69,7 +69,7 @@ struct PlainSQLStorageBuilder {
                 explicitKey: attribute.stored.name.map { _ in "\(entity.name).\(attribute.name)#column" },
                 entity: entity.name, property: attribute.name, in: &registry)
             map[attribute.name] = column
-            var definition = ColumnDefinition(
+            var definition = SchemaColumn(
                 name: column, declaredType: attribute.stored.type ?? type.rawValue, notNull: !attribute.isOptional,
                 defaultValue: layout.storedDefault(of: attribute))
             definition.verbatimClauses = attribute.stored.sql
@@ -87,7 +87,7 @@ struct PlainSQLStorageBuilder {
                 entity: entity.name, property: relationship.name, in: &registry)
             map[relationship.name] = column
             let destinationKey = PlainSQLNames.primaryKey(of: model.entity(named: relationship.destination))
-            var definition = ColumnDefinition(
+            var definition = SchemaColumn(
                 name: column, declaredType: stored.type ?? "INTEGER", notNull: stored.notNull,
                 references: ForeignKeyReference(
                     table: relationship.destination, column: destinationKey, onDelete: stored.onDelete,
@@ -113,7 +113,7 @@ struct PlainSQLStorageBuilder {
         }
         draft.entities[entity.name] = EntityStorage(table: tableName, discriminatorValue: nil, columns: map, kinds: [entity.name])
         draft.registries[tableName] = registry
-        var table = TableDefinition(name: tableName, columns: columns, uniqueConstraints: unique)
+        var table = SchemaTable(name: tableName, columns: columns, uniqueConstraints: unique)
         table.verbatimConstraints = entity.stored.tableSQL
         table.uniqueConstraintNames = uniqueNames
         if !entity.stored.compositeKey.isEmpty {
@@ -129,7 +129,7 @@ struct PlainSQLStorageBuilder {
     /// Columns in the order `columnOrder:` gives (an adopted table's own order, kept on create and on
     /// every rebuild); unlisted columns follow in the layout's order. The primary key is always listed
     /// where the model puts it, or first.
-    static func ordered(_ columns: [ColumnDefinition], by order: [String]) -> [ColumnDefinition] {
+    static func ordered(_ columns: [SchemaColumn], by order: [String]) -> [SchemaColumn] {
         guard !order.isEmpty else { return columns }
         let position = Dictionary(order.enumerated().map { ($1.sqliteFolded, $0) }, uniquingKeysWith: { a, _ in a })
         return columns.enumerated().sorted { a, b in
@@ -150,7 +150,7 @@ struct PlainSQLStorageBuilder {
                 var position: String?
                 if relationship.isOrdered, case .foreignKey(let table, _)? = draft.relationships[inverseKey] {
                     let column = draft.registries[table]!.claim("\(inverseKey.name)_position", owner: inverseKey.entity)
-                    draft.tables[table]!.columns.append(ColumnDefinition(name: column, declaredType: "INTEGER"))
+                    draft.tables[table]!.columns.append(SchemaColumn(name: column, declaredType: "INTEGER"))
                     position = column
                 }
                 draft.relationships[key] = .inverseForeignKey(inverse: inverseKey, position: position)
@@ -170,12 +170,12 @@ struct PlainSQLStorageBuilder {
                 guard columns.count == constraint.count, entity.uniquenessConstraints.contains(constraint) else { continue }
                 let claimed = try naming.claimIndex(
                     name, explicitKey: "\(entity.name)#unique:\(name)", entity: entity.name, in: &draft.names)
-                draft.indexes.append(IndexDefinition(name: claimed, table: storage.table, columns: columns, isUnique: true))
+                draft.indexes.append(SchemaIndex(name: claimed, table: storage.table, columns: columns, isUnique: true))
             }
             for index in entity.indexes {
                 let elements = index.elements.compactMap { element in
                     storage.columns[element.property].map {
-                        IndexDefinition.Element(column: $0, descending: !element.ascending)
+                        SchemaIndex.Element(column: $0, descending: !element.ascending)
                     }
                 }
                 guard elements.count == index.elements.count else { continue }
@@ -183,11 +183,11 @@ struct PlainSQLStorageBuilder {
                     index.storedName ?? "\(storage.table)_\(index.name)_idx",
                     explicitKey: index.storedName.map { _ in "\(entity.name)#index:\(index.name)" }, entity: entity.name,
                     in: &draft.names)
-                draft.indexes.append(IndexDefinition(name: name, table: storage.table, elements: elements))
+                draft.indexes.append(SchemaIndex(name: name, table: storage.table, elements: elements))
             }
             for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
                 guard let column = storage.columns[attribute.name] else { continue }
-                draft.addIndex(IndexDefinition(name: "\(storage.table)_\(column)_idx", table: storage.table, columns: [column]))
+                draft.addIndex(SchemaIndex(name: "\(storage.table)_\(column)_idx", table: storage.table, columns: [column]))
             }
         }
     }

@@ -16,7 +16,7 @@ public protocol StorageLayout: Sendable {
 
     /// An expression converting a stored value of `from` into the storage of `to` (a type change the
     /// inference accepted: numbers and Booleans, or Binary ↔ Transformable).
-    func convert(_ value: ColumnExpression, from: Attribute, to: Attribute) -> ColumnExpression
+    func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression
 
     /// The stored form of an attribute's default, or nil when it has none.
     func storedDefault(of attribute: Attribute) -> SQLValue?

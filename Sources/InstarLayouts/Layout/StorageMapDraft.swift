@@ -3,7 +3,7 @@
 /// Layout builders decide names and types; what they produce (tables in creation order, entity and
 /// relationship storage, join tables, indexes, and the names already claimed) is the same for all.
 struct StorageMapDraft {
-    var tables: [String: TableDefinition] = [:]
+    var tables: [String: SchemaTable] = [:]
     var tableOrder: [String] = []
     /// Column names claimed per table.
     var registries: [String: ColumnRegistry] = [:]
@@ -11,10 +11,10 @@ struct StorageMapDraft {
     var entityTables: [String: EntityTable] = [:]
     var relationships: [RelationshipKey: RelationshipStorage] = [:]
     var joinTables: [String: JoinTable] = [:]
-    var indexes: [IndexDefinition] = []
+    var indexes: [SchemaIndex] = []
     var names = SchemaNames()
 
-    mutating func addTable(_ table: TableDefinition) {
+    mutating func addTable(_ table: SchemaTable) {
         tables[table.name] = table
         tableOrder.append(table.name)
     }
@@ -22,13 +22,13 @@ struct StorageMapDraft {
     /// Adds a join table for `first` (and its inverse `second`): its definition, its position columns
     /// when a side is ordered, and where each side's links live.
     mutating func addJoinTable(
-        _ name: String, columns: [ColumnDefinition], first: RelationshipKey, second: RelationshipKey?,
+        _ name: String, columns: [SchemaColumn], first: RelationshipKey, second: RelationshipKey?,
         ownerColumn: String, destinationColumn: String, destinationPosition: String?, ownerPosition: String?
     ) {
         let positions = [destinationPosition, ownerPosition].compactMap { $0 }.map {
-            ColumnDefinition(name: $0, declaredType: "INTEGER")
+            SchemaColumn(name: $0, declaredType: "INTEGER")
         }
-        addTable(TableDefinition(name: name, columns: columns + positions, primaryKey: [ownerColumn, destinationColumn]))
+        addTable(SchemaTable(name: name, columns: columns + positions, primaryKey: [ownerColumn, destinationColumn]))
         joinTables[name] = JoinTable(
             name: name, relationship: first, inverse: second, ownerColumn: ownerColumn,
             destinationColumn: destinationColumn, destinationPosition: destinationPosition, ownerPosition: ownerPosition)
@@ -41,7 +41,7 @@ struct StorageMapDraft {
     }
 
     /// Adds an index under a name no other index or table has.
-    mutating func addIndex(_ index: IndexDefinition) {
+    mutating func addIndex(_ index: SchemaIndex) {
         var index = index
         index.name = names.claimIndex(index.name)
         indexes.append(index)

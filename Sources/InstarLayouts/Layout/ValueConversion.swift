@@ -3,7 +3,7 @@ import InstarModel
 /// The SQL of the type changes inference accepts (numbers and Booleans; Binary ↔ Transformable),
 /// shared by the layouts: they store these types the same way, as SQLite integers, reals and blobs.
 enum ValueConversion {
-    static func convert(_ value: ColumnExpression, from: AttributeType, to: AttributeType) -> ColumnExpression {
+    static func convert(_ value: ColumnValueExpression, from: AttributeType, to: AttributeType) -> ColumnValueExpression {
         switch (from, to) {
         case (let a, let b) where a == b: value
         case (_, .boolean): .boolean(value)

@@ -18,7 +18,7 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
         case primaryKeyDiffers
         /// The table's `UNIQUE` constraints differ.
         case uniqueConstraintsDiffer
-        /// The table constraints kept as text (``TableDefinition/verbatimConstraints``) differ.
+        /// The table constraints kept as text (``SchemaTable/verbatimConstraints``) differ.
         case tableConstraintsDiffer
         /// An expected index is not in the store.
         case missingIndex
@@ -150,14 +150,14 @@ package enum SchemaComparison {
     /// migrations leave it as it was when they rename a join table between two relationships of one
     /// entity to the other relationship's name (a real store's `"Z_24TRUSTEDBYCLIENTS"`, quoted as
     /// only `ALTER TABLE … RENAME` writes it; `docs/coredata-layout.md`, "Join tables").
-    static func swappedKey(_ expected: TableDefinition, _ actual: TableDefinition) -> [String: String]? {
+    static func swappedKey(_ expected: SchemaTable, _ actual: SchemaTable) -> [String: String]? {
         let key = expected.primaryKey
         guard key.count == 2, key[0] != key[1], actual.primaryKey == [key[1], key[0]] else { return nil }
         return [key[0]: key[1], key[1]: key[0]]
     }
 
     /// `index` with its columns renamed through `swap`.
-    static func swapping(_ index: IndexDefinition, _ swap: [String: String]) -> IndexDefinition {
+    static func swapping(_ index: SchemaIndex, _ swap: [String: String]) -> SchemaIndex {
         var copy = index
         copy.elements = index.elements.map { element in
             var element = element
@@ -173,26 +173,26 @@ package enum SchemaComparison {
     /// keeps two indexes of the same shape when a model asks for both, so an index already matched by
     /// its name is never taken again.
     struct IndexShapes {
-        private var free: [IndexDefinition]
+        private var free: [SchemaIndex]
 
-        init(expected: [IndexDefinition], actual: [IndexDefinition]) {
+        init(expected: [SchemaIndex], actual: [SchemaIndex]) {
             let named = Set(expected.map(\.name))
             free = actual.filter { !named.contains($0.name) }
         }
 
         /// Takes a store index of the same shape as `index`; false when there is none left.
-        mutating func take(like index: IndexDefinition) -> Bool {
+        mutating func take(like index: SchemaIndex) -> Bool {
             guard let position = free.firstIndex(where: { Self.sameShape($0, index) }) else { return false }
             free.remove(at: position)
             return true
         }
 
-        static func sameShape(_ a: IndexDefinition, _ b: IndexDefinition) -> Bool {
+        static func sameShape(_ a: SchemaIndex, _ b: SchemaIndex) -> Bool {
             a.table == b.table && a.elements == b.elements && a.isUnique == b.isUnique
         }
     }
 
-    static func columnDifferences(_ expected: TableDefinition, _ actual: TableDefinition) -> [SchemaDifference] {
+    static func columnDifferences(_ expected: SchemaTable, _ actual: SchemaTable) -> [SchemaDifference] {
         var result: [SchemaDifference] = []
         for column in expected.columns {
             guard let found = actual.column(named: column.name) else {
@@ -251,7 +251,7 @@ package enum SchemaComparison {
     /// `a` is the expected column, `b` the actual one. Columns compare as SQLite treats them: a default is compared after the column's affinity is
     /// applied to it (`DEFAULT 0` and `DEFAULT 0.0` store the same value in a REAL column), and `NOT
     /// NULL` on an `INTEGER PRIMARY KEY` is ignored (a row id is never NULL either way).
-    static func same(_ a: ColumnDefinition, _ b: ColumnDefinition) -> Bool {
+    static func same(_ a: SchemaColumn, _ b: SchemaColumn) -> Bool {
         let rowID = a.isPrimaryKey && b.isPrimaryKey && a.declaredType.uppercased() == "INTEGER"
         return a.declaredType.uppercased() == b.declaredType.uppercased() && (rowID || a.notNull == b.notNull)
             && a.isPrimaryKey == b.isPrimaryKey && a.autoincrement == b.autoincrement
@@ -269,7 +269,7 @@ package enum SchemaComparison {
         return actual
     }
 
-    static func render(_ column: ColumnDefinition) -> String {
+    static func render(_ column: SchemaColumn) -> String {
         var text = column.declaredType
         if column.isPrimaryKey { text += " PRIMARY KEY" + (column.autoincrement ? " AUTOINCREMENT" : "") }
         if column.notNull { text += " NOT NULL" }
@@ -281,7 +281,7 @@ package enum SchemaComparison {
         return text
     }
 
-    static func render(_ index: IndexDefinition) -> String {
+    static func render(_ index: SchemaIndex) -> String {
         (index.isUnique ? "UNIQUE " : "") + "(" + index.elements.map { $0.column + ($0.descending ? " DESC" : "") }
             .joined(separator: ", ") + ") ON \(index.table)"
     }

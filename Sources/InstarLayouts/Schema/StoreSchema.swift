@@ -7,9 +7,9 @@ import InstarSQL
 /// comparison (``SchemaComparison``), whatever layout produced the expectation.
 public struct StoreSchema: Sendable, Hashable {
     /// The tables, bookkeeping tables excluded when read from a store.
-    public var tables: [TableDefinition]
+    public var tables: [SchemaTable]
     /// The explicit indexes (not SQLite's automatic ones for `UNIQUE` and primary keys).
-    public var indexes: [IndexDefinition]
+    public var indexes: [SchemaIndex]
     /// Objects kept as their SQL text. Expected: the model's ``RawSQL`` objects, compared by text. Read
     /// from a store: its views and triggers.
     public var raw: [RawSQL]
@@ -18,19 +18,19 @@ public struct StoreSchema: Sendable, Hashable {
     public var sqlText: [String: String] = [:]
 
     /// A schema of these tables, indexes and raw objects.
-    public init(tables: [TableDefinition] = [], indexes: [IndexDefinition] = [], raw: [RawSQL] = []) {
+    public init(tables: [SchemaTable] = [], indexes: [SchemaIndex] = [], raw: [RawSQL] = []) {
         self.tables = tables
         self.indexes = indexes
         self.raw = raw
     }
 
     /// The table with this exact name, or nil.
-    public func table(named name: String) -> TableDefinition? {
+    public func table(named name: String) -> SchemaTable? {
         tables.first { $0.name == name }
     }
 
     /// The indexes on the table named `table`, in schema order.
-    public func indexes(on table: String) -> [IndexDefinition] {
+    public func indexes(on table: String) -> [SchemaIndex] {
         indexes.filter { $0.table == table }
     }
 }
@@ -70,7 +70,7 @@ public struct ForeignKeyReference: Sendable, Hashable {
 }
 
 /// One column of a table, as `CREATE TABLE` declares it.
-public struct ColumnDefinition: Sendable, Hashable {
+public struct SchemaColumn: Sendable, Hashable {
     /// The column's name.
     public var name: String
     /// The declared type as written in `CREATE TABLE` (layouts may use names such as `VARCHAR`).
@@ -86,7 +86,7 @@ public struct ColumnDefinition: Sendable, Hashable {
     /// The `REFERENCES` clause, for a foreign-key column; nil otherwise.
     public var references: ForeignKeyReference?
     /// Written as a column constraint `UNIQUE` (the plain SQL layout). Only how the table is written:
-    /// the constraint itself is listed in the table's ``TableDefinition/uniqueConstraints``, which is
+    /// the constraint itself is listed in the table's ``SchemaTable/uniqueConstraints``, which is
     /// how ``SchemaReader`` reads both spellings back, so comparisons never look at this flag.
     public var isUnique: Bool
     /// Column clauses kept exactly as an adopted database writes them (`CHECK (x > 0)`, `COLLATE
@@ -131,11 +131,11 @@ public struct ColumnDefinition: Sendable, Hashable {
 }
 
 /// One table: its columns and table constraints.
-public struct TableDefinition: Sendable, Hashable {
+public struct SchemaTable: Sendable, Hashable {
     /// The table's name.
     public var name: String
     /// The columns, in declaration order (comparisons ignore the order).
-    public var columns: [ColumnDefinition]
+    public var columns: [SchemaColumn]
     /// A composite primary key (join tables); single-column keys are marked on the column.
     public var primaryKey: [String]
     /// `UNIQUE` table constraints, each a list of columns (Core Data's older stores declare uniqueness
@@ -151,7 +151,7 @@ public struct TableDefinition: Sendable, Hashable {
     public var primaryKeyName: String?
 
     /// A table of these columns and constraints.
-    public init(name: String, columns: [ColumnDefinition], primaryKey: [String] = [], uniqueConstraints: [[String]] = []) {
+    public init(name: String, columns: [SchemaColumn], primaryKey: [String] = [], uniqueConstraints: [[String]] = []) {
         self.name = name
         self.columns = columns
         self.primaryKey = primaryKey
@@ -159,7 +159,7 @@ public struct TableDefinition: Sendable, Hashable {
     }
 
     /// The column with this exact name, or nil.
-    public func column(named name: String) -> ColumnDefinition? {
+    public func column(named name: String) -> SchemaColumn? {
         columns.first { $0.name == name }
     }
 
@@ -181,7 +181,7 @@ public struct TableDefinition: Sendable, Hashable {
 }
 
 /// One explicit index (`CREATE [UNIQUE] INDEX`).
-public struct IndexDefinition: Sendable, Hashable {
+public struct SchemaIndex: Sendable, Hashable {
     /// One indexed column and its sort order.
     public struct Element: Sendable, Hashable {
         /// The indexed column.

@@ -172,7 +172,7 @@ struct PendingForeignKeyChecks {
     /// False means "not proven": the caller then asks `PRAGMA foreign_key_check` (also when the two
     /// columns' types differ, where SQLite's comparison rules for the pragma and for `=` could part).
     static func linksAreIntact(
-        _ table: TableDefinition, schema: StoreSchema, _ db: Database, skipping: Set<String> = []
+        _ table: SchemaTable, schema: StoreSchema, _ db: Database, skipping: Set<String> = []
     ) throws -> Bool {
         let keys = try Row.fetchAll(db, sql: "SELECT * FROM pragma_foreign_key_list(?)", arguments: [table.name])
         let byConstraint = Dictionary(grouping: keys) { $0["id"] as Int }
@@ -203,7 +203,7 @@ struct PendingForeignKeyChecks {
 
     /// Whether some index of `table` (its key's, a unique constraint's, or a declared one) starts with
     /// `column`, so that SQLite reads its distinct values from that index.
-    static func leadsAnIndex(_ column: String, of table: TableDefinition, schema: StoreSchema) -> Bool {
+    static func leadsAnIndex(_ column: String, of table: SchemaTable, schema: StoreSchema) -> Bool {
         table.column(named: column)?.isPrimaryKey == true || table.primaryKey.first == column
             || table.uniqueConstraints.contains { $0.first == column }
             || schema.indexes(on: table.name).contains { $0.elements.first?.column == column }

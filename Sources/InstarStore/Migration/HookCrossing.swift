@@ -51,7 +51,7 @@ extension StepProgram {
     )? {
         guard !access.isOpaque else { return nil }
         var moved = DeferredWork()
-        var deferred: [String: (rewrite: TableTransformation, source: TableDefinition)] = [:]
+        var deferred: [String: (rewrite: TableTransformation, source: SchemaTable)] = [:]
         let anyLookup = transformations.contains { $0.columns.values.contains(where: \.containsLookup) }
         if moveTables && !anyLookup {
             for t in transformations {
@@ -120,7 +120,7 @@ extension StepProgram {
 
     /// Whether the rewrite of one table may wait until after the hook (see ``DeferredWork``).
     private func canDefer(
-        _ t: TableTransformation, source: TableDefinition, sourceIndexes: [IndexDefinition], access: SQLAccess
+        _ t: TableTransformation, source: SchemaTable, sourceIndexes: [SchemaIndex], access: SQLAccess
     ) -> Bool {
         guard t.continuesSource, t.source == t.target.name, t.filter.isEmpty, !access.writes(t.target.name) else {
             return false
@@ -150,7 +150,7 @@ extension StepProgram {
         // columns the hook reads must be the same in both shapes, or its result (and the rowids of
         // rows it inserts) could depend on where the rebuild runs.
         let readColumns = Set(read)
-        func touchingRead(_ indexes: [IndexDefinition]) -> Set<IndexDefinition> {
+        func touchingRead(_ indexes: [SchemaIndex]) -> Set<SchemaIndex> {
             Set(indexes.filter { $0.table == t.target.name && $0.elements.contains { readColumns.contains($0.column) } })
         }
         if touchingRead(sourceIndexes) != touchingRead(targetSchema.indexes) { return false }

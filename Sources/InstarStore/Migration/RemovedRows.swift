@@ -62,7 +62,7 @@ enum RemovedRows {
     }
 
     /// The table's one-column primary key (`Z_PK`), or nil for a composite or implicit one.
-    private static func singleKey(of table: TableDefinition) -> String? {
+    private static func singleKey(of table: SchemaTable) -> String? {
         let keys = table.columns.filter(\.isPrimaryKey).map(\.name) + table.primaryKey
         return keys.count == 1 ? keys[0] : nil
     }

@@ -4,7 +4,7 @@ import InstarLayouts
 
 /// What SQLite says about one table: its pragma rows (`foreign_key_list`, `table_xinfo`,
 /// `index_list`, and `index_xinfo` of each of its indexes) and its `CREATE TABLE` text, each list in
-/// the pragma's own order. ``SchemaReader`` turns them into a ``TableDefinition``; they are read for one
+/// the pragma's own order. ``SchemaReader`` turns them into a ``SchemaTable``; they are read for one
 /// table, or for every table at once.
 struct PragmaRows {
     var foreignKeys: [Row] = []

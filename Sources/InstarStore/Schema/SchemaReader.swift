@@ -45,12 +45,12 @@ package enum SchemaReader {
     }
 
     /// One table's definition, read on its own.
-    package static func readTable(_ db: Database, _ table: String) throws -> InstarLayouts.TableDefinition {
+    package static func readTable(_ db: Database, _ table: String) throws -> InstarLayouts.SchemaTable {
         try tableDefinition(db, table, PragmaRows.read(db, table: table))
     }
 
     /// The definition of `table` from what SQLite's pragmas and its `CREATE TABLE` text say about it.
-    static func tableDefinition(_ db: Database, _ table: String, _ facts: PragmaRows) throws -> InstarLayouts.TableDefinition {
+    static func tableDefinition(_ db: Database, _ table: String, _ facts: PragmaRows) throws -> InstarLayouts.SchemaTable {
         var references: [String: ForeignKeyReference] = [:]
         for row in facts.foreignKeys {
             let from: String = row["from"]
@@ -61,19 +61,19 @@ package enum SchemaReader {
                 table: parent, column: to ?? "", onDelete: onDelete == "NO ACTION" ? nil : onDelete)
         }
         let primaryKeyCount = facts.columns.filter { ($0["pk"] as Int) > 0 }.count
-        var columns: [ColumnDefinition] = []
+        var columns: [SchemaColumn] = []
         var compositeKey: [(Int, String)] = []
         for row in facts.columns where (row["hidden"] as Int) == 0 {
             let name: String = row["name"]
             let pk: Int = row["pk"]
             if pk > 0 && primaryKeyCount > 1 { compositeKey.append((pk, name)) }
             columns.append(
-                ColumnDefinition(
+                SchemaColumn(
                     name: name, declaredType: row["type"], notNull: (row["notnull"] as Int) != 0,
                     defaultValue: (row["dflt_value"] as String?).flatMap(parseLiteral),
                     isPrimaryKey: pk > 0 && primaryKeyCount == 1, references: references[name]))
         }
-        var definition = TableDefinition(
+        var definition = SchemaTable(
             name: table, columns: columns, primaryKey: compositeKey.sorted { $0.0 < $1.0 }.map(\.1),
             uniqueConstraints: uniqueConstraints(facts))
         if let sql = facts.createSQL { readVerbatimParts(sql, into: &definition) }
@@ -82,7 +82,7 @@ package enum SchemaReader {
 
     /// The `CHECK` and `COLLATE` clauses and `CHECK` table constraints only the `CREATE TABLE` text
     /// has (``CreateTableText``); none when the text cannot be read that way.
-    static func readVerbatimParts(_ sql: String, into definition: inout TableDefinition) {
+    static func readVerbatimParts(_ sql: String, into definition: inout SchemaTable) {
         guard let text = CreateTableText.parse(sql) else { return }
         for i in definition.columns.indices {
             definition.columns[i].verbatimClauses = text.column(named: definition.columns[i].name).flatMap(CreateTableText.keptClauses)
@@ -93,7 +93,7 @@ package enum SchemaReader {
 
     /// Names of foreign keys and `UNIQUE` constraints (column or table constraints), which SQLite
     /// keeps only in the `CREATE TABLE` text.
-    static func readConstraintNames(_ text: CreateTableText, into definition: inout TableDefinition) {
+    static func readConstraintNames(_ text: CreateTableText, into definition: inout SchemaTable) {
         func nameForeignKey(_ column: String, _ name: String) {
             guard let i = definition.columns.firstIndex(where: { $0.name.sqliteFolded == column.sqliteFolded }),
                 definition.columns[i].references != nil
@@ -145,11 +145,11 @@ package enum SchemaReader {
     }
 
     /// The indexes created by `CREATE INDEX` (constraints' automatic indexes are part of the table).
-    static func indexes(_ table: String, _ facts: PragmaRows) -> [IndexDefinition] {
+    static func indexes(_ table: String, _ facts: PragmaRows) -> [SchemaIndex] {
         facts.indexList.filter { ($0["origin"] as String) == "c" }.map { row in
             let name: String = row["name"]
-            let elements = facts.keyColumns(ofIndex: name).map { IndexDefinition.Element(column: $0.name ?? "", descending: $0.descending) }
-            return IndexDefinition(name: name, table: table, elements: elements, isUnique: (row["unique"] as Int) != 0)
+            let elements = facts.keyColumns(ofIndex: name).map { SchemaIndex.Element(column: $0.name ?? "", descending: $0.descending) }
+            return SchemaIndex(name: name, table: table, elements: elements, isUnique: (row["unique"] as Int) != 0)
         }
     }
 
@@ -179,7 +179,7 @@ package enum SchemaReader {
 
 extension SchemaReader {
     /// One table's indexes, read on their own (the indexes ``read(_:skipping:)`` lists for it).
-    package static func readIndexes(_ db: Database, _ table: String) throws -> [InstarLayouts.IndexDefinition] {
+    package static func readIndexes(_ db: Database, _ table: String) throws -> [InstarLayouts.SchemaIndex] {
         indexes(table, try PragmaRows.read(db, table: table))
     }
 }

@@ -67,3 +67,12 @@ func migrateInBackground(_ migrator: Migrator, store: URL, stop: StopRequest) th
         return false
     }
 }
+
+/// Instar's schema types beside GRDB's, both re-exported by `Instar`: the names must not be ambiguous
+/// (GRDB declares ColumnDefinition, TableDefinition and ColumnExpression; Instar's are SchemaColumn,
+/// SchemaTable and ColumnValueExpression).
+func describe(_ schema: StoreSchema) -> [String] {
+    schema.tables.map { (table: SchemaTable) in
+        table.name + ": " + table.columns.map { (column: SchemaColumn) in "\(column.name) \(column.declaredType)" }.joined(separator: ", ")
+    }
+}

@@ -6,33 +6,33 @@ import InstarSQL
 /// Steps compile to these rather than to SQL strings so that the executor can tell an in-place
 /// `ALTER TABLE` (every column a plain copy or a constant) from a rebuild, and so that consecutive
 /// steps can later be fused by substituting one step's expressions into the next.
-public indirect enum ColumnExpression: Sendable, Hashable {
+public indirect enum ColumnValueExpression: Sendable, Hashable {
     /// The value of a source column.
     case column(String)
     /// A constant, bound as a statement argument.
     case value(SQLValue)
     /// `CAST(x AS type)`.
-    case cast(ColumnExpression, ColumnType)
+    case cast(ColumnValueExpression, ColumnType)
     /// `x` as 0/1, NULL kept (numbers → Boolean: zero is NO, anything else YES).
-    case boolean(ColumnExpression)
+    case boolean(ColumnValueExpression)
     /// `COALESCE(x, y)`.
-    case coalesce(ColumnExpression, ColumnExpression)
+    case coalesce(ColumnValueExpression, ColumnValueExpression)
     /// `CASE x WHEN k1 THEN v1 … END`: renumbering or renaming discriminator values.
-    case mapping(ColumnExpression, [ValueMapping])
+    case mapping(ColumnValueExpression, [ValueMapping])
     /// A 1-based position among rows sharing `partition`, ordered by `order`, times `step`:
     /// positions for a relationship that becomes ordered.
-    case position(partition: ColumnExpression, order: [ColumnExpression], step: Int64)
+    case position(partition: ColumnValueExpression, order: [ColumnValueExpression], step: Int64)
     /// `CASE WHEN discriminator IN (values) THEN x ELSE y END`: a value chosen by the row's entity.
-    case choose(discriminator: String, values: [SQLValue], then: ColumnExpression, else: ColumnExpression)
+    case choose(discriminator: String, values: [SQLValue], then: ColumnValueExpression, else: ColumnValueExpression)
     /// `(SELECT value FROM table WHERE key = x LIMIT 1)`: a link read from another table, when a
     /// relationship's storage moves from a join table to a foreign key, or the entity of the row a
     /// foreign key points to (Core Data's `Z<n>_<REL>` columns).
-    case lookup(table: String, value: String, key: String, equals: ColumnExpression)
+    case lookup(table: String, value: String, key: String, equals: ColumnValueExpression)
     /// `CAST(prefix || x AS BLOB)`: bytes put before a blob, NULL kept (Core Data's inline tag `0x01`
     /// when a Binary attribute starts allowing external storage).
-    case prefixed(ColumnExpression, Data)
+    case prefixed(ColumnValueExpression, Data)
 
-    /// One `WHEN from THEN to` arm of a ``ColumnExpression/mapping(_:_:)``.
+    /// One `WHEN from THEN to` arm of a ``ColumnValueExpression/mapping(_:_:)``.
     public struct ValueMapping: Sendable, Hashable {
         /// The value to replace.
         public var from: SQLValue
@@ -46,7 +46,7 @@ public indirect enum ColumnExpression: Sendable, Hashable {
     }
 
     /// The constant NULL: the value of a column that has no source (a new optional attribute).
-    public static let null = ColumnExpression.value(.null)
+    public static let null = ColumnValueExpression.value(.null)
 
     /// The single source column this expression copies unchanged, if that is all it does.
     public var copiedColumn: String? {
@@ -76,7 +76,7 @@ public indirect enum ColumnExpression: Sendable, Hashable {
     }
 
     /// Replaces each source column by an expression: how two consecutive transformations compose.
-    public func substituting(_ replacement: (String) -> ColumnExpression) -> ColumnExpression {
+    public func substituting(_ replacement: (String) -> ColumnValueExpression) -> ColumnValueExpression {
         switch self {
         case .column(let c): replacement(c)
         case .value: self
@@ -96,7 +96,7 @@ public indirect enum ColumnExpression: Sendable, Hashable {
     }
 
     /// The same expression reading other tables (lookups) under new names.
-    public func renamingTables(_ rename: (String) -> String) -> ColumnExpression {
+    public func renamingTables(_ rename: (String) -> String) -> ColumnValueExpression {
         switch self {
         case .column, .value: self
         case .cast(let e, let t): .cast(e.renamingTables(rename), t)
@@ -133,7 +133,7 @@ public indirect enum ColumnExpression: Sendable, Hashable {
         case .mapping(let e, let pairs):
             var text = "(CASE \(e.render(&arguments, qualifier: qualifier))"
             for pair in pairs {
-                text += " WHEN \(ColumnExpression.value(pair.from).render(&arguments)) THEN \(ColumnExpression.value(pair.to).render(&arguments))"
+                text += " WHEN \(ColumnValueExpression.value(pair.from).render(&arguments)) THEN \(ColumnValueExpression.value(pair.to).render(&arguments))"
             }
             return text + " END)"
         case .position(let partition, let order, let step):
@@ -171,12 +171,12 @@ public enum RowPredicate: Sendable, Hashable {
     /// The column's value is not NULL.
     case isNotNull(String)
     /// An expression's value is one of these (a fused step filtering on a converted column).
-    case expressionIn(ColumnExpression, [SQLValue])
+    case expressionIn(ColumnValueExpression, [SQLValue])
     /// An expression's value is not NULL.
-    case expressionNotNull(ColumnExpression)
+    case expressionNotNull(ColumnValueExpression)
 
     /// The predicate over the rows of an earlier table, given each column's expression there.
-    package func substituting(_ replacement: (String) -> ColumnExpression) -> RowPredicate {
+    package func substituting(_ replacement: (String) -> ColumnValueExpression) -> RowPredicate {
         switch self {
         case .isIn(let c, let values):
             let e = replacement(c)
