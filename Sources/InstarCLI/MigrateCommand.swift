@@ -103,20 +103,14 @@ struct MigrateCommand: ParsableCommand {
     @Flag(help: "Show the SQL without running it.")
     var dryRun = false
 
-    @Option(help: ArgumentHelp("Without a plan: the app's SwiftData sources (files or folders, repeatable); its SchemaMigrationPlan is the chain, or for an unversioned app one inferred step from the store's own model.", valueName: "sources"))
-    var swiftdata: [String] = []
-
-    @Option(name: .customLong("migration-plan"), help: "With --swiftdata: the SchemaMigrationPlan to use, when the sources have several.")
-    var migrationPlan: String?
+    @OptionGroup var swiftDataOptions: SwiftDataOptions
+    var swiftdata: [String] { swiftDataOptions.swiftdata }
+    var migrationPlan: String? { swiftDataOptions.migrationPlan }
+    var classes: String? { swiftDataOptions.classes }
+    var fromSwiftdata: [String] { swiftDataOptions.fromSwiftdata }
 
     @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
     var hooks: String?
-
-    @Option(help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the app's @Model classes (comma-separated), as its Schema([...]) lists them.", valueName: "classes"))
-    var classes: String?
-
-    @Option(name: .customLong("from-swiftdata"), help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the sources the store shipped with (an earlier version of the app's, repeatable), the inferred step's source.", valueName: "sources"))
-    var fromSwiftdata: [String] = []
 
     func validate() throws {
         if !swiftdata.isEmpty || migrationPlan != nil || hooks != nil || classes != nil || !fromSwiftdata.isEmpty {

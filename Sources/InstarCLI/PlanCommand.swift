@@ -70,20 +70,14 @@ struct PlanCommand: ParsableCommand {
             valueName: "model"))
     var models: [String] = []
 
-    @Option(help: ArgumentHelp("Without a plan: the app's SwiftData sources (files or folders, repeatable).", valueName: "sources"))
-    var swiftdata: [String] = []
-
-    @Option(name: .customLong("migration-plan"), help: "With --swiftdata: the SchemaMigrationPlan to use, when the sources have several.")
-    var migrationPlan: String?
+    @OptionGroup var swiftDataOptions: SwiftDataOptions
+    var swiftdata: [String] { swiftDataOptions.swiftdata }
+    var migrationPlan: String? { swiftDataOptions.migrationPlan }
+    var classes: String? { swiftDataOptions.classes }
+    var fromSwiftdata: [String] { swiftDataOptions.fromSwiftdata }
 
     @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
     var hooks: String?
-
-    @Option(help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the app's @Model classes (comma-separated), as its Schema([...]) lists them.", valueName: "classes"))
-    var classes: String?
-
-    @Option(name: .customLong("from-swiftdata"), help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the sources the store shipped with (an earlier version of the app's, repeatable), the inferred step's source.", valueName: "sources"))
-    var fromSwiftdata: [String] = []
 
     @Option(help: "The store to plan for (opened read-only).")
     var store: String?

@@ -63,17 +63,14 @@ struct TestCommand: ParsableCommand {
         help: ArgumentHelp("Without a plan: the app's model bundle (.xcdatamodeld, every version).", valueName: "model"))
     var models: [String] = []
 
-    @Option(help: ArgumentHelp("Without a plan: the app's SwiftData sources (files or folders, repeatable); the SchemaMigrationPlan is the chain.", valueName: "sources"))
-    var swiftdata: [String] = []
-
-    @Option(name: .customLong("migration-plan"), help: "With --swiftdata: the SchemaMigrationPlan to use, when the sources have several.")
-    var migrationPlan: String?
+    @OptionGroup var swiftDataOptions: SwiftDataOptions
+    var swiftdata: [String] { swiftDataOptions.swiftdata }
+    var migrationPlan: String? { swiftDataOptions.migrationPlan }
+    var classes: String? { swiftDataOptions.classes }
+    var fromSwiftdata: [String] { swiftDataOptions.fromSwiftdata }
 
     @Option(help: ArgumentHelp("With --swiftdata or --model: SQL for the custom stages' hooks or the mapping models' policies (YAML: hook name → SQL, names as 'instar plan' gives them); hooks not given are reported missing.", valueName: "file"))
     var hooks: String?
-
-    @Option(name: .customLong("from-swiftdata"), help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the sources the store shipped with (an earlier version of the app's, repeatable), the inferred step's source.", valueName: "sources"))
-    var fromSwiftdata: [String] = []
 
     @Option(help: "Rows per concrete entity of each seeded store.")
     var rows: Int = 100
@@ -123,7 +120,9 @@ struct TestCommand: ParsableCommand {
             // Unversioned sources: the earlier sources' schema, else the first fixture's own model, is the
             // inferred step's source.
             let checked = try SwiftDataPlan.make(
-                sources: swiftdata, planName: migrationPlan, hooksFile: hooks, store: stores.first, earlier: fromSwiftdata)
+                sources: swiftdata, planName: migrationPlan, hooksFile: hooks, store: stores.first,
+                classes: classes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } },
+                earlier: fromSwiftdata)
             for finding in checked.findings { printError(finding.text) }
             if !checked.findings.isEmpty { throw InstarExit.failure }
             let missing = checked.plan.hooks.filter { if case .swift = $0.value { return true } else { return false } }.keys.sorted()
