@@ -70,6 +70,7 @@ package struct SwiftDataReader: Sendable {
             collector.walk(tree)
             declarations = collector.found
         }
+        declarations.placeExtensionsOfAliases()
         return Unchecked(sources: SwiftDataSources(
             declarations: declarations, files: files.map(\.path), readDiagnostics: diagnostics))
     }
