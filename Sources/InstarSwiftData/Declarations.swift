@@ -34,6 +34,9 @@ struct Declarations {
     var typeAliases: [String: Scoped<TypeAliasDeclSyntax>] = [:]
     /// Enums and structs that conform to `VersionedSchema` (by qualified name), in source order.
     var versionedSchemas: [Scoped<DeclSyntax>] = []
+    /// Qualified names of the `VersionedSchema` types declared (not only extended) in the sources:
+    /// ``indexSchemaNames()``.
+    private(set) var schemaNames: Set<String> = []
     /// Types conforming to `SchemaMigrationPlan`, in source order.
     var migrationPlans: [Scoped<DeclSyntax>] = []
     /// `let`/`var` at file level or static members, by qualified name: stages declared apart from a plan.
@@ -56,6 +59,8 @@ struct Declarations {
     /// puts `Item` in `SchemaV3`, so the reader records it there (and everything else declared in an
     /// extension of an alias). Run once, after every file is collected.
     mutating func placeExtensionsOfAliases() {
+        indexSchemaNames()
+        defer { indexSchemaNames() }
         func canonical(_ scope: [String]) -> [String] {
             guard let first = scope.first, !isDeclared(first), typeAliases[first] != nil,
                 let target = resolve(first, from: [])
@@ -104,7 +109,13 @@ struct Declarations {
 
     private func isDeclared(_ qualified: String) -> Bool {
         modelClasses[qualified] != nil || structs[qualified] != nil || enums[qualified] != nil
-            || versionedSchemas.contains(where: { $0.qualifiedName == qualified && !$0.node.is(ExtensionDeclSyntax.self) })
+            || schemaNames.contains(qualified)
+    }
+
+    /// Rebuilds ``schemaNames`` after ``versionedSchemas`` changed: name lookup runs for every type
+    /// reference of every schema, and scanning the list each time made 1,000 schemas take minutes.
+    mutating func indexSchemaNames() {
+        schemaNames = Set(versionedSchemas.filter { !$0.node.is(ExtensionDeclSyntax.self) }.map(\.qualifiedName))
     }
 
     private func resolve(_ reference: String, from scope: [String], visiting: inout Set<String>) -> String? {
