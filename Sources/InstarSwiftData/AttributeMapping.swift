@@ -50,6 +50,12 @@ struct AttributeMapper {
         _ name: String, _ type: SwiftType, _ isOptional: Bool, _ scope: [String], _ location: SourceLocation
     ) -> Attribute? {
         switch type {
+        case .declared(let qualified):
+            guard let elements = compositeElements(qualified, name, isOptional, scope, location, resolved: qualified) else { return nil }
+            var attribute = Attribute(name: name, type: .composite, isOptional: isOptional)
+            attribute.elements = elements.elements
+            attribute.userInfo = elements.userInfo
+            return attribute
         case .named(let typeName):
             if let scalar = ScalarTypes.attributeType(of: typeName) {
                 if !ScalarTypes.isVerified(typeName) {
@@ -88,13 +94,14 @@ struct AttributeMapper {
     /// Elements of a composite attribute: a `RawRepresentable` enum, a payload-free enum, a Codable
     /// struct declared in the sources, or a known framework type.
     private mutating func compositeElements(
-        _ typeName: String, _ property: String, _ isOptional: Bool, _ scope: [String], _ location: SourceLocation
+        _ typeName: String, _ property: String, _ isOptional: Bool, _ scope: [String], _ location: SourceLocation,
+        resolved alreadyResolved: String? = nil
     ) -> Composite? {
-        if let known = KnownFrameworkTypes.composite(typeName) {
+        if alreadyResolved == nil, let known = KnownFrameworkTypes.composite(typeName) {
             // Color.Resolved (MetaCocktails CocktailImage.backgroundColor): elements as optional as the property.
             return (known.map { Attribute(name: $0.0, type: $0.1, isOptional: isOptional) }, [:])
         }
-        guard let resolved = declarations.resolve(typeName, from: scope) else {
+        guard let resolved = alreadyResolved ?? declarations.resolve(typeName, from: scope) else {
             if Self.unmappedStandardTypes.contains(typeName) {
                 error(
                     "`\(typeName)` is a standard type, but no SwiftData store in the corpus shows how SwiftData stores it, so its version hash cannot be derived; declare it as one of the types docs/swiftdata.md lists (Int, Int64, Double, …) if the app can",
@@ -154,7 +161,11 @@ struct AttributeMapper {
         diagnostics += reader.diagnostics.filter { $0.severity == .error }
         if reader.diagnostics.contains(where: { $0.severity == .error }) { return nil }
         var elements: [Attribute] = []
-        for member in members.properties {
+        for var member in members.properties {
+            if let problem = declarations.settle(&member, scope: decl.scope + [decl.name]) {
+                error("struct `\(decl.qualifiedName)`: \(problem)", at: member.location)
+                return nil
+            }
             let (type, memberOptional) = member.type.unwrapped
             let elementType: AttributeType
             switch type {

@@ -18,7 +18,7 @@ struct ParsedFile {
 /// but type references resolve from the innermost scope outwards, as the compiler resolves them.
 struct Scoped<Node: SyntaxProtocol> {
     let name: String
-    let scope: [String]
+    var scope: [String]
     let node: Node
     let file: ParsedFile
 
@@ -34,6 +34,9 @@ struct Declarations {
     var typeAliases: [String: Scoped<TypeAliasDeclSyntax>] = [:]
     /// Enums and structs that conform to `VersionedSchema` (by qualified name), in source order.
     var versionedSchemas: [Scoped<DeclSyntax>] = []
+    /// Qualified names of the `VersionedSchema` types declared (not only extended) in the sources:
+    /// ``indexSchemaNames()``.
+    private(set) var schemaNames: Set<String> = []
     /// Types conforming to `SchemaMigrationPlan`, in source order.
     var migrationPlans: [Scoped<DeclSyntax>] = []
     /// `let`/`var` at file level or static members, by qualified name: stages declared apart from a plan.
@@ -52,24 +55,205 @@ struct Declarations {
         conflicts[new.qualifiedName]!.append(new.location)
     }
 
+    /// `extension Current { @Model final class Item }` with `typealias Current = SchemaV3`: the compiler
+    /// puts `Item` in `SchemaV3`, so the reader records it there (and everything else declared in an
+    /// extension of an alias). Run once, after every file is collected.
+    mutating func placeExtensionsOfAliases() {
+        indexSchemaNames()
+        defer { indexSchemaNames() }
+        func canonical(_ scope: [String]) -> [String] {
+            guard let first = scope.first, !isDeclared(first), typeAliases[first] != nil,
+                let target = resolve(first, from: [])
+            else { return scope }
+            return target.split(separator: ".").map(String.init) + scope.dropFirst()
+        }
+        func rekey<Node>(_ table: [String: Scoped<Node>]) -> [String: Scoped<Node>] {
+            var result: [String: Scoped<Node>] = [:]
+            for (_, var value) in table {
+                value.scope = canonical(value.scope)
+                result[value.qualifiedName] = value
+            }
+            return result
+        }
+        guard !typeAliases.isEmpty else { return }
+        let order = modelClassOrder.map { name -> String in
+            guard let decl = modelClasses[name] else { return name }
+            return (canonical(decl.scope) + [decl.name]).joined(separator: ".")
+        }
+        modelClasses = rekey(modelClasses)
+        structs = rekey(structs)
+        enums = rekey(enums)
+        constants = rekey(constants)
+        modelClassOrder = order
+        // `extension Current: VersionedSchema`: the schema is the type the alias names.
+        func retarget(_ decl: Scoped<DeclSyntax>) -> Scoped<DeclSyntax> {
+            let path = canonical(decl.scope + [decl.name])
+            return Scoped(name: path.last ?? decl.name, scope: Array(path.dropLast()), node: decl.node, file: decl.file)
+        }
+        versionedSchemas = versionedSchemas.map(retarget)
+        migrationPlans = migrationPlans.map(retarget)
+        typeAliases = rekey(typeAliases)
+    }
+
     /// The qualified name a type reference written in `scope` denotes, following type aliases; nil when
-    /// no declaration of the sources has that name (a type from another module, or a typo).
-    func resolve(_ reference: String, from scope: [String], depth: Int = 0) -> String? {
-        guard depth < 16 else { return nil }
+    /// no declaration of the sources has that name (a type from another module, a typo, or a cycle of
+    /// type aliases, which ``expandingAliases(_:from:)`` reports).
+    ///
+    /// As the compiler looks names up: the innermost scope first, then each enclosing one, members of
+    /// extensions included (they are recorded under the extended type); in a qualified name `A.B`, `A`
+    /// is looked up that way (it may be a type alias) and `B` among its members.
+    func resolve(_ reference: String, from scope: [String]) -> String? {
+        var visiting: Set<String> = []
+        return resolve(reference, from: scope, visiting: &visiting)
+    }
+
+    private func isDeclared(_ qualified: String) -> Bool {
+        modelClasses[qualified] != nil || structs[qualified] != nil || enums[qualified] != nil
+            || schemaNames.contains(qualified)
+    }
+
+    /// Rebuilds ``schemaNames`` after ``versionedSchemas`` changed: name lookup runs for every type
+    /// reference of every schema, and scanning the list each time made 1,000 schemas take minutes.
+    mutating func indexSchemaNames() {
+        schemaNames = Set(versionedSchemas.filter { !$0.node.is(ExtensionDeclSyntax.self) }.map(\.qualifiedName))
+    }
+
+    private func resolve(_ reference: String, from scope: [String], visiting: inout Set<String>) -> String? {
         var prefix = scope
         while true {
             let candidate = (prefix + [reference]).joined(separator: ".")
-            if modelClasses[candidate] != nil || structs[candidate] != nil || enums[candidate] != nil
-                || versionedSchemas.contains(where: { $0.qualifiedName == candidate })
-            {
-                return candidate
-            }
+            if isDeclared(candidate) { return candidate }
             if let alias = typeAliases[candidate] {
+                guard visiting.insert(candidate).inserted else { return nil }
                 let target = alias.node.initializer.value.trimmedDescription
-                return resolve(target, from: alias.scope, depth: depth + 1)
+                return resolve(target, from: alias.scope, visiting: &visiting)
             }
+            if prefix.isEmpty { break }
+            prefix.removeLast()
+        }
+        // `Current.Item` where `Current` is a type alias (or a type found only through one): the first
+        // component by scope, the rest as members of what it denotes.
+        let components = reference.split(separator: ".", maxSplits: 1).map(String.init)
+        guard components.count == 2, let base = resolve(components[0], from: scope, visiting: &visiting),
+            base != components[0]
+        else { return nil }
+        return resolve(components[1], from: [base], visiting: &visiting).flatMap { resolved in
+            resolved.hasPrefix(base + ".") ? resolved : nil
+        }
+    }
+
+    /// What a type alias in scope names, by its qualified name, when `reference` is one.
+    private func alias(_ reference: String, from scope: [String]) -> Scoped<TypeAliasDeclSyntax>? {
+        var prefix = scope
+        while true {
+            let candidate = (prefix + [reference]).joined(separator: ".")
+            if isDeclared(candidate) { return nil }
+            if let alias = typeAliases[candidate] { return alias }
             if prefix.isEmpty { return nil }
             prefix.removeLast()
+        }
+    }
+
+    /// The declared type a property initialized with `Base.member` has: `Base` when it is an enum of
+    /// the sources with that case (without associated values) or a type with a `static let`/`var member`
+    /// of its own type (annotated `Base` or `Self`, or initialized with `Base(...)`, `Self(...)`,
+    /// `.init(...)`); nil otherwise, since only the compiler could tell.
+    func typeOfMember(_ access: MemberAccessExprSyntax, from scope: [String]) -> String? {
+        guard let base = access.base?.trimmedDescription, let resolved = resolve(base, from: scope) else { return nil }
+        let member = access.declName.baseName.text
+        let block: MemberBlockSyntax
+        let ownNames: Set<String> = [base, "Self", resolved, String(resolved.split(separator: ".").last ?? "")]
+        if let enumDecl = enums[resolved] {
+            block = enumDecl.node.memberBlock
+            for item in block.members {
+                guard let caseDecl = item.decl.as(EnumCaseDeclSyntax.self) else { continue }
+                if caseDecl.elements.contains(where: { $0.name.text == member && $0.parameterClause == nil }) {
+                    return resolved
+                }
+            }
+        } else if let structDecl = structs[resolved] {
+            block = structDecl.node.memberBlock
+        } else {
+            return nil
+        }
+        for item in block.members {
+            guard let variable = item.decl.as(VariableDeclSyntax.self),
+                variable.modifiers.contains(where: { $0.name.text == "static" })
+            else { continue }
+            for binding in variable.bindings where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == member {
+                if let annotation = binding.typeAnnotation?.type.trimmedDescription {
+                    return ownNames.contains(annotation) ? resolved : nil
+                }
+                guard let call = binding.initializer?.value.as(FunctionCallExprSyntax.self) else { return nil }
+                var callee = call.calledExpression.trimmedDescription
+                if callee.hasSuffix(".init") { callee = String(callee.dropLast(5)) }
+                return callee.isEmpty || ownNames.contains(callee) ? resolved : nil
+            }
+        }
+        return nil
+    }
+
+    /// A declared property's type as the compiler sees it: type aliases followed, a `Base.member`
+    /// initializer checked against `Base`'s declaration. Returns an error message when neither the
+    /// reader nor anyone reading the source could be sure.
+    func settle(_ property: inout DeclaredProperty, scope: [String]) -> String? {
+        if let access = property.inferredFromMember {
+            guard let resolved = typeOfMember(access, from: scope) else {
+                return "stored property '\(property.name)' has no type annotation and `\(access.trimmedDescription)` is not a case or static member of a type declared in these sources (of that same type); write the type (`var \(property.name): T = ...`)"
+            }
+            property.type = .declared(resolved)
+            return nil
+        }
+        do {
+            property.type = try expandingAliases(property.type, from: scope)
+        } catch {
+            return error.message + " (\(error.location))"
+        }
+        return nil
+    }
+
+    /// A cycle of type aliases (`typealias A = B`, `typealias B = A`), at the alias where it closes.
+    struct AliasCycle: Error {
+        let names: [String]
+        let location: SourceLocation
+
+        var message: String {
+            "type alias `\(names[0])` refers to itself (\(names.joined(separator: " → "))): the compiler rejects this; make one of them name a real type"
+        }
+    }
+
+    /// `type` with every type alias replaced by the type it stands for (`ChannelID` → `String`,
+    /// `Item` → the declared `SchemaV3.Item`), aliases declared in any scope and any file. A name an
+    /// alias leads to is looked up from the alias's own scope, so what it reaches is recorded as
+    /// ``SwiftType/declared(_:)``; names that are not aliases are left as written.
+    func expandingAliases(_ type: SwiftType, from scope: [String]) throws(AliasCycle) -> SwiftType {
+        var chain: [String] = []
+        return try expand(type, from: scope, viaAlias: false, chain: &chain)
+    }
+
+    private func expand(_ type: SwiftType, from scope: [String], viaAlias: Bool, chain: inout [String]) throws(AliasCycle) -> SwiftType {
+        switch type {
+        case .named(let name):
+            if let alias = alias(name, from: scope) {
+                let qualified = alias.qualifiedName
+                if let start = chain.firstIndex(of: qualified) {
+                    throw AliasCycle(names: Array(chain[start...]) + [qualified], location: alias.location)
+                }
+                guard alias.node.genericParameterClause == nil else { return type }
+                chain.append(qualified)
+                defer { chain.removeLast() }
+                return try expand(SwiftType(alias.node.initializer.value), from: alias.scope, viaAlias: true, chain: &chain)
+            }
+            if viaAlias, let resolved = resolve(name, from: scope) { return .declared(resolved) }
+            return type
+        case .declared: return type
+        case .optional(let wrapped): return .optional(try expand(wrapped, from: scope, viaAlias: viaAlias, chain: &chain))
+        case .array(let element): return .array(try expand(element, from: scope, viaAlias: viaAlias, chain: &chain))
+        case .set(let element): return .set(try expand(element, from: scope, viaAlias: viaAlias, chain: &chain))
+        case .dictionary(let key, let value):
+            return .dictionary(
+                try expand(key, from: scope, viaAlias: viaAlias, chain: &chain),
+                try expand(value, from: scope, viaAlias: viaAlias, chain: &chain))
         }
     }
 }

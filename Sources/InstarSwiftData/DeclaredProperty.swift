@@ -27,8 +27,12 @@ struct RelationshipOptions {
 /// A stored property of a `@Model` class, as declared, before its type is resolved.
 struct DeclaredProperty {
     let name: String
-    let type: SwiftType
+    var type: SwiftType
     let initializer: ExprSyntax?
+    /// `var placement = Placement.standard`: the type is `Placement` only if the sources declare it with
+    /// that case or a static member of its own type; checked where declarations are known
+    /// (``Declarations/typeOfMember(_:)``), and an error there if not.
+    var inferredFromMember: MemberAccessExprSyntax?
     var attribute = AttributeOptions()
     var relationship: RelationshipOptions?
     let location: SourceLocation
@@ -95,16 +99,23 @@ struct ClassMemberReader {
             let annotation = binding.typeAnnotation?.type
                 ?? (binding.initializer == nil ? bindings[(index + 1)...].lazy.compactMap(\.typeAnnotation).first?.type : nil)
             let type: SwiftType
+            var member: MemberAccessExprSyntax?
             if let annotation {
                 type = SwiftType(annotation)
             } else if let value = binding.initializer?.value, let inferred = SwiftType(inferredFrom: value) {
                 type = inferred
+            } else if let access = binding.initializer?.value.as(MemberAccessExprSyntax.self), let base = access.base,
+                let written = SwiftType(typeExpression: base)
+            {
+                type = written
+                member = access
             } else {
                 error("stored property '\(name)' has no type annotation and its initial value does not show its type; write the type (`var \(name): T = ...`)", at: binding)
                 continue
             }
             var property = DeclaredProperty(
-                name: name, type: type, initializer: binding.initializer?.value, location: file.location(of: binding))
+                name: name, type: type, initializer: binding.initializer?.value, inferredFromMember: member,
+                location: file.location(of: binding))
             if let attribute = variable.attributes.attribute(named: "Attribute") {
                 property.attribute = attributeOptions(attribute)
             }

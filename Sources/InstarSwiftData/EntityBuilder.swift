@@ -55,10 +55,17 @@ struct EntityBuilder {
             var reader = ClassMemberReader(file: decl.file, owner: decl.name)
             let scope = decl.scope + [decl.name]
             // Diagnostics of this pass are dropped: building the entity reports them once.
-            for property in reader.read(decl.node.memberBlock).properties {
+            for var property in reader.read(decl.node.memberBlock).properties {
+                if declarations.settle(&property, scope: scope) != nil { continue }
                 var (target, _) = property.type.unwrapped
                 if case .array(let element) = target { target = element.unwrapped.type }
                 guard let reached = modelClass(target, scope: scope), !result.contains(reached) else { continue }
+                // A relationship's destination is an entity *name* in SwiftData's schema (as in Core Data):
+                // `SchemaV2.Tag.item` of type `SchemaV2.Item`, reached from a schema that lists its own
+                // `Item`, leads to that listed entity (fit-iq's SchemaV4 aliases V3's classes, which lead to
+                // V2's); ``relationship(_:scope:entityNames:owner:)`` links it so.
+                let bare = declarations.modelClasses[reached]!.name
+                if classes.contains(where: { declarations.modelClasses[$0]?.name == bare }) { continue }
                 result.append(reached)
                 diagnostics.append(SwiftDataDiagnostic(
                     .warning, "\(reached) is not listed in the schema's models but '\(property.name)' leads to it: added, as SwiftData adds reachable models",
@@ -93,8 +100,12 @@ struct EntityBuilder {
         locations[decl.name] = decl.location
         var mapper = AttributeMapper(declarations: declarations, owner: decl.name)
         let scope = decl.scope + [decl.name]
-        for property in members.properties {
+        for var property in members.properties {
             locations["\(decl.name).\(property.name)"] = property.location
+            if let problem = declarations.settle(&property, scope: scope) {
+                error(problem, at: property.location, subject: decl.name)
+                continue
+            }
             if isModelReference(property.type, scope: scope) {
                 if let relationship = relationship(property, scope: scope, entityNames: entityNames, owner: decl.name) {
                     pending[decl.name, default: []].append(relationship)
@@ -124,9 +135,13 @@ struct EntityBuilder {
     }
 
     func modelClass(_ type: SwiftType, scope: [String]) -> String? {
-        guard case .named(let name) = type, let resolved = declarations.resolve(name, from: scope),
-            declarations.modelClasses[resolved] != nil
-        else { return nil }
+        let resolved: String?
+        switch type {
+        case .named(let name): resolved = declarations.resolve(name, from: scope)
+        case .declared(let qualified): resolved = qualified
+        default: resolved = nil
+        }
+        guard let resolved, declarations.modelClasses[resolved] != nil else { return nil }
         return resolved
     }
 

@@ -52,7 +52,30 @@ struct MigrationPlanReader {
             error("`static var stages` is missing or not a single expression", at: decls[0].location, subject: name)
             return nil
         }
+        guard checkDirections(stages, schemas: schemas, plan: name) else { return nil }
         return SwiftDataMigrationPlan(name: name, schemas: schemas, stages: stages, location: decls[0].location)
+    }
+
+    /// A store is migrated forward through `schemas`, in their order: a stage to its own schema, or back
+    /// to an earlier one (which is also how stages form a cycle), would loop or be silently ignored by
+    /// the chain Instar builds; refused at the stage, and the plan left out. (tungvt-it-92's
+    /// `DowngradeMigrationPlan` in the corpus has one backward stage; no store shows what SwiftData does
+    /// with it.) A stage naming a schema `schemas` does not list is left to the plan checks, which say so.
+    private mutating func checkDirections(_ stages: [SwiftDataMigrationStage], schemas: [String], plan: String) -> Bool {
+        var ok = true
+        for stage in stages {
+            if stage.fromVersion == stage.toVersion {
+                error("the stage goes from \(stage.fromVersion) to itself: a stage migrates from one schema to a later one; remove it or name the next schema in `toVersion:`", at: stage.location, subject: plan)
+                ok = false
+                continue
+            }
+            guard let from = schemas.firstIndex(of: stage.fromVersion), let to = schemas.firstIndex(of: stage.toVersion) else { continue }
+            if to < from {
+                error("the stage goes backwards, from \(stage.fromVersion) (schema \(from + 1) of `schemas`) to \(stage.toVersion) (schema \(to + 1)): Instar plans a store forward through `schemas` (no store shows SwiftData running a stage backwards), and stages that lead back form a cycle; swap `fromVersion:` and `toVersion:` or reorder `schemas` (a separate downgrade plan: choose the forward plan with --migration-plan)", at: stage.location, subject: plan)
+                ok = false
+            }
+        }
+        return ok
     }
 
     /// A stage expression, or a reference to a constant holding one.

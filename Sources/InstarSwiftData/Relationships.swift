@@ -17,12 +17,25 @@ extension EntityBuilder {
             target = element.unwrapped.type
         }
         guard let destination = modelClass(target, scope: scope) else { return nil }
-        guard let destinationName = entityNames[destination] else {
+        let destinationName: String
+        if let listed = entityNames[destination] {
+            destinationName = listed
+        } else if let bare = declarations.modelClasses[destination]?.name, entityNames.values.contains(bare) {
+            // Another version's class of the same name (through a type alias): SwiftData links the
+            // relationship by entity name, to the class this schema lists.
+            destinationName = bare
+            let listed = entityNames.first { $0.value == bare }!.key
+            diagnostics.append(SwiftDataDiagnostic(
+                .warning, "'\(property.name)' is declared with type \(destination), but this schema's entity '\(bare)' is \(listed): SwiftData links relationships by entity name, so it leads to \(listed)",
+                at: property.location, subject: owner))
+        } else {
             error("relationship '\(property.name)' leads to \(destination), which is not among this schema's models; add it to `models` (SwiftData would add it for you, but the schema's source should say so)", at: property.location, subject: owner)
             return nil
         }
         let options = property.relationship ?? RelationshipOptions()
-        if let root = options.inverse?.root, let resolved = declarations.resolve(root, from: scope), resolved != destination {
+        if let root = options.inverse?.root, let resolved = declarations.resolve(root, from: scope),
+            declarations.modelClasses[resolved]?.name != destinationName
+        {
             error("`inverse:` key path starts at \(root), but the relationship leads to \(destinationName)", at: property.location, subject: owner)
             return nil
         }

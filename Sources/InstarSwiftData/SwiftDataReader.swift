@@ -33,12 +33,38 @@ package struct SwiftDataReader: Sendable {
     }
 
     /// Reads sources given as text; `path` is what diagnostics show.
+    ///
+    /// A file that nests deeper than ``SourceLimits`` allow is not parsed: an error at the place where
+    /// it crosses the limit, and the schemas that need its declarations are left out.
     package func read(files: [(path: String, text: String)]) -> SwiftDataSources {
+        let files = files.map { FileText(path: $0.path, text: $0.text) }
+        return SourceLimits.onLargeStack { Self.readOnThisThread(files) }.sources
+    }
+
+    private struct FileText: Sendable {
+        let path: String
+        let text: String
+    }
+
+    private struct Unchecked<T>: @unchecked Sendable {
+        let sources: T
+    }
+
+    private static func readOnThisThread(_ files: [FileText]) -> Unchecked<SwiftDataSources> {
         var declarations = Declarations()
         var diagnostics: [SwiftDataDiagnostic] = []
-        for (path, text) in files {
+        for item in files {
+            let (path, text) = (item.path, item.text)
+            if let problem = SourceLimits.nestingProblem(in: text, path: path) {
+                diagnostics.append(problem)
+                continue
+            }
             let tree = Parser.parse(source: text)
             let file = ParsedFile(path: path, tree: tree, converter: SourceLocationConverter(fileName: path, tree: tree))
+            if let problem = SourceLimits.deepestNodeProblem(in: file) {
+                diagnostics.append(problem)
+                continue
+            }
             if tree.hasError {
                 diagnostics.append(SwiftDataDiagnostic(
                     .warning, "the file has syntax errors; declarations around them may be missed", at: file.location(of: tree)))
@@ -47,7 +73,9 @@ package struct SwiftDataReader: Sendable {
             collector.walk(tree)
             declarations = collector.found
         }
-        return SwiftDataSources(declarations: declarations, files: files.map(\.path), readDiagnostics: diagnostics)
+        declarations.placeExtensionsOfAliases()
+        return Unchecked(sources: SwiftDataSources(
+            declarations: declarations, files: files.map(\.path), readDiagnostics: diagnostics))
     }
 
     static func swiftFiles(at path: String) throws(SwiftDataReadError) -> [String] {

@@ -5,6 +5,9 @@ import SwiftSyntax
 indirect enum SwiftType: Equatable, CustomStringConvertible {
     /// A nominal type as written (`String`, `Foundation.Date`, `Color.Resolved`, `AppSchemaV1.User`).
     case named(String)
+    /// A type declared in these sources, by qualified name, already looked up (what a type alias leads
+    /// to: it must not be looked up again from the scope that uses the alias).
+    case declared(String)
     case optional(SwiftType)
     case array(SwiftType)
     case dictionary(SwiftType, SwiftType)
@@ -91,7 +94,7 @@ indirect enum SwiftType: Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .named(let name): name
+        case .named(let name), .declared(let name): name
         case .optional(let wrapped): "\(wrapped)?"
         case .array(let element): "[\(element)]"
         case .dictionary(let key, let value): "[\(key): \(value)]"
