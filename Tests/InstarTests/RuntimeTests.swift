@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Instar
 import Testing
+@testable import InstarCLI
 import InstarTestSupport
 
 /// The migration runtime: each hook kind's guarantee, resuming after a failure or a kill in every
@@ -879,8 +880,14 @@ struct RuntimeFixture {
     }
 
     /// Runs `instar` to completion (killed after `timeout` seconds, so a hang cannot hang the suite).
+    /// Runs a command to its end: in this process where ``inProcessCommands`` allows it, else as a process.
     func instar(_ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws -> InstarProcess.Result {
-        try start(arguments, environment: environment).result(timeout: timeout)
+        if environment.isEmpty, let command = arguments.first, inProcessCommands.contains(command) {
+            let result = InstarCommand.runInProcess(arguments)
+            return InstarProcess.Result(
+                status: result.status, reason: .exit, pid: getpid(), stdout: result.stdout, stderr: result.stderr, timedOut: false)
+        }
+        return try start(arguments, environment: environment).result(timeout: timeout)
     }
 }
 
