@@ -4,7 +4,7 @@ import Instar
 import InstarCompiler
 
 /// `instar migrate [<plan>] --store <db> [--to <version>]`, or `--to-model <model>` for one inferred step.
-struct MigrateCommand: ParsableCommand {
+struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Migrate a store in place, along a plan's chain or in one inferred step.",
@@ -104,10 +104,6 @@ struct MigrateCommand: ParsableCommand {
     var dryRun = false
 
     @OptionGroup var swiftDataOptions: SwiftDataOptions
-    var swiftdata: [String] { swiftDataOptions.swiftdata }
-    var migrationPlan: String? { swiftDataOptions.migrationPlan }
-    var classes: String? { swiftDataOptions.classes }
-    var fromSwiftdata: [String] { swiftDataOptions.fromSwiftdata }
 
     @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
     var hooks: String?

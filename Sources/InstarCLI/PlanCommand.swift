@@ -11,7 +11,7 @@ enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// `instar plan <plan> [--store <db>] [--to <version>]`: the dry run.
-struct PlanCommand: ParsableCommand {
+struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Show what a migration would do, without touching the store.",
@@ -71,10 +71,6 @@ struct PlanCommand: ParsableCommand {
     var models: [String] = []
 
     @OptionGroup var swiftDataOptions: SwiftDataOptions
-    var swiftdata: [String] { swiftDataOptions.swiftdata }
-    var migrationPlan: String? { swiftDataOptions.migrationPlan }
-    var classes: String? { swiftDataOptions.classes }
-    var fromSwiftdata: [String] { swiftDataOptions.fromSwiftdata }
 
     @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
     var hooks: String?

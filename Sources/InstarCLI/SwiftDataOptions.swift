@@ -18,3 +18,15 @@ struct SwiftDataOptions: ParsableArguments {
     @Option(name: .customLong("from-swiftdata"), help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the sources the store shipped with (an earlier version of the app's, repeatable), the inferred step's source.", valueName: "sources"))
     var fromSwiftdata: [String] = []
 }
+
+/// A command with the SwiftData option group: its options read as the command's own.
+protocol UsesSwiftDataOptions {
+    var swiftDataOptions: SwiftDataOptions { get }
+}
+
+extension UsesSwiftDataOptions {
+    var swiftdata: [String] { swiftDataOptions.swiftdata }
+    var migrationPlan: String? { swiftDataOptions.migrationPlan }
+    var classes: String? { swiftDataOptions.classes }
+    var fromSwiftdata: [String] { swiftDataOptions.fromSwiftdata }
+}

@@ -6,7 +6,7 @@ import InstarTesting
 /// `instar test <plan> | --model Bundle [--rows N] [--from V…] [--fixtures DIR]`: every version of the
 /// history migrated to the target through the real chain, and checked. The engine is the library's
 /// ``MigrationTester``; this type only reads options and renders the report.
-struct TestCommand: ParsableCommand {
+struct TestCommand: ParsableCommand, UsesSwiftDataOptions {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Migrate a store of every version to the target and check the result.",
@@ -64,10 +64,6 @@ struct TestCommand: ParsableCommand {
     var models: [String] = []
 
     @OptionGroup var swiftDataOptions: SwiftDataOptions
-    var swiftdata: [String] { swiftDataOptions.swiftdata }
-    var migrationPlan: String? { swiftDataOptions.migrationPlan }
-    var classes: String? { swiftDataOptions.classes }
-    var fromSwiftdata: [String] { swiftDataOptions.fromSwiftdata }
 
     @Option(help: ArgumentHelp("With --swiftdata or --model: SQL for the custom stages' hooks or the mapping models' policies (YAML: hook name → SQL, names as 'instar plan' gives them); hooks not given are reported missing.", valueName: "file"))
     var hooks: String?
