@@ -55,6 +55,10 @@ final class ProgressReporter: Sendable {
             let elapsed = Date().timeIntervalSince(bar.stepStart)
             let eta = fraction > 0 && fraction < 1 ? String(format: " ETA %.0fs", elapsed / fraction - elapsed) : ""
             drawBar(&bar, fraction: fraction, detail: "\(name) \(done)\(total.map { "/\($0)" } ?? "")\(eta)", console: console)
+        case .slice(let table, let copied, let total, let left):
+            let fraction = total > 0 ? Double(copied) / Double(total) : 1
+            let eta = left.map { String(format: " ETA %.0fs", $0) } ?? ""
+            drawBar(&bar, fraction: fraction, detail: "\(table) \(copied)/\(total) rows\(eta)", console: console)
         case .stepFinished(_, _, let seconds):
             drawBar(&bar, fraction: 1, detail: String(format: "done in %.2fs", seconds), console: console)
         default:
@@ -85,6 +89,8 @@ final class ProgressReporter: Sendable {
             return "step \(i + 1)/\(n): \(from) → \(to) (\(kind.rawValue))"
         case .hook(let name, let done, let total):
             return "  \(name): \(done)\(total.map { "/\($0)" } ?? "")"
+        case .slice(let table, let copied, let total, let left):
+            return "  copied \(copied)/\(total) rows ahead (last into \(table))" + (left.map { String(format: ", about %.0f s left", $0) } ?? "")
         case .stepFinished(let i, let n, let seconds):
             return String(format: "step %d/%d done in %.2f s", i + 1, n, seconds)
         case .paused(let reason):
@@ -105,6 +111,10 @@ final class ProgressReporter: Sendable {
         case .hook(let name, let done, let total):
             var o: [String: Any] = ["event": "hook", "hook": name, "done": done]
             if let total { o["total"] = total }
+            return o
+        case .slice(let table, let copied, let total, let left):
+            var o: [String: Any] = ["event": "slice", "table": table, "copied": copied, "of": total]
+            if let left { o["secondsLeft"] = left }
             return o
         case .stepFinished(let i, let n, let seconds):
             return ["event": "stepFinished", "step": i + 1, "of": n, "seconds": seconds]

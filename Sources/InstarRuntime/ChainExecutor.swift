@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InstarCompiler
 import InstarInference
 import InstarModel
 import InstarPlanner
@@ -21,6 +22,8 @@ final class ChainExecutor {
     let allowCommands: Bool
     /// Run consecutive steps without hooks between them as one fused transaction.
     let fuse: Bool
+    /// Whether table rewrites are copied ahead in slices (``copyAhead(_:versions:hooks:reach:)``).
+    let slicing: Slicing
     let stop: StopRequest
     let deadline: Deadline?
     let emit: (ProgressEvent) -> Void
@@ -46,10 +49,11 @@ final class ChainExecutor {
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: RegisteredHook], mappingHooks: [String: MappingSwiftHook] = [:],
-        allowCommands: Bool, fuse: Bool = true, stop: StopRequest, deadline: Deadline?, lease: Lease = .mine(),
-        emit: @escaping (ProgressEvent) -> Void
+        allowCommands: Bool, fuse: Bool = true, slicing: Slicing = .default, stop: StopRequest, deadline: Deadline?,
+        lease: Lease = .mine(), emit: @escaping (ProgressEvent) -> Void
     ) {
         self.lease = lease
+        self.slicing = slicing
         self.fuse = fuse
         self.mappingHooks = mappingHooks
         self.plan = plan
@@ -196,20 +200,8 @@ final class ChainExecutor {
     /// The finish as a commit of its own: the last step's hooks that commit on their own are done (its
     /// record moves past the step and ends the run), or the run resumed at the end. Not interrupted.
     private func finish(_ entry: inout JournalEntry, failpoint: String = "journal.finish") throws {
-        interruptible.withLock { $0 = false }
-        defer { interruptible.withLock { $0 = true } }
         entry.status = .finished
-        var finished = entry
-        finished.updatedAt = Date()
-        try store.withDatabase { db in
-            try db.inTransaction(.immediate) {
-                try saveFinish(finished, db)
-                Failpoints.hit("\(failpoint).before-commit")
-                return .commit
-            }
-        }
-        claimPending = false
-        Failpoints.hit("\(failpoint).after-commit")
+        entry = try commitUnit(failpoint: failpoint, recordOnly: true) { [entry] _ in entry }
     }
 
     static func position(_ entry: JournalEntry) -> String {
@@ -282,13 +274,20 @@ final class ChainExecutor {
             // Steps with only inline SQL hooks between them run as one transaction, fused where exact.
             let last = segmentEnd(from: entry.step, in: entry)
             let versions = try [model(record.from)] + (entry.step...last).map { try model(entry.chain[$0].to) }
+            let failures = HookFailures()
+            let hooks = inlineHooks(first: entry.step, last: last, in: entry, failures: failures)
+            let prefilled: [SlicedCopy]
+            switch try copyAhead(&entry, versions: versions, hooks: hooks, reach: last) {
+            case .copied(let copies): prefilled = copies
+            case .paused(let result): return result
+            }
             var next = recordAfterSchema(entry.entering(.after, atStep: last))
             next.updatedAt = Date()
             let snapshot = next
-            let failures = HookFailures()
-            let hooks = inlineHooks(first: entry.step, last: last, in: entry, failures: failures)
             try commitSchemaTransaction(&entry, next: snapshot, failures: failures) { beforeCommit, onStatement in
-                try store.migrate(through: versions, fuse: fuse, hooks: hooks, beforeCommit: beforeCommit, onStatement: onStatement)
+                try store.migrate(
+                    through: versions, fuse: fuse, hooks: hooks, prefilled: prefilled, beforeCommit: beforeCommit,
+                    onStatement: onStatement)
             }
             if entry.status == .finished { return nil }
             if let reason = pauseReason() { return try pause(&entry, reason) }

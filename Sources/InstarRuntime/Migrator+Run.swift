@@ -118,7 +118,8 @@ extension Migrator {
         let progress = request.progress
         let executor = ChainExecutor(
             plan: plan, store: store, hooks: settings.swiftHooks, mappingHooks: settings.mappingHooks,
-            allowCommands: settings.allowCommands, fuse: settings.fuse, stop: request.stop, deadline: request.deadline,
+            allowCommands: settings.allowCommands, fuse: settings.fuse, slicing: settings.slicing, stop: request.stop,
+            deadline: request.deadline,
             lease: request.lease,
             emit: { event in
                 progress?(event)
