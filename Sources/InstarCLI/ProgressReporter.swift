@@ -90,7 +90,7 @@ final class ProgressReporter: Sendable {
         case .hook(let name, let done, let total):
             return "  \(name): \(done)\(total.map { "/\($0)" } ?? "")"
         case .slice(let table, let copied, let total, let left):
-            return "  copied \(copied)/\(total) rows ahead (last into \(table))" + (left.map { String(format: ", about %.0f s left", $0) } ?? "")
+            return "  copied \(copied)/\(total) rows ahead (last into \(table))" + (left.map { String(format: ", about %.1f s left", $0) } ?? "")
         case .stepFinished(let i, let n, let seconds):
             return String(format: "step %d/%d done in %.2f s", i + 1, n, seconds)
         case .paused(let reason):

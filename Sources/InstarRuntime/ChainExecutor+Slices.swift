@@ -79,16 +79,18 @@ extension ChainExecutor {
         let began = Date()
         entry = try commitUnit(failpoint: "slice") { [entry] db in
             var next = entry
-            let (end, read) = try store.copySlice(copy, from: from, rows: rows, db)
+            let (end, copied) = try store.copySlice(copy, from: from, rows: rows, db)
             // Fewer rows than asked: the copy reached the end. Rows the app adds later are recorded by
             // the change capture and copied by the step's transaction.
             var table = next.slices!.tables[index]
-            table.rowsCopied += read
-            table.next = end.flatMap { read < rows || $0 == Int64.max ? nil : $0 + 1 }
+            table.rowsCopied += copied
+            table.next = end.flatMap { copied < rows || $0 == Int64.max ? nil : $0 + 1 }
+            // The step's filter may leave rows out: a finished copy counts as all of them.
+            if table.next == nil { table.rowsCopied = max(table.rowsCopied, table.rowsTotal) }
             next.slices!.tables[index] = table
             let seconds = Date().timeIntervalSince(began)
-            if read > 0, seconds > 0 {
-                let measured = Double(read) / seconds
+            if copied > 0, seconds > 0 {
+                let measured = Double(copied) / seconds
                 next.slices!.rowsPerSecond = next.slices!.rowsPerSecond.map { ($0 + measured) / 2 } ?? measured
             }
             return next

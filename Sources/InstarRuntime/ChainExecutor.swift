@@ -209,6 +209,7 @@ final class ChainExecutor {
         var text = "step \(entry.step + 1)/\(entry.chain.count) (\(record.from) → \(record.to)), \(entry.phase.rawValue) phase"
         if entry.phase != .schema { text += ", hook \(entry.hook + 1)" }
         if let checkpoint = entry.checkpoint { text += " at checkpoint \(checkpoint)" }
+        if let slices = entry.slices { text += ", \(slices.rowsCopied)/\(slices.rowsTotal) rows copied ahead" }
         return text
     }
 

@@ -61,21 +61,15 @@ package struct SlicedCopy: Sendable, Hashable {
         triggerNames.map { "DROP TRIGGER IF EXISTS \($0.sqlQuoted)" } + ["DROP TABLE IF EXISTS \(changesTable.sqlQuoted)"]
     }
 
-    /// The source rowid of the slice's last row: the `rows`-th from the rowid `from` (bound as `?`,
-    /// inclusive), or the last one when fewer are left; NULL when none is left. A plain range on the
-    /// rowid, so each slice reads only its own rows.
-    package var sliceEndSQL: String {
-        let rowid = "\(source.sqlQuoted).rowid"
-        return "SELECT max(\("rowid")) FROM (SELECT \(rowid) FROM \(source.sqlQuoted) WHERE \(rowid) >= ? ORDER BY \(rowid) LIMIT ?)"
-    }
-
-    /// Copies the source rows with rowids in `[from, through]`, in rowid order (as the whole copy
-    /// reads them): arguments are ``insertArguments``, then `from` and `through`, then ``filterArguments``.
+    /// Copies the next source rows in rowid order (as the whole copy reads them), at most `LIMIT` of
+    /// those the filter keeps, from the rowid `from` on: a plain range on the rowid, so each slice
+    /// reads only its own rows. Arguments: ``insertArguments``, `from`, ``filterArguments``, the limit.
+    /// The staging table's largest rowid is then the last row copied.
     package var sliceSQL: String {
         let rowid = "\(source.sqlQuoted).rowid"
-        var sql = insertSQL + " WHERE \(rowid) >= ? AND \(rowid) <= ?"
+        var sql = insertSQL + " WHERE \(rowid) >= ?"
         if let filterSQL { sql += " AND " + filterSQL }
-        return sql + " ORDER BY \(rowid)"
+        return sql + " ORDER BY \(rowid) LIMIT ?"
     }
 
     /// Removes from the staging table the rows whose source rows changed since they were copied.
@@ -131,7 +125,7 @@ extension StepSQLPlanner {
         guard table.primaryKey.isEmpty, let key = table.columns.first(where: \.isPrimaryKey),
             key.declaredType.uppercased() == "INTEGER"
         else { return nil }
-        if let sql, SQLKeywords.words(of: sql).suffix(2).map { $0.uppercased() } == ["WITHOUT", "ROWID"] { return nil }
+        if let sql, SQLKeywords.words(of: sql).suffix(2).map({ $0.uppercased() }) == ["WITHOUT", "ROWID"] { return nil }
         return key.name
     }
 }

@@ -40,17 +40,17 @@ extension SQLiteStore {
         try Int.fetchOne(db, sql: "SELECT count(*) FROM \(copy.source.sqlQuoted)") ?? 0
     }
 
-    /// Inside the caller's transaction: copies up to `rows` source rows from the rowid `from`
-    /// (inclusive; `Int64.min` for the start). Returns the rowid the slice ended at (nil when no row
-    /// was left) and how many source rows it read.
-    package func copySlice(_ copy: SlicedCopy, from start: Int64, rows: Int, _ db: Database) throws -> (end: Int64?, read: Int) {
-        guard let end = try Int64.fetchOne(db, sql: copy.sliceEndSQL, arguments: [start, rows]) else { return (nil, 0) }
-        let arguments = copy.insertArguments.map(\.databaseValue) + [start.databaseValue, end.databaseValue]
-            + copy.filterArguments.map(\.databaseValue)
+    /// Inside the caller's transaction: copies up to `rows` rows from the source rowid `from` on
+    /// (inclusive; `Int64.min` for the start). Returns the rowid of the last row copied (nil when none
+    /// was left) and how many rows were copied.
+    package func copySlice(_ copy: SlicedCopy, from start: Int64, rows: Int, _ db: Database) throws -> (end: Int64?, copied: Int) {
+        let arguments = copy.insertArguments.map(\.databaseValue) + [start.databaseValue]
+            + copy.filterArguments.map(\.databaseValue) + [rows.databaseValue]
         try db.executeSingle(copy.sliceSQL, arguments: StatementArguments(arguments))
-        let read = try Int.fetchOne(
-            db, sql: "SELECT count(*) FROM \(copy.source.sqlQuoted) WHERE rowid >= ? AND rowid <= ?", arguments: [start, end]) ?? 0
-        return (end, read)
+        let copied = db.changesCount
+        guard copied > 0 else { return (nil, 0) }
+        // The rightmost key of the staging table: the staging rowid is the source rowid.
+        return (try Int64.fetchOne(db, sql: "SELECT max(rowid) FROM \(copy.staging.sqlQuoted)"), copied)
     }
 
     /// Inside the step's transaction, before its first run of steps is planned: each staging table
