@@ -1,0 +1,80 @@
+"""Measuring runs, their order, and the tables the benchmarks print."""
+
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+
+def measure(command, stdin=None):
+    """Runs a command to its end and measures it:
+
+      wall         seconds, time.perf_counter around the process
+      user, sys    CPU seconds of the child (wait4's rusage: what /usr/bin/time reports); cpu = user + sys
+      rss          the child's maximum resident set, MiB
+      fs_out       file system outputs in 512-byte blocks (ru_oublock, /usr/bin/time's "File system outputs")
+      wchar        bytes the child handed to write(2) (database and journal), from /proc/<pid>/io, read
+                   after it exits but before it is reaped; None where /proc has no io file
+      write_bytes  bytes the kernel accounted to the block layer for it (page cache pages it dirtied)
+
+    plus returncode, stdout and stderr (text). `stdin` is None (no input), a Path (that file) or a string."""
+    command = [str(a) for a in command]
+    stdin_file = open(stdin, "rb") if isinstance(stdin, Path) else None
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=stdin_file or (subprocess.PIPE if isinstance(stdin, str) else subprocess.DEVNULL))
+    output = {}
+
+    def drain(name, stream):
+        output[name] = stream.read()
+
+    threads = [threading.Thread(target=drain, args=("stderr", child.stderr))]
+    if isinstance(stdin, str):
+        def feed():
+            try:
+                child.stdin.write(stdin.encode())
+                child.stdin.close()
+            except BrokenPipeError:
+                pass
+        threads.append(threading.Thread(target=feed))
+    for thread in threads:
+        thread.start()
+    output["stdout"] = child.stdout.read()  # until the child closes it (at exit)
+    for thread in threads:
+        thread.join()
+    os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped: /proc/<pid> is still there
+    wall = time.perf_counter() - start
+    try:
+        io = dict(line.split(": ") for line in Path(f"/proc/{child.pid}/io").read_text().splitlines())
+    except OSError:
+        io = {}
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    child.stdout.close()
+    child.stderr.close()
+    if stdin_file:
+        stdin_file.close()
+    return {"wall": wall, "user": usage.ru_utime, "sys": usage.ru_stime, "cpu": usage.ru_utime + usage.ru_stime,
+            "rss": usage.ru_maxrss / 1024, "fs_out": usage.ru_oublock,
+            "wchar": int(io["wchar"]) if "wchar" in io else None,
+            "write_bytes": int(io["write_bytes"]) if "write_bytes" in io else None,
+            "returncode": child.returncode, "stdout": output["stdout"].decode("utf-8", "replace"),
+            "stderr": output["stderr"].decode("utf-8", "replace")}
+
+
+def round_robin(names, repeat):
+    """(repetition, name) for `repeat` rounds over `names`, the first name rotating with every round, so
+    that no implementation always runs first (or right after a given other one)."""
+    for repetition in range(repeat):
+        shift = repetition % len(names)
+        for name in names[shift:] + names[:shift]:
+            yield repetition, name
+
+
+def markdown_table(header, rows, left=1):
+    """A Markdown table: the first `left` columns left-aligned, the others (figures) right-aligned."""
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i < left else "---:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
