@@ -39,6 +39,14 @@ def copy_store(source, target):
     return Path(target)
 
 
+def move_store(source, target):
+    """Renames a store and its sidecars onto `target` (its old files removed first)."""
+    remove_store(target)
+    for suffix in ("",) + SIDECARS:
+        if Path(str(source) + suffix).exists():
+            Path(str(source) + suffix).rename(str(target) + suffix)
+
+
 def fresh_copy(base, work):
     """`work` as a fresh copy of `base`, flushed (`sync`), so a timed run starts from the same state."""
     copy_store(base, work)
