@@ -2,24 +2,41 @@
 
 import os
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
+
+from .common import tmpfs_with_room
+
+TIME = "/usr/bin/time"
 
 
 def measure(command, stdin=None):
     """Runs a command to its end and measures it:
 
       wall         seconds, time.perf_counter around the process
-      user, sys    CPU seconds of the child (wait4's rusage: what /usr/bin/time reports); cpu = user + sys
-      rss          the child's maximum resident set, MiB
+      user, sys    CPU seconds (wait4's rusage, what /usr/bin/time reports); cpu = user + sys
+      rss          maximum resident set, MiB
       fs_out       file system outputs in 512-byte blocks (ru_oublock, /usr/bin/time's "File system outputs")
-      wchar        bytes the child handed to write(2) (database and journal), from /proc/<pid>/io, read
-                   after it exits but before it is reaped; None where /proc has no io file
+      wchar        bytes handed to write(2) (database and journal), from /proc/<pid>/io, read after the
+                   process exits but before it is reaped; None where /proc has no io file
       write_bytes  bytes the kernel accounted to the block layer for it (page cache pages it dirtied)
 
-    plus returncode, stdout and stderr (text). `stdin` is None (no input), a Path (that file) or a string."""
+    plus returncode, stdout and stderr (text). `stdin` is None (no input), a Path (that file) or a string.
+
+    The command runs under `/usr/bin/time -f %M` when there is one: Linux counts a process's peak RSS
+    from before its exec, so a command forked from this Python process would report at least Python's
+    own peak (after generating a large store: hundreds of MB); /usr/bin/time is small and reports the
+    command's own. Its CPU seconds, block and /proc/<pid>/io figures include the command's, which it
+    has reaped, and time's own (a millisecond, a line written to tmpfs). Without /usr/bin/time the
+    command is the child, and rss is at least this process's peak (rss_floor says so)."""
     command = [str(a) for a in command]
+    time_file = None
+    if os.access(TIME, os.X_OK):
+        handle, time_file = tempfile.mkstemp(prefix="instar-measure-", dir=tmpfs_with_room(1 << 20))
+        os.close(handle)
+        command = [TIME, "-f", "%M", "-o", time_file] + command
     stdin_file = open(stdin, "rb") if isinstance(stdin, Path) else None
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -55,8 +72,14 @@ def measure(command, stdin=None):
     child.stderr.close()
     if stdin_file:
         stdin_file.close()
+    rss_kb, rss_floor = usage.ru_maxrss, True
+    if time_file:
+        lines = Path(time_file).read_text().split()
+        os.unlink(time_file)
+        if lines and lines[-1].isdigit():
+            rss_kb, rss_floor = int(lines[-1]), False
     return {"wall": wall, "user": usage.ru_utime, "sys": usage.ru_stime, "cpu": usage.ru_utime + usage.ru_stime,
-            "rss": usage.ru_maxrss / 1024, "fs_out": usage.ru_oublock,
+            "rss": rss_kb / 1024, "rss_floor": rss_floor, "fs_out": usage.ru_oublock,
             "wchar": int(io["wchar"]) if "wchar" in io else None,
             "write_bytes": int(io["write_bytes"]) if "write_bytes" in io else None,
             "returncode": child.returncode, "stdout": output["stdout"].decode("utf-8", "replace"),
