@@ -91,11 +91,12 @@ def integrity_problems(path, foreign_keys=True):
 # Making stores
 
 
-def create_store(instar, model, store, layout=None, check=True):
+def create_store(instar, model, store, layout=None, check=True, timeout=None):
     """`instar store create MODEL --store STORE [--layout LAYOUT]` over whatever was at STORE. With `check`,
     a failure ends the script (exit 1) with instar's output; without, the caller reads the result."""
     remove_store(store)
-    done = run([instar, "store", "create", model, "--store", store] + (["--layout", layout] if layout else []))
+    done = run([instar, "store", "create", model, "--store", store] + (["--layout", layout] if layout else []),
+               timeout=timeout)
     if check and done.returncode != 0:
         sys.exit(f"error: instar store create {model} --store {store}: {describe_exit(done)}\n{done.stderr}{done.stdout}")
     return done
