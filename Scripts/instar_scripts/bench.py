@@ -2,6 +2,7 @@
 
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -12,7 +13,7 @@ from .common import tmpfs_with_room
 TIME = "/usr/bin/time"
 
 
-def measure(command, stdin=None):
+def measure(command, stdin=None, check=False):
     """Runs a command to its end and measures it:
 
       wall         seconds, time.perf_counter around the process
@@ -24,6 +25,7 @@ def measure(command, stdin=None):
       write_bytes  bytes the kernel accounted to the block layer for it (page cache pages it dirtied)
 
     plus returncode, stdout and stderr (text). `stdin` is None (no input), a Path (that file) or a string.
+    With `check`, a run that fails ends the script (exit 1) with its output.
 
     The command runs under `/usr/bin/time -f %M` when there is one: Linux counts a process's peak RSS
     from before its exec, so a command forked from this Python process would report at least Python's
@@ -32,14 +34,14 @@ def measure(command, stdin=None):
     has reaped, and time's own (a millisecond, a line written to tmpfs). Without /usr/bin/time the
     command is the child, and rss is at least this process's peak (rss_floor says so)."""
     command = [str(a) for a in command]
-    time_file = None
+    time_file, wrapped = None, command
     if os.access(TIME, os.X_OK):
         handle, time_file = tempfile.mkstemp(prefix="instar-measure-", dir=tmpfs_with_room(1 << 20))
         os.close(handle)
-        command = [TIME, "-f", "%M", "-o", time_file] + command
+        wrapped = [TIME, "-f", "%M", "-o", time_file] + command
     stdin_file = open(stdin, "rb") if isinstance(stdin, Path) else None
     start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    child = subprocess.Popen(wrapped, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              stdin=stdin_file or (subprocess.PIPE if isinstance(stdin, str) else subprocess.DEVNULL))
     output = {}
 
@@ -78,12 +80,15 @@ def measure(command, stdin=None):
         os.unlink(time_file)
         if lines and lines[-1].isdigit():
             rss_kb, rss_floor = int(lines[-1]), False
-    return {"wall": wall, "user": usage.ru_utime, "sys": usage.ru_stime, "cpu": usage.ru_utime + usage.ru_stime,
-            "rss": rss_kb / 1024, "rss_floor": rss_floor, "fs_out": usage.ru_oublock,
-            "wchar": int(io["wchar"]) if "wchar" in io else None,
-            "write_bytes": int(io["write_bytes"]) if "write_bytes" in io else None,
-            "returncode": child.returncode, "stdout": output["stdout"].decode("utf-8", "replace"),
-            "stderr": output["stderr"].decode("utf-8", "replace")}
+    result = {"wall": wall, "user": usage.ru_utime, "sys": usage.ru_stime, "cpu": usage.ru_utime + usage.ru_stime,
+              "rss": rss_kb / 1024, "rss_floor": rss_floor, "fs_out": usage.ru_oublock,
+              "wchar": int(io["wchar"]) if "wchar" in io else None,
+              "write_bytes": int(io["write_bytes"]) if "write_bytes" in io else None,
+              "returncode": child.returncode, "stdout": output["stdout"].decode("utf-8", "replace"),
+              "stderr": output["stderr"].decode("utf-8", "replace")}
+    if check and result["returncode"] != 0:
+        sys.exit(f"error: {' '.join(command)} failed ({result['returncode']}):\n{result['stdout']}{result['stderr']}")
+    return result
 
 
 def round_robin(names, repeat):
