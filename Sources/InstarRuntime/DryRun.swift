@@ -163,7 +163,7 @@ public enum DryRun {
     }
 
     static func build(plan: Plan, storePath: String?, from: String?, to: String?) throws -> DryRunReport {
-        let layout = try Layouts.resolve(plan.layout, path: storePath ?? plan.file)
+        let layout = try plan.storeLayout(path: storePath)
         var store: SQLiteStore?
         var current: Model
         var matchedBy: String?
@@ -273,7 +273,7 @@ public enum DryRun {
             var compiler = try MappingCompiler(mapping: mapping.model, from: from, to: to, layout: layout)
             return try compiler.compile()
         } catch {
-            throw StoreError(.notInferable, path: mapping.model.file, error.description)
+            throw StoreError(.notInferable, path: mapping.model.file, error.description, underlying: error)
         }
     }
 

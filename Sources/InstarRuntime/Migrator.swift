@@ -181,9 +181,10 @@ public final class Migrator: Sendable {
 
     /// The store layout the plan names; an opened store may adapt it to what it finds. A name that is
     /// neither built in nor registered is ``StoreError/Kind/unknownLayout`` here as everywhere
-    /// (``Layouts/resolve(_:path:)``), never the Instar layout in its place.
+    /// (``LayoutRegistry/resolve(_:path:location:)``, at the plan's `layout` key), never the Instar
+    /// layout in its place.
     public var layout: any StoreLayout {
-        get throws(StoreError) { try Layouts.resolve(plan.layout, path: plan.file) }
+        get throws(StoreError) { try plan.storeLayout() }
     }
 
     /// The store's version among the plan's versions, or an error saying what the store looks like.

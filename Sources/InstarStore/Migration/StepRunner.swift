@@ -189,7 +189,8 @@ extension SQLiteStore {
                         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                             throw StoreError(
                                 .dataCondition, path: path,
-                                "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed")
+                                "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed",
+                                sqlite: SQLiteFailure(error))
                         }
                     }
                     statements += unitPlan.statements
@@ -231,7 +232,7 @@ extension SQLiteStore {
                 throw StoreError(
                     .verificationFailed, path: path,
                     "the store's view '\(view.name)' no longer works at \(version) (\(error.message ?? "error")); rolled back",
-                    hint: "drop or change the view before migrating, and recreate it for the new version")
+                    hint: "drop or change the view before migrating, and recreate it for the new version", sqlite: SQLiteFailure(error))
             }
         }
     }
