@@ -13,7 +13,7 @@ from .common import tmpfs_with_room
 TIME = "/usr/bin/time"
 
 
-def measure(command, stdin=None, check=False):
+def measure(command, stdin=None, check=False, watch=()):
     """Runs a command to its end and measures it:
 
       wall         seconds, time.perf_counter around the process
@@ -23,6 +23,10 @@ def measure(command, stdin=None, check=False):
       wchar        bytes handed to write(2) (database and journal), from /proc/<pid>/io, read after the
                    process exits but before it is reaped; None where /proc has no io file
       write_bytes  bytes the kernel accounted to the block layer for it (page cache pages it dirtied)
+
+      peak_watched the largest size seen of any file in `watch` (paths; sampled every 5 ms while the
+                   command runs, so a file that lives less than that may be missed): a store's -journal
+                   or -wal, say; None without `watch`
 
     plus returncode, stdout and stderr (text). `stdin` is None (no input), a Path (that file) or a string.
     With `check`, a run that fails ends the script (exit 1) with its output.
@@ -57,9 +61,25 @@ def measure(command, stdin=None, check=False):
             except BrokenPipeError:
                 pass
         threads.append(threading.Thread(target=feed))
+    peak = [0]
+    running = threading.Event()
+    running.set()
+
+    def sample():
+        while running.is_set():
+            for path in watch:
+                try:
+                    peak[0] = max(peak[0], os.stat(path).st_size)
+                except OSError:
+                    pass
+            time.sleep(0.005)
+
+    if watch:
+        threads.append(threading.Thread(target=sample, daemon=True))
     for thread in threads:
         thread.start()
     output["stdout"] = child.stdout.read()  # until the child closes it (at exit)
+    running.clear()
     for thread in threads:
         thread.join()
     os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped: /proc/<pid> is still there
@@ -84,6 +104,7 @@ def measure(command, stdin=None, check=False):
               "rss": rss_kb / 1024, "rss_floor": rss_floor, "fs_out": usage.ru_oublock,
               "wchar": int(io["wchar"]) if "wchar" in io else None,
               "write_bytes": int(io["write_bytes"]) if "write_bytes" in io else None,
+              "peak_watched": peak[0] if watch else None,
               "returncode": child.returncode, "stdout": output["stdout"].decode("utf-8", "replace"),
               "stderr": output["stderr"].decode("utf-8", "replace")}
     if check and result["returncode"] != 0:

@@ -159,6 +159,8 @@ extension ChainExecutor {
         if record.phase == .before || record.status == .finished, let timing = stepTiming {
             record.timings[timing.label, default: 0] += Date().timeIntervalSince(timing.start)
         }
+        // Pages the steps freed go back to the file system before the run ends (``reclaimThenFinish(_:)``).
+        if record.status == .finished, incrementalVacuum, try Self.freePages(db) > 0 { record.status = .running }
         try seal(record, db, failpoint: "step")
         return record
     }

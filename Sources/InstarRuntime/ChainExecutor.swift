@@ -46,6 +46,9 @@ final class ChainExecutor {
     /// Rows each step of the chain rewrites, by position: the planner's prices for a fresh run,
     /// counted on the store for the remaining steps of a resumed one (``estimatedRows(_:through:)``).
     var rowEstimates: [Int: Int] = [:]
+    /// Whether the store has `auto_vacuum = INCREMENTAL`: the run gives back the pages it frees
+    /// (``reclaimThenFinish(_:)``).
+    var incrementalVacuum = false
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: RegisteredHook], mappingHooks: [String: MappingSwiftHook] = [:],
@@ -81,6 +84,7 @@ final class ChainExecutor {
 
     func run(start: () throws -> [Step]) throws -> MigrationResult {
         dataVersionAtStart = try readDataVersion()
+        incrementalVacuum = try store.withDatabase(Self.readIncrementalVacuum)
         guard var entry = try resumeOrStart(start) else { return .finished(steps: 0) }
         if let reason = pauseReason() { return .paused(reason) }
         // No commit of its own for the start: the first unit's transaction carries the lease claim and
@@ -94,7 +98,7 @@ final class ChainExecutor {
         } catch {
             return try recover(from: error, &entry)
         }
-        if entry.status != .finished { try finish(&entry) }
+        if entry.status != .finished, let paused = try finish(&entry) { return paused }
         emit(.finished(steps: entry.chain.count, seconds: Date().timeIntervalSince(started)))
         return .finished(steps: entry.chain.count)
     }
@@ -159,7 +163,11 @@ final class ChainExecutor {
             entry.timings["\(record.from) → \(record.to)", default: 0] += Date().timeIntervalSince(stepStart)
             entry = entry.nextStep()
             // Past the last step, moving on is the finish: one commit, not two.
-            if entry.step < entry.chain.count { try commit(entry, failpoint: "step.done") } else { try finish(&entry, failpoint: "step.done") }
+            if entry.step < entry.chain.count {
+                try commit(entry, failpoint: "step.done")
+            } else if let paused = try finish(&entry, failpoint: "step.done") {
+                return paused
+            }
         }
         return nil
     }
@@ -199,9 +207,15 @@ final class ChainExecutor {
 
     /// The finish as a commit of its own: the last step's hooks that commit on their own are done (its
     /// record moves past the step and ends the run), or the run resumed at the end. Not interrupted.
-    private func finish(_ entry: inout JournalEntry, failpoint: String = "journal.finish") throws {
+    /// Where the store gives free pages back, they go first (``reclaimThenFinish(_:)``); returns the
+    /// pause when a stop comes before the end.
+    private func finish(_ entry: inout JournalEntry, failpoint: String = "journal.finish") throws -> MigrationResult? {
+        if incrementalVacuum, try store.withDatabase({ db in try Self.freePages(db) }) > 0 {
+            return try reclaimThenFinish(&entry)
+        }
         entry.status = .finished
         entry = try commitUnit(failpoint: failpoint, recordOnly: true) { [entry] _ in entry }
+        return nil
     }
 
     static func position(_ entry: JournalEntry) -> String {
