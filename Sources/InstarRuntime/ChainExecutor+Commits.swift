@@ -161,6 +161,8 @@ extension ChainExecutor {
         }
         // Pages the steps freed go back to the file system before the run ends (``reclaimThenFinish(_:)``).
         if record.status == .finished, incrementalVacuum, try Self.freePages(db) > 0 { record.status = .running }
+        // Tables the step retired are deleted in slices before the run ends (``dropRetiredTables(_:)``).
+        if record.status == .finished, try !store.retiredTables(db).isEmpty { record.status = .running }
         try seal(record, db, failpoint: "step")
         return record
     }

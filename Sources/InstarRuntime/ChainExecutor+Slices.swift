@@ -75,7 +75,7 @@ extension ChainExecutor {
 
     /// One slice of `copy` from the rowid `from`, committed with the journal's new cursor.
     private func copySlice(_ entry: inout JournalEntry, index: Int, copy: SlicedCopy, from: Int64) throws {
-        let rows = sliceRows(entry.slices)
+        let rows = sliceRows(rate: entry.slices?.rowsPerSecond)
         let began = Date()
         entry = try commitUnit(failpoint: "slice") { [entry] db in
             var next = entry
@@ -102,7 +102,7 @@ extension ChainExecutor {
     /// Rows for the next slice: fixed with ``Slicing/rows(_:)``; otherwise the measured rate times the
     /// slice's time (a quarter of a second, or ``Slicing/seconds(_:)``, and at most half the budget
     /// left), at least 100; the first slice, before any rate is known, is the floor.
-    private func sliceRows(_ progress: SlicedProgress?) -> Int {
+    func sliceRows(rate: Double?) -> Int {
         let floor = 100
         var seconds = 0.25
         switch slicing {
@@ -111,7 +111,38 @@ extension ChainExecutor {
         case .automatic, .off: break
         }
         if let deadline { seconds = min(seconds, max(0, deadline.remaining) / 2) }
-        guard let rate = progress?.rowsPerSecond, rate.isFinite else { return floor }
+        guard let rate, rate.isFinite else { return floor }
         return max(floor, Int(min(rate * seconds, Double(Int32.max))))
+    }
+}
+
+extension ChainExecutor {
+    /// Deletes the rows of the tables a step retired (the sources of sliced copies), a slice per
+    /// commit, and drops each once empty: the old table goes without one long drop, and within a
+    /// budget. Returns the pause when a stop comes first. The journal's position does not move: a run
+    /// killed here finds the retired tables again and goes on.
+    func dropRetiredTables(_ entry: inout JournalEntry) throws -> MigrationResult? {
+        let tables = try StoreError.wrapping(path: store.path, doing: "reading the retired tables") {
+            try store.withDatabase { db in try store.retiredTables(db) }
+        }
+        for table in tables {
+            var dropped = false
+            while !dropped {
+                if let reason = pauseReason() { return try pause(&entry, reason) }
+                let rows = sliceRows(rate: retireRate)
+                let began = Date()
+                entry = try commitUnit(failpoint: "retire") { [entry] db in
+                    let (deleted, gone) = try store.deleteRetiredSlice(table, rows: rows, db)
+                    dropped = gone
+                    let seconds = Date().timeIntervalSince(began)
+                    if deleted > 0, seconds > 0 {
+                        let measured = Double(deleted) / seconds
+                        retireRate = retireRate.map { ($0 + measured) / 2 } ?? measured
+                    }
+                    return entry
+                }
+            }
+        }
+        return nil
     }
 }

@@ -49,6 +49,8 @@ final class ChainExecutor {
     /// Whether the store has `auto_vacuum = INCREMENTAL`: the run gives back the pages it frees
     /// (``reclaimThenFinish(_:)``).
     var incrementalVacuum = false
+    /// Rows per second deleting retired tables (``dropRetiredTables(_:)``), measured by this call.
+    var retireRate: Double?
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: RegisteredHook], mappingHooks: [String: MappingSwiftHook] = [:],
@@ -87,6 +89,8 @@ final class ChainExecutor {
         incrementalVacuum = try store.withDatabase(Self.readIncrementalVacuum)
         guard var entry = try resumeOrStart(start) else { return .finished(steps: 0) }
         if let reason = pauseReason() { return .paused(reason) }
+        // A run killed while it deleted a retired table goes on with it first.
+        if resumedRun, let paused = try dropRetiredTables(&entry) { return paused }
         // No commit of its own for the start: the first unit's transaction carries the lease claim and
         // the start record (a hook that commits on its own is preceded by them: ``recordStart(_:)``).
         let started = Date()
@@ -210,6 +214,7 @@ final class ChainExecutor {
     /// Where the store gives free pages back, they go first (``reclaimThenFinish(_:)``); returns the
     /// pause when a stop comes before the end.
     private func finish(_ entry: inout JournalEntry, failpoint: String = "journal.finish") throws -> MigrationResult? {
+        if let paused = try dropRetiredTables(&entry) { return paused }
         if incrementalVacuum, try store.withDatabase({ db in try Self.freePages(db) }) > 0 {
             return try reclaimThenFinish(&entry)
         }
@@ -304,6 +309,7 @@ final class ChainExecutor {
                     through: versions, fuse: fuse, hooks: hooks, prefilled: prefilled, beforeCommit: beforeCommit,
                     onStatement: onStatement)
             }
+            if !prefilled.isEmpty, let paused = try dropRetiredTables(&entry) { return paused }
             if entry.status == .finished { return nil }
             if let reason = pauseReason() { return try pause(&entry, reason) }
         }

@@ -36,6 +36,16 @@ package struct SlicedCopy: Sendable, Hashable {
     package var filterSQL: String?
     package var filterArguments: [SQLValue]
 
+    /// Where the step's transaction moves the source table of the copy whose staging table is
+    /// `staging`, instead of dropping it: `_instar_retired_<n>`, whose rows the run then deletes in
+    /// slices of their own before it drops the emptied table.
+    package static func retiredName(_ staging: String) -> String {
+        staging.replacingOccurrences(of: "_instar_slice_", with: "_instar_retired_")
+    }
+
+    /// The prefix of every retired table's name.
+    package static let retiredPrefix = "_instar_retired_"
+
     /// The side table that records the rowids of source rows written after the copy began.
     package var changesTable: String { staging + "_changes" }
 

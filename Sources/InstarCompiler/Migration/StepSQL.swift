@@ -153,10 +153,28 @@ package enum StepSQLPlanner {
 
         // 5. Drop older tables that were rebuilt or are gone; a rebuilt table takes its older table's
         //    (temporary) name, so that references to that table now lead to it.
+        //    The source of a table copied ahead in slices is retired instead (renamed into Instar's
+        //    namespace, its rows deleted in slices after the step: ``SlicedCopy/retiredName(_:)``), so
+        //    that the step's transaction does not pay for a drop as long as the copy; not when another
+        //    table's foreign key names it (the rename would carry that reference along).
         let alteredSources = Set(inPlace.map(\.1.name))
+        let referenced = Set(actual.tables.flatMap { $0.columns.compactMap(\.references?.table) })
+        var retiring: [String: String] = [:]
+        for t in copies {
+            guard let staging = prefilled[t.target.name], let source = t.source, !referenced.contains(source) else { continue }
+            retiring[source] = SlicedCopy.retiredName(staging)
+        }
         var finalNames: [(String, String)] = []
         for table in actual.tables.map(\.name) where !alteredSources.contains(table) {
-            add("DROP TABLE \(current[table]!.sqlQuoted)", [], "drop \(table)")
+            if let retired = retiring[table] {
+                // Its indexes would keep their names, which the new table's take.
+                for index in actual.indexes(on: table) {
+                    add("DROP INDEX \(index.name.sqlQuoted)", [], "drop index \(index.name)")
+                }
+                add("ALTER TABLE \(current[table]!.sqlQuoted) RENAME TO \(retired.sqlQuoted)", [], "retire \(table)")
+            } else {
+                add("DROP TABLE \(current[table]!.sqlQuoted)", [], "drop \(table)")
+            }
             if tables[table] == nil { tables[table] = .dropped }
         }
         for t in copies {

@@ -101,3 +101,23 @@ extension SQLiteStore {
         }
     }
 }
+
+extension SQLiteStore {
+    /// The tables the step's transaction retired (``SlicedCopy/retiredName(_:)``) that still exist.
+    package func retiredTables(_ db: Database) throws -> [String] {
+        try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ?) = ? ORDER BY name",
+            arguments: [SlicedCopy.retiredPrefix.count, SlicedCopy.retiredPrefix])
+    }
+
+    /// Inside the caller's transaction: deletes up to `rows` rows of the retired `table`, in rowid order,
+    /// and drops it once it is empty. Returns the rows deleted and whether it is gone.
+    package func deleteRetiredSlice(_ table: String, rows: Int, _ db: Database) throws -> (deleted: Int, dropped: Bool) {
+        let name = table.sqlQuoted
+        try db.execute(sql: "DELETE FROM \(name) WHERE rowid IN (SELECT rowid FROM \(name) ORDER BY rowid LIMIT ?)", arguments: [rows])
+        let deleted = db.changesCount
+        guard deleted < rows else { return (deleted, false) }
+        try db.execute(sql: "DROP TABLE \(name)")
+        return (deleted, true)
+    }
+}
