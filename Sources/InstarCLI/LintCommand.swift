@@ -138,7 +138,7 @@ struct LintCommand: ParsableCommand {
         let subject = plan ?? (swiftdata.isEmpty ? models : swiftdata).joined(separator: " ")
         switch format {
         case .text: printOut(LintRendering.text(findings))
-        case .json: printOut(jsonText(LintRendering.json(findings, plan: subject)))
+        case .json: printOut(jsonText(LintJSON(findings, plan: subject)))
         }
         if let readerStatus { throw readerStatus }
         if findings.contains(where: { $0.severity == .error }) { throw InstarExit.failure }

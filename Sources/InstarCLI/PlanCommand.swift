@@ -115,7 +115,10 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
             if let store, !checked.isInferred { try checked.matchStore(store) }
             if !checked.findings.isEmpty {
                 if format == .json {
-                    printOut(jsonText(["plan": checked.migrationPlan.name, "passed": false, "problems": checked.findings.map(\.json)]))
+                    printOut(
+                        jsonText(
+                            SwiftDataProblemsJSON(
+                                plan: checked.migrationPlan.name, passed: false, problems: checked.findings.map(\.json))))
                 } else {
                     printOut(checked.summary.joined(separator: "\n"))
                 }
@@ -147,7 +150,7 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
             return
         }
         switch format {
-        case .json: printOut(jsonText(ReportRendering.json(report)))
+        case .json: printOut(jsonText(DryRunJSON(report)))
         case .text: printOut(ReportRendering.text(report))
         case .markdown: printOut(ReportRendering.markdown(report))
         }

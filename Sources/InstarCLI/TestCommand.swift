@@ -147,7 +147,7 @@ struct TestCommand: ParsableCommand, UsesSwiftDataOptions {
         switch format {
         case .text: printOut(TestRendering.text(report))
         case .markdown: printOut(TestRendering.markdown(report))
-        case .json: printOut(TestRendering.json(report))
+        case .json: printOut(jsonText(TestReportJSON(report)))
         }
         if !report.passed { throw InstarExit.failure }
     }

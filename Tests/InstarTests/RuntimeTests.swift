@@ -903,6 +903,9 @@ final class InstarProcess: @unchecked Sendable {
 
         var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] }
 
+        /// Standard output decoded as the command's JSON output type (`StatusJSON`, `InspectJSON`…).
+        func decoded<Output: Decodable>(_ type: Output.Type) throws -> Output { try decodeOutput(type, stdout) }
+
         var description: String {
             "status \(status) (\(reason == .exit ? "exit" : "signal"))\(timedOut ? " TIMED OUT" : "")\nstdout: \(stdout)\nstderr: \(stderr)"
         }
