@@ -35,13 +35,11 @@ struct InspectCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Path of the store.")
-    var store: String
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.store }
 
-    @Option(
-        name: .customLong("model"),
-        help: "A candidate model version (repeatable); an .xcdatamodeld bundle stands for all its versions.")
-    var models: [String] = []
+    @OptionGroup var candidateModels: CandidateModelsOption
+    var models: [String] { candidateModels.models }
 
     @Option(
         help: """

@@ -19,8 +19,8 @@ struct StatusCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Path of the store.")
-    var store: String
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.store }
 
     @OptionGroup var output: FormatOption
     var format: OutputFormat { output.format }
@@ -83,11 +83,11 @@ struct RestoreCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The backup file.")
+    @Option(help: "The backup file, copied over --store.")
     var backup: String
 
-    @Option(help: "The store to overwrite with the backup.")
-    var store: String
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.store }
 
     func run() throws {
         do {
