@@ -102,6 +102,8 @@ struct LintCommand: ParsableCommand {
                 ? self.plan.map { try PlanFileReader.read(path: $0) } ?? ImplicitPlan.make(models: models, storePath: nil, target: nil)
                 // An unversioned app (no SchemaMigrationPlan): its current schema alone.
                 : SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: nil, currentOnly: true).plan
+            // A misspelt layout is the plan file's problem, as the reader's are (the planner cannot see the registry).
+            if let unknown = plan.unknownLayout { throw PlanError([unknown.problem]) }
             findings = PlanLint.check(plan)
             loaded = plan
         } catch let error as PlanError {
@@ -122,10 +124,10 @@ struct LintCommand: ParsableCommand {
                 let computed = Set(plan.versions.flatMap { model in
                     model.entities.flatMap { entity in
                         entity.attributes.filter { $0.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] != nil }
-                            .compactMap { model.location(ofEntity: entity.name, property: $0.name)?.description }
+                            .compactMap { model.location(ofEntity: entity.name, property: $0.name) }
                     }
                 })
-                cloudKitFindings.removeAll { $0.check == .cloudKitRequiredAttribute && computed.contains($0.location.description) }
+                cloudKitFindings.removeAll { $0.check == .cloudKitRequiredAttribute && computed.contains($0.location) }
             }
             findings = PlanLint.sorted(findings + cloudKitFindings)
         }

@@ -73,6 +73,12 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
     @Flag(help: "With a plan: commit every step on its own: no fusing of steps, no work moved across hooks.")
     var noFuse = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Copy the rows of rebuilt tables ahead of a step's transaction in slices that each commit, so that a step longer than --time-budget moves forward run by run: auto (with --time-budget, for steps of 10,000 rows or more), off, SECONDSs per slice (0.25s) or ROWSrows per slice (5000rows).",
+            valueName: "mode"))
+    var slices: String?
+
     @Option(help: "Progress output: bar (terminals), lines, json (one event per line), none.")
     var progress: ProgressStyle?
 
@@ -193,6 +199,16 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
         return mode
     }
 
+    /// `--slices` as the library's setting.
+    func slicingMode() throws -> Slicing {
+        guard let slices else { return .default }
+        if slices == "auto" { return .default }
+        if slices == "off" { return .off }
+        if slices.hasSuffix("rows"), let rows = Int(slices.dropLast(4)), rows > 0 { return .rows(rows) }
+        if slices.hasSuffix("s"), let seconds = Double(slices.dropLast()), seconds > 0, seconds.isFinite { return .seconds(seconds) }
+        throw ValidationError("--slices takes auto, off, SECONDSs (0.25s) or ROWSrows (5000rows), not '\(slices)'")
+    }
+
     /// Runs a plan through the Migrator. `resume` is the command line that runs it again, `preview`
     /// the one that shows its chain.
     func runPlan(_ plan: Plan, resume: String, preview: String) throws {
@@ -200,6 +216,7 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
         migrator.allowCommands = allowCommands
         migrator.secureDelete = try secureDeleteMode()
         migrator.fuse = !noFuse
+        migrator.slicing = try slicingMode()
         if dryRun {
             printError("use 'instar plan \(plan.file) --store \(store)' for a dry run of a plan")
             throw ExitCode.validationFailure

@@ -147,9 +147,23 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
         }
         switch format {
         case .json: printOut(jsonText(DryRunJSON(report)))
-        case .text: printOut(ReportRendering.text(report))
-        case .markdown: printOut(ReportRendering.markdown(report))
+        case .text: printOut(ReportRendering.text(report) + launchesLine(report))
+        case .markdown: printOut(ReportRendering.markdown(report) + launchesLine(report))
         }
         if report.noChain != nil { throw InstarExit.failure }
+    }
+
+    /// With --time-budget and a store: how many launches of that budget the chain needs, its table
+    /// rewrites copied ahead in slices where they can be (`migrate --slices auto`).
+    private func launchesLine(_ report: DryRunReport) -> String {
+        guard let timeBudget, store != nil, report.noChain == nil, !report.steps.isEmpty else { return "" }
+        let rate = Int(DryRunReport.typicalRowsPerSecond)
+        let budget = String(format: "%g", timeBudget)
+        guard let launches = report.launches(timeBudget: timeBudget) else {
+            return "\nlaunches: a transaction does not fit a \(budget) s budget even with slicing (see the risks above)"
+        }
+        let sliced = report.steps.map(\.slicedRows).reduce(0, +)
+        return "\nlaunches: about \(launches) of \(budget) s at \(rate) rows/s"
+            + (sliced > 0 ? ", \(sliced) row(s) copied ahead in slices (migrate --time-budget \(budget))" : "")
     }
 }

@@ -55,6 +55,10 @@ final class ProgressReporter: Sendable {
             let elapsed = Date().timeIntervalSince(bar.stepStart)
             let eta = fraction > 0 && fraction < 1 ? String(format: " ETA %.0fs", elapsed / fraction - elapsed) : ""
             drawBar(&bar, fraction: fraction, detail: "\(name) \(done)\(total.map { "/\($0)" } ?? "")\(eta)", console: console)
+        case .slice(let table, let copied, let total, let left):
+            let fraction = total > 0 ? Double(copied) / Double(total) : 1
+            let eta = left.map { String(format: " ETA %.0fs", $0) } ?? ""
+            drawBar(&bar, fraction: fraction, detail: "\(table) \(copied)/\(total) rows\(eta)", console: console)
         case .stepFinished(_, _, let seconds):
             drawBar(&bar, fraction: 1, detail: String(format: "done in %.2fs", seconds), console: console)
         default:
@@ -85,6 +89,8 @@ final class ProgressReporter: Sendable {
             return "step \(i + 1)/\(n): \(from) → \(to) (\(kind.rawValue))"
         case .hook(let name, let done, let total):
             return "  \(name): \(done)\(total.map { "/\($0)" } ?? "")"
+        case .slice(let table, let copied, let total, let left):
+            return "  copied \(copied)/\(total) rows ahead (last into \(table))" + (left.map { String(format: ", about %.1f s left", $0) } ?? "")
         case .stepFinished(let i, let n, let seconds):
             return String(format: "step %d/%d done in %.2f s", i + 1, n, seconds)
         case .paused(let reason):
@@ -120,6 +126,11 @@ struct ProgressEventJSON: Codable, Sendable, Equatable {
     var hook: String?
     var done: Int?
     var total: Int?
+    /// `slice`: the table rows were last copied into ahead of the step, how many of `of` so far, and
+    /// the estimated seconds left.
+    var table: String?
+    var copied: Int?
+    var secondsLeft: Double?
     var seconds: Double?
     var reason: String?
 
@@ -136,6 +147,9 @@ struct ProgressEventJSON: Codable, Sendable, Equatable {
         case .hook(let name, let done, let total):
             self.init(event: "hook")
             (hook, self.done, self.total) = (name, done, total)
+        case .slice(let table, let copied, let total, let left):
+            self.init(event: "slice")
+            (self.table, self.copied, of, secondsLeft) = (table, copied, total, left)
         case .stepFinished(let i, let n, let seconds):
             self.init(event: "stepFinished")
             (step, of, self.seconds) = (i + 1, n, seconds)

@@ -49,7 +49,7 @@ struct SwiftDataCommand: ParsableCommand {
         case .json: printOut(jsonText(json(schemas, read.plans, diagnostics)))
         case .text: printOut(text(schemas, read.plans, files: read.files.count))
         }
-        for diagnostic in diagnostics { printError(diagnostic.description) }
+        for diagnostic in diagnostics { printError(ErrorHints.text(diagnostic)) }
         if diagnostics.contains(where: { $0.severity == .error }) { throw InstarExit.invalidInput }
     }
 

@@ -52,7 +52,7 @@ struct SwiftDataPlan {
         }
         // Errors in full; warnings (assumed mappings, app-evaluated defaults) only counted: they do not
         // change the plan, and `instar model swiftdata` lists each at its position.
-        for diagnostic in read.errors { printError(diagnostic.description) }
+        for diagnostic in read.errors { printError(ErrorHints.text(diagnostic)) }
         let warnings = read.diagnostics.count - read.errors.count
         if warnings > 0 { printError("note: \(warnings) warning(s) reading the sources; 'instar model swiftdata' lists them") }
         var candidates = read.plans.filter { planName == nil || $0.name == planName || $0.name.hasSuffix(".\(planName!)") }

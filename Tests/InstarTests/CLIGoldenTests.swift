@@ -48,6 +48,8 @@ import InstarTestSupport
             .stepStarted(index: 0, of: 2, from: "V1", to: "V2", kind: .lightweight, estimatedRows: 12),
             .hook(name: "fill  twice", done: 3, total: 10),
             .hook(name: "count", done: 5, total: nil),
+            .slice(table: "Item", copied: 5000, of: 12000, secondsLeft: 1.5),
+            .slice(table: "Item", copied: 12000, of: 12000, secondsLeft: nil),
             .stepFinished(index: 0, of: 2, seconds: 0.25),
             .paused(reason: .timeBudget),
             .started(run: "0a1b2c3d-0000-4000-8000-000000000001", steps: 2, resumedAt: "step 2/2 (V2 → V3), schema phase"),
@@ -115,7 +117,8 @@ struct CLIGoldenCase: Sendable, CustomTestStringConvertible {
             [["plan", garage], ["plan", garage, "--format", "markdown"], ["plan", garage, "--format", "json"]]
         },
         CLIGoldenCase(name: "plan-store", setUp: { try $0.garageStore() }) { s in
-            [["plan", garage, "--store", s.store], ["plan", garage, "--store", s.store, "--format", "json"]]
+            [["plan", garage, "--store", s.store], ["plan", garage, "--store", s.store, "--format", "json"],
+             ["plan", garage, "--store", s.store, "--time-budget", "5"]]
         },
         CLIGoldenCase(name: "plan-no-chain", setUp: { try $0.writeNoChainPlan() }) { s in
             [["plan", s.path("plan.yaml")], ["plan", s.path("plan.yaml"), "--format", "markdown"],
