@@ -63,21 +63,15 @@ struct LintCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The plan file (or give --model instead).")
-    var plan: String?
+    @OptionGroup var planArgument: PlanArgument
+    var plan: String? { planArgument.plan }
 
-    @Option(
-        name: .customLong("model"),
-        help: ArgumentHelp(
-            "Without a plan: the app's model bundle (.xcdatamodeld, every version), or versions oldest first (repeatable).",
-            valueName: "model"))
-    var models: [String] = []
+    @OptionGroup var appModels: AppModelsOption
+    var models: [String] { appModels.models }
 
-    @Option(help: ArgumentHelp("Without a plan: the app's SwiftData sources (its SchemaMigrationPlan is the plan).", valueName: "sources"))
-    var swiftdata: [String] = []
-
-    @Option(name: .customLong("migration-plan"), help: "With --swiftdata: the SchemaMigrationPlan to use, when the sources have several.")
-    var migrationPlan: String?
+    @OptionGroup var swiftDataSources: SwiftDataSourceOptions
+    var swiftdata: [String] { swiftDataSources.swiftdata }
+    var migrationPlan: String? { swiftDataSources.migrationPlan }
 
     @Flag(name: .customLong("cloudkit"), help: "Also check the rules of Core Data with CloudKit.")
     var cloudKit = false
@@ -140,7 +134,7 @@ struct LintCommand: ParsableCommand {
         let subject = plan ?? (swiftdata.isEmpty ? models : swiftdata).joined(separator: " ")
         switch format {
         case .text: printOut(LintRendering.text(findings))
-        case .json: printOut(jsonText(LintRendering.json(findings, plan: subject)))
+        case .json: printOut(jsonText(LintJSON(findings, plan: subject)))
         }
         if let readerStatus { throw readerStatus }
         if findings.contains(where: { $0.severity == .error }) { throw InstarExit.failure }

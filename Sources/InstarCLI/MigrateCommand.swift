@@ -52,8 +52,8 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
             """
     )
 
-    @Argument(help: "A plan file (YAML or JSON) declaring the versions and custom stages.")
-    var plan: String?
+    @OptionGroup var planArgument: PlanArgument
+    var plan: String? { planArgument.plan }
 
     @Option(help: "The target version: one of the plan's, or of the --model bundle (default: the plan's target, the bundle's current version).")
     var to: String?
@@ -85,18 +85,14 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
     @Option(help: "SQLite secure_delete while migrating: on, off or fast (default: the plan's option, else SQLite's setting).")
     var secureDelete: String?
 
-    @Option(help: "Path of the store.")
-    var store: String
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.store }
 
-    @Option(name: .customLong("to-model"), help: "Without a plan: the target model version.")
+    @Option(name: .customLong("to-model"), help: "Without a plan: the target model version; --model then gives candidates for the store's version.")
     var toModel: String?
 
-    @Option(
-        name: .customLong("model"),
-        help: ArgumentHelp(
-            "Without a plan: the app's model bundle (.xcdatamodeld, every version), or versions oldest first (repeatable). With --to-model: candidates for the store's version.",
-            valueName: "model"))
-    var models: [String] = []
+    @OptionGroup var appModels: AppModelsOption
+    var models: [String] { appModels.models }
 
     @Flag(
         help: """
@@ -111,8 +107,8 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
 
     @OptionGroup var swiftDataOptions: SwiftDataOptions
 
-    @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
-    var hooks: String?
+    @OptionGroup var swiftDataHooks: SwiftDataHooksOption
+    var hooks: String? { swiftDataHooks.hooks }
 
     func validate() throws {
         if !swiftdata.isEmpty || migrationPlan != nil || hooks != nil || classes != nil || !fromSwiftdata.isEmpty {

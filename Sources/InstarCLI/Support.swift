@@ -99,16 +99,6 @@ func printError(_ text: String) {
     Console.current.writeError("instar: " + text + (text.hasSuffix("\n") ? "" : "\n"))
 }
 
-/// Serialises a JSON value with sorted keys, so output is stable for diffs and tests.
-func jsonText(_ value: Any) -> String {
-    guard
-        let data = try? JSONSerialization.data(
-            withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]),
-        let text = String(data: data, encoding: .utf8)
-    else { return "{}" }
-    return text
-}
-
 /// Opens a store for a command, or prints why not and exits with a code scripts can trust.
 func openStore(_ path: String, readOnly: Bool) throws -> SQLiteStore {
     do {
