@@ -79,6 +79,9 @@ public struct DryRunReport: Sendable {
             case dataDropped
             /// The step's transaction is estimated to take longer than the launch's time budget.
             case exceedsTimeBudget
+            /// The pages the chain's rebuilds free stay inside the file: the store has no incremental
+            /// auto-vacuum for the run to give them back (``DryRunReport/Risk/count`` is the bytes).
+            case freePagesKept
         }
         /// What sort of risk it is.
         public var kind: Kind
@@ -262,6 +265,7 @@ public enum DryRun {
             try store.schema()
         }
         report.segments = try fusedSegments(chain: chain, plan: plan, layout: store?.layout ?? layout, actual: actual)
+        if let store, let kept = try freePagesKept(report, store: store) { report.risks.append(kept) }
         return report
     }
 
@@ -290,6 +294,18 @@ public enum DryRun {
                     "versions \($0.joined(separator: ", ")) have identical version checksums: Core Data's staged migration fails on such a chain; change a versionHashModifier",
                 count: nil)
         }
+    }
+
+    /// The bytes the chain's rebuilds free, when the store cannot give them back: without
+    /// `auto_vacuum = INCREMENTAL` the run leaves them free inside the file (SQLite reuses them).
+    static func freePagesKept(_ report: DryRunReport, store: SQLiteStore) throws -> DryRunReport.Risk? {
+        let freed = report.steps.map(\.extraBytes).reduce(0, +)
+        guard freed > 0, try store.withDatabase({ db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") }) != 2 else { return nil }
+        return DryRunReport.Risk(
+            kind: .freePagesKept, step: nil,
+            message: "the rebuilds free about \(freed / 1_000_000) MB that stay inside the file: the store has no incremental "
+                + "auto-vacuum to give them back (SQLite reuses them; a VACUUM, which rewrites the whole file, would shrink it)",
+            count: freed)
     }
 
     /// Rows of the copies' sources the store has now (a source a later step creates counts 0).

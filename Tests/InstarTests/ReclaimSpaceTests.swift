@@ -55,4 +55,15 @@ import Testing
         #expect(try pages(f).free == 0)
         #expect(try f.journal()?.status == .finished)
     }
+
+    /// The dry run says when a store keeps the pages its rebuilds free, and does not when it gives them back.
+    @Test func theDryRunSaysWhenFreedPagesStayInTheFile() throws {
+        let kept = try Self.fixture(autoVacuum: "NONE")
+        let reclaimed = try Self.fixture(autoVacuum: "INCREMENTAL")
+        defer { kept.remove(); reclaimed.remove() }
+        let plan = try PlanFileReader.read(path: kept.plan)
+        let risk = try DryRun.report(plan: plan, storePath: kept.store).risks.first { $0.kind == .freePagesKept }
+        #expect((risk?.count ?? 0) > 5_000_000)
+        #expect(try DryRun.report(plan: plan, storePath: reclaimed.store).risks.allSatisfy { $0.kind != .freePagesKept })
+    }
 }
