@@ -207,9 +207,11 @@ import InstarTestSupport
         let twice = try runInstar(["plan", "--swiftdata", folder.path, "--store", path, "--scaffold", scaffold.path])
         #expect(twice.status == 1 && twice.stderr.contains("nothing is overwritten"), "\(twice.stderr)")
 
+        // Without a store: the current schema is planned alone, and the note says what the step needs.
         let withoutStore = try runInstar(["plan", "--swiftdata", folder.path])
-        #expect(withoutStore.status == 65 || withoutStore.status == 1, "\(withoutStore.stderr)")
-        #expect(withoutStore.stderr.contains("give the store the app shipped"), "\(withoutStore.stderr)")
+        #expect(withoutStore.status == 0, "\(withoutStore.stderr)")
+        #expect(withoutStore.stdout.contains("1 schema(s), 0 stage(s)"), "\(withoutStore.stdout)")
+        #expect(withoutStore.stderr.contains("give the store the app shipped (--store)"), "\(withoutStore.stderr)")
     }
 
     @Test func lintChecksAnUnversionedAppsCurrentSchema() throws {
@@ -318,6 +320,37 @@ import InstarTestSupport
         #expect(result.stderr.contains("the current schema is the newest, V2 2.0.0"), "\(result.stderr)")
         let after = try Self.metadata(path)
         #expect(Self.canonical(after.dictionary) == Self.canonical(Self.expectedMetadata(try Self.schema(text, "2.0.0"), frameworkVersion: 1518)))
+    }
+
+    /// One VersionedSchema per model, all 1.0.0, and no plan: none of them is the app's schema. Without
+    /// the file that makes the container the reader cannot tell which classes it holds, and says so; with it,
+    /// the container's list is the current schema.
+    @Test func perModelVersionedSchemasNeedTheContainersList() throws {
+        let models = """
+            import SwiftData
+            enum CardSchemaV1: VersionedSchema {
+                static var versionIdentifier = Schema.Version(1, 0, 0)
+                static var models: [any PersistentModel.Type] { [Card.self] }
+                @Model final class Card { var title: String = ""; init() {} }
+            }
+            enum TagSchemaV1: VersionedSchema {
+                static var versionIdentifier = Schema.Version(1, 0, 0)
+                static var models: [any PersistentModel.Type] { [Tag.self] }
+                @Model final class Tag { var name: String = ""; init() {} }
+            }
+            """
+        let folder = try Self.folder(models)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let alone = try runInstar(["plan", "--swiftdata", folder.path])
+        #expect(alone.status == 65, "\(alone.stdout) \(alone.stderr)")
+        #expect(alone.stderr.contains("2 VersionedSchemas share the newest version identifier 1.0.0"), "\(alone.stderr)")
+        #expect(alone.stderr.contains("CardSchemaV1 at ") && alone.stderr.contains("ModelContainer(for:"), "\(alone.stderr)")
+
+        try "let container = try! ModelContainer(for: CardSchemaV1.Card.self, TagSchemaV1.Tag.self)\n"
+            .write(to: folder.appendingPathComponent("App.swift"), atomically: true, encoding: .utf8)
+        let withApp = try runInstar(["plan", "--swiftdata", folder.path])
+        #expect(withApp.status == 0, "\(withApp.stdout) \(withApp.stderr)")
+        #expect(withApp.stderr.contains("an unversioned app (2 model class(es)"), "\(withApp.stderr)")
     }
 
     /// A store whose cache is gone (a migration by Instar empties it): the sources it shipped with are the source.
