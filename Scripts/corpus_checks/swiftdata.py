@@ -28,6 +28,7 @@ import json
 import sqlite3
 
 from .common import CHECK_SWIFTDATA, CHECK_SWIFTDATA_PAIR, CHECK_SWIFTDATA_TEST, copy_store, run_process, tail
+from .parse_only import check_parse_only
 from .schema import render_index, schema_facts, table_differences
 
 # Which sources wrote which store: (repo folder prefix, sources relative to corpus/swiftdata, versioned).
@@ -81,6 +82,7 @@ def check_swiftdata(instar, corpus, results, skipped, workdir):
                         "entity hashes of Schema([%s]) equal the store's" % classes if ok
                         else "model swiftdata --classes: exit %s: %s" % (status, tail(stderr or stdout, 800)))
     check_pairs(instar, root, results, workdir)
+    check_parse_only(instar, corpus, results)
 
 
 FREEZERAY = "TrinsicVentures__FreezeRay/FreezeRayTestApp"
