@@ -223,6 +223,28 @@ import InstarTestSupport
         #expect(result.stdout.contains("Models.swift:2:"), "at the property: \(result.stdout)")
     }
 
+    /// lint with the shipped store, or that release's sources: the inferred step is linted, each change it
+    /// cannot infer an error at the property, with the fix and the scaffold to start from.
+    @Test func lintChecksAnUnversionedAppsStepFromTheShippedStoreOrSources() throws {
+        let shipped = try Self.folder(Self.unversioned("var name: String;"))
+        let current = try Self.folder(Self.unversioned("var name: Int;"))
+        defer { for folder in [shipped, current] { try? FileManager.default.removeItem(at: folder) } }
+        let path = current.appendingPathComponent("default.store").path
+        try Self.swiftDataStore(try Self.schema(Self.unversioned("var name: String;"), "1.0.0"), at: path, cache: try Self.cache())
+
+        for source in [["--store", path], ["--from-swiftdata", shipped.path]] {
+            let result = try runInstar(["lint", "--swiftdata", current.path] + source)
+            #expect(result.status == 1, "\(source): \(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("Models.swift:2:") && result.stdout.contains("Trip.name"), "\(result.stdout)")
+            #expect(result.stdout.contains("introduce VersionedSchemas") && result.stdout.contains("--scaffold <dir>"), "\(result.stdout)")
+            #expect(result.stdout.contains("1 error(s)"), "one finding, at the property, not a second for the whole step: \(result.stdout)")
+        }
+        let alone = try runInstar(["lint", "--swiftdata", current.path])
+        #expect(alone.status == 0, "the current schema alone is fine: \(alone.stdout) \(alone.stderr)")
+        let stray = try runInstar(["lint", "plan.yaml", "--store", path])
+        #expect(stray.status == 64, "\(stray.stderr)")
+    }
+
     static let custom = """
         import SwiftData
         enum V1: VersionedSchema {
