@@ -21,14 +21,10 @@ extension SwiftDataPlan {
             findings.removeAll { $0.check == .unreachableTarget }
         }
         for finding in located {
-            var hint = finding.hint
-            if checked.isInferred, finding.kind == "not-inferable" {
-                hint += "; `instar plan --swiftdata <sources> \(store.map { "--store \($0)" } ?? "--from-swiftdata <earlier sources>") --scaffold <dir>` writes them to start from"
-            }
             let check: LintFinding.Check = finding.kind == "not-inferable" ? .unreachableTarget : .invalidPlan
             findings.append(LintFinding(
                 .error, check, finding.message, location: finding.location ?? SourceLocation(file: store ?? sources.first ?? ""),
-                hint: hint))
+                hint: finding.hint))
         }
         return (checked.plan, findings)
     }
