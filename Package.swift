@@ -10,12 +10,13 @@
 //   InstarInference (diffs, Core Data's rules) ← InstarModel;
 //   InstarSwiftData (SwiftData sources, swift-syntax) ← InstarModel;
 //   InstarMapping (mapping models, expressions) ← InstarModel, InstarModelIO, InstarSQL;
-//   InstarLayouts (pure: schemas, storage maps, the layouts, the plug-in registry) ← InstarModel, InstarSQL;
+//   InstarLayouts (pure: schemas, storage maps, the layouts, the built-in layout names) ← InstarModel, InstarSQL;
 //   InstarCompiler (pure: step compiler, fusion, step SQL, mapping compiler) ← InstarModel, InstarInference,
 //     InstarMapping, InstarSQL, InstarLayouts;
 //   InstarPlanner (plans, plan files, the version graph, chains, cost model) ← the pure modules above, never
 //     the store;
-//   InstarStore (GRDB: reading schemas, bookkeeping, executing compiled steps, the model cache) ← the pure
+//   InstarStore (GRDB: the layout protocol plug-ins implement and the registry handing it out, reading schemas,
+//     bookkeeping, executing compiled steps, the model cache) ← the pure
 //     modules but the planner, and CZlib;
 //   InstarRuntime (executor, journal, lease, hooks, progress, dry run, implied plans, export) ← planner and store;
 //   Instar (umbrella) ← the runtime and what it re-exports; InstarCLI ← Instar, InstarAdoption, InstarSeeding,

@@ -4,13 +4,11 @@ import base64
 import binascii
 import json
 import re
-import shutil
-import subprocess
-from pathlib import Path
+
+from instar_scripts import common, stores
 
 WORKERS = 2
 INSTAR_TIMEOUT = 180  # seconds per instar invocation
-REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
 CHECK_MODEL = "model-hashes"
 CHECK_STORE = "store-hashes"
@@ -31,8 +29,6 @@ CHECK_SWIFTDATA_PARSE_ONLY = "swiftdata-parse-only"
 CHECK_ORDER = [CHECK_MODEL, CHECK_STORE, CHECK_DIGEST, CHECK_CHECKSUM, CHECK_DIFF, CHECK_MAPPING_READ,
                CHECK_MAPPING_TRANSLATE, CHECK_INSPECT, CHECK_CREATE, CHECK_MIGRATE, CHECK_TEST, CHECK_MODELCACHE,
                CHECK_SWIFTDATA, CHECK_SWIFTDATA_TEST, CHECK_SWIFTDATA_PAIR, CHECK_SWIFTDATA_PARSE_ONLY]
-
-SIDECARS = ("-wal", "-shm", "-journal")
 
 
 class Results:
@@ -99,14 +95,12 @@ def short_list(items, limit=12):
 
 def run_process(instar, args):
     """Runs instar; returns (exit status or None, stdout, stderr or error text)."""
-    command = [str(instar)] + [str(a) for a in args]
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, encoding="utf-8",
-                              errors="replace", timeout=INSTAR_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return None, "", "timed out after %ds" % INSTAR_TIMEOUT
+        proc = common.run([instar] + list(args), timeout=INSTAR_TIMEOUT)
     except OSError as error:
         return None, "", "could not run instar: %s" % error
+    if proc.returncode == "timeout":
+        return None, "", "timed out after %ds" % INSTAR_TIMEOUT
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -139,13 +133,7 @@ def copy_store(store, folder):
     """Copies a store and its -wal/-shm/-journal sidecars into `folder`; returns the copy's path.
     The copy is made writable (corpus files are read-only), so SQLite can apply the WAL."""
     folder.mkdir(parents=True, exist_ok=True)
-    copy = folder / store.name
-    shutil.copyfile(store, copy)
-    for suffix in SIDECARS:
-        side = store.with_name(store.name + suffix)
-        if side.exists():
-            shutil.copyfile(side, copy.with_name(copy.name + suffix))
-    return copy
+    return stores.copy_store(store, folder / store.name)
 
 
 def same_files(a, b):

@@ -3,13 +3,14 @@
 import argparse
 import concurrent.futures
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
 
+from instar_scripts.common import require_binary
+
 from .common import (CHECK_CREATE, CHECK_DIFF, CHECK_INSPECT, CHECK_MIGRATE, CHECK_MODEL, CHECK_ORDER,
-                     CHECK_SWIFTDATA_PARSE_ONLY, CHECK_TEST, REPO_ROOT, WORKERS, Results, natural_key)
+                     CHECK_SWIFTDATA_PARSE_ONLY, CHECK_TEST, WORKERS, Results, natural_key)
 from .coredata import check_created, check_inspect, migrate_one, migration_tasks, pair_subject
 from .exceptions import KNOWN_BAD_STORES
 from .models import (check_diff, check_model, discover_mapping_models, discover_models, ordered_versions,
@@ -155,14 +156,7 @@ def main(argv=None, description=None):
     parser.add_argument("--json-report", type=Path, default=None, help="write a machine-readable report here")
     args = parser.parse_args(argv)
 
-    instar = args.instar or (Path(os.environ["INSTAR"]) if os.environ.get("INSTAR") else
-                             REPO_ROOT / ".build" / "debug" / "instar")
-    instar = instar.expanduser().absolute()
-    if not (instar.is_file() and os.access(instar, os.X_OK)):
-        print("error: instar binary not found (or not executable) at %s\n"
-              "       run `swift build` in %s first, or pass --instar PATH / set INSTAR."
-              % (instar, REPO_ROOT), file=sys.stderr)
-        return 2
+    instar = Path(require_binary(args.instar))
     corpus = args.corpus.expanduser().resolve()
     if not corpus.is_dir():
         print("error: corpus directory %s does not exist" % corpus, file=sys.stderr)

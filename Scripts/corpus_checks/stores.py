@@ -7,12 +7,13 @@ import sqlite3
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from .common import (CHECK_CHECKSUM, CHECK_DIGEST, CHECK_STORE, SIDECARS, ascii_upper, copy_store,
-                     core_data_order, framework_version, natural_key, short_list)
+from instar_scripts.stores import SIDECARS, is_sqlite
+
+from .common import (CHECK_CHECKSUM, CHECK_DIGEST, CHECK_STORE, ascii_upper, copy_store, core_data_order,
+                     framework_version, natural_key, short_list)
 from .exceptions import KNOWN_BAD_STORES, KNOWN_DRIFT, KNOWN_DRIFT_VERSION, MERGED_MODEL, NOT_IN_BUNDLE
 from .models import xml_version_identifier
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 class StoreRecord:
     def __init__(self, corpus, path):
@@ -56,12 +57,8 @@ def discover_stores(corpus):
                 if name.endswith(SIDECARS):
                     continue
                 path = Path(dirpath) / name
-                try:
-                    with open(path, "rb") as handle:
-                        if handle.read(16) == SQLITE_HEADER:
-                            found.append(path)
-                except OSError:
-                    continue
+                if is_sqlite(path):
+                    found.append(path)
     return found
 
 

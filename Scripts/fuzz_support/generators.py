@@ -3,9 +3,9 @@ keyed archives, written into a case folder with the commands that read them."""
 
 import plistlib
 import shutil
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent.parent
+from instar_scripts.common import REPO
+
 DEPTHS = [50, 200, 1000, 5000, 20000, 100000]
 
 

@@ -13,7 +13,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent.parent
+from instar_scripts.common import REPO
+from instar_scripts.stores import open_read_only
+
 MUSIC = REPO / "Plans" / "music"
 
 INJECTED_TYPES = [
@@ -64,7 +66,7 @@ def no_injected_table(folder):
             if store.is_symlink() or not store.is_file():
                 continue
             try:
-                db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+                db = open_read_only(store)
                 names = [r[0] for r in db.execute("SELECT name FROM sqlite_master")]
                 columns = [r[1] for t in names for r in db.execute(f'PRAGMA table_info("{t}")')] if names else []
                 db.close()

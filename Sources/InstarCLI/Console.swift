@@ -47,8 +47,9 @@ extension InstarCommand {
     /// Parses `arguments` and runs the command in this process, its output captured, as a process
     /// would (usage errors included: their message goes to standard error with status 64). For tests:
     /// commands that install signal handlers (`migrate`) or read the environment at start belong in a
-    /// process of their own.
-    static func runInProcess(_ arguments: [String]) -> InProcessResult {
+    /// process of their own. `columns` fixes the width usage errors and `--help` are wrapped to (by
+    /// default the terminal's, or `COLUMNS`), for output compared across machines.
+    static func runInProcess(_ arguments: [String], columns: Int? = nil) -> InProcessResult {
         let console = Console(capturing: true)
         let status: Int32 = Console.$current.withValue(console) {
             do {
@@ -57,7 +58,7 @@ extension InstarCommand {
                 return 0
             } catch {
                 let code = exitCode(for: error).rawValue
-                let message = fullMessage(for: error)
+                let message = fullMessage(for: error, columns: columns)
                 if !message.isEmpty { (code == 0 ? console.writeOut : console.writeError)(message + "\n") }
                 return code
             }

@@ -34,7 +34,7 @@ struct DiffCommand: ParsableCommand {
         let new = try loadModel(to)
         let diff = ModelDiff(from: old, to: new)
         switch format {
-        case .json: printOut(jsonText(DiffRendering.json(diff)))
+        case .json: printOut(jsonText(DiffJSON(diff)))
         case .text: printOut(DiffRendering.text(diff))
         }
     }

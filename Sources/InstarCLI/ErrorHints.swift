@@ -1,5 +1,6 @@
 import Foundation
 import Instar
+import InstarSwiftData
 
 /// What the command line adds to the library's errors: the flags and commands that act on them.
 ///
@@ -24,6 +25,16 @@ enum ErrorHints {
         default: break
         }
         return text
+    }
+
+    /// A SwiftData source diagnostic, with the flag that chooses another migration plan where one helps.
+    static func text(_ diagnostic: SwiftDataDiagnostic) -> String {
+        switch diagnostic.finding {
+        case .stageGoesBackwards?:
+            diagnostic.description + "\n  hint: with a separate downgrade plan, choose the forward one with --migration-plan <name>"
+        case nil:
+            diagnostic.description
+        }
     }
 
     /// A store's cached model that cannot stand for its version: the model is given with `--model`.

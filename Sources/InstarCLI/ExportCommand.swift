@@ -29,17 +29,15 @@ struct ExportCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .customLong("model"), help: ArgumentHelp("The app's model bundle (.xcdatamodeld or .momd) or versions in order.", valueName: "model"))
-    var models: [String] = []
+    @OptionGroup var appModels: AppModelsOption
+    var models: [String] { appModels.models }
 
-    @Option(help: ArgumentHelp("SwiftData sources (files or folders) declaring the app's SchemaMigrationPlan.", valueName: "path"))
-    var swiftdata: [String] = []
+    @OptionGroup var swiftDataSources: SwiftDataSourceOptions
+    var swiftdata: [String] { swiftDataSources.swiftdata }
+    var migrationPlan: String? { swiftDataSources.migrationPlan }
 
-    @Option(name: .customLong("migration-plan"), help: "With --swiftdata: the SchemaMigrationPlan to use, when the sources have several.")
-    var migrationPlan: String?
-
-    @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
-    var hooks: String?
+    @OptionGroup var swiftDataHooks: SwiftDataHooksOption
+    var hooks: String? { swiftDataHooks.hooks }
 
     @Option(help: ArgumentHelp("The folder to write; it must not exist.", valueName: "folder"))
     var output: String

@@ -49,8 +49,8 @@ struct GraphCommand: ParsableCommand {
     @Option(help: "Output format: dot (Graphviz), mermaid (flowchart LR) or text.")
     var format: GraphFormat = .dot
 
-    @Option(help: "A store whose chain to highlight (opened read-only).")
-    var store: String?
+    @OptionGroup var storeOption: ReadOnlyStoreOption
+    var store: String? { storeOption.store }
 
     func run() throws {
         let plan = try loadPlan(plan)

@@ -22,50 +22,6 @@ struct CachedModelReport {
     /// The cache agrees with the store's metadata: it may stand for the store's version.
     var agreesWithMetadata: Bool { hasMetadataHashes && metadataConflicts.isEmpty }
 
-    var json: [String: Any] {
-        let model = cached.model
-        var object: [String: Any] = [
-            "name": model.name,
-            "versionIdentifier": model.versionIdentifier ?? NSNull(),
-            "compressedBytes": cached.compressedSize,
-            "archiveBytes": cached.archiveSize,
-            "entities": model.entities.map { Self.json(of: $0) },
-            "versionChecksum": VersionHashes(model: model).versionChecksum,
-            "hashesMatchMetadata": hasMetadataHashes ? metadataConflicts.isEmpty : NSNull(),
-        ]
-        if !metadataConflicts.isEmpty { object["metadataConflicts"] = metadataConflicts }
-        if !bundleConflicts.isEmpty { object["bundleConflicts"] = bundleConflicts }
-        return object
-    }
-
-    static func json(of entity: Entity) -> [String: Any] {
-        var object: [String: Any] = [
-            "name": entity.name,
-            "attributes": entity.attributes.map { json(of: $0) },
-            "relationships": entity.relationships.map { r -> [String: Any] in
-                [
-                    "name": r.name, "destination": r.destination, "inverse": r.inverse ?? NSNull(),
-                    "toMany": r.isToMany, "ordered": r.isOrdered, "optional": r.isOptional,
-                    "deleteRule": r.deleteRule.rawValue,
-                ]
-            },
-        ]
-        if let parent = entity.parent { object["parent"] = parent }
-        if entity.isAbstract { object["abstract"] = true }
-        if !entity.uniquenessConstraints.isEmpty { object["unique"] = entity.uniquenessConstraints }
-        if !entity.indexes.isEmpty { object["indexes"] = entity.indexes.map(\.name) }
-        return object
-    }
-
-    static func json(of attribute: Attribute) -> [String: Any] {
-        var object: [String: Any] = [
-            "name": attribute.name, "type": attribute.type.modelFileName, "optional": attribute.isOptional,
-        ]
-        if attribute.isTransient { object["transient"] = true }
-        if !attribute.elements.isEmpty { object["elements"] = attribute.elements.map { json(of: $0) } }
-        return object
-    }
-
     /// Text lines: the version, the sizes, the hash verdict and each entity in one or two lines.
     var lines: [String] {
         var lines = verdictLines
@@ -152,14 +108,10 @@ extension InspectCommand {
         switch format {
         case .json:
             printOut(
-                jsonText([
-                    "layout": opened.layout.name,
-                    "version": matched ? report.cached.model.name : NSNull(),
-                    "matchedBy": matched ? "cache" : NSNull(),
-                    "drift": [String](),
-                    "rowCounts": counts,
-                    "cache": report.json,
-                ] as [String: Any]))
+                jsonText(
+                    InspectJSON(
+                        layout: opened.layout.name, version: matched ? report.cached.model.name : nil,
+                        matchedBy: matched ? "cache" : nil, drift: [], rowCounts: counts, cache: CachedModelJSON(report))))
         case .text:
             var lines = ["store \(store) (\(opened.layout.name) layout); no --model given: described from its own model"]
             lines += report.lines
@@ -167,5 +119,93 @@ extension InspectCommand {
             printOut(lines.joined(separator: "\n"))
         }
         if !matched { throw InstarExit.failure }
+    }
+}
+
+/// The model a store keeps of itself (`Z_MODELCACHE`), in `inspect --format json`.
+struct CachedModelJSON: Codable, Sendable, Equatable {
+    var name: String
+    @AlwaysPresent var versionIdentifier: String?
+    var compressedBytes: Int
+    var archiveBytes: Int
+    var entities: [EntityJSON]
+    var versionChecksum: String
+    /// Whether its hashes equal the store's metadata's (null when the store records none).
+    @AlwaysPresent var hashesMatchMetadata: Bool?
+    var metadataConflicts: [String]?
+    var bundleConflicts: [String]?
+
+    init(_ report: CachedModelReport) {
+        let model = report.cached.model
+        name = model.name
+        versionIdentifier = model.versionIdentifier
+        compressedBytes = report.cached.compressedSize
+        archiveBytes = report.cached.archiveSize
+        entities = model.entities.map(EntityJSON.init)
+        versionChecksum = VersionHashes(model: model).versionChecksum
+        hashesMatchMetadata = report.hasMetadataHashes ? report.metadataConflicts.isEmpty : nil
+        metadataConflicts = report.metadataConflicts.isEmpty ? nil : report.metadataConflicts
+        bundleConflicts = report.bundleConflicts.isEmpty ? nil : report.bundleConflicts
+    }
+}
+
+/// An entity of a cached model.
+struct EntityJSON: Codable, Sendable, Equatable {
+    var name: String
+    var parent: String?
+    /// Only when true.
+    var abstract: Bool?
+    var attributes: [AttributeJSON]
+    var relationships: [RelationshipJSON]
+    var unique: [[String]]?
+    var indexes: [String]?
+
+    init(_ entity: Entity) {
+        name = entity.name
+        parent = entity.parent
+        abstract = entity.isAbstract ? true : nil
+        attributes = entity.attributes.map(AttributeJSON.init)
+        relationships = entity.relationships.map(RelationshipJSON.init)
+        unique = entity.uniquenessConstraints.isEmpty ? nil : entity.uniquenessConstraints
+        indexes = entity.indexes.isEmpty ? nil : entity.indexes.map(\.name)
+    }
+}
+
+/// An attribute of a cached model (a composite's `elements` nested).
+struct AttributeJSON: Codable, Sendable, Equatable {
+    var name: String
+    var type: String
+    var optional: Bool
+    /// Only when true.
+    var transient: Bool?
+    var elements: [AttributeJSON]?
+
+    init(_ attribute: Attribute) {
+        name = attribute.name
+        type = attribute.type.modelFileName
+        optional = attribute.isOptional
+        transient = attribute.isTransient ? true : nil
+        elements = attribute.elements.isEmpty ? nil : attribute.elements.map(AttributeJSON.init)
+    }
+}
+
+/// A relationship of a cached model.
+struct RelationshipJSON: Codable, Sendable, Equatable {
+    var name: String
+    var destination: String
+    @AlwaysPresent var inverse: String?
+    var toMany: Bool
+    var ordered: Bool
+    var optional: Bool
+    var deleteRule: String
+
+    init(_ r: Relationship) {
+        name = r.name
+        destination = r.destination
+        inverse = r.inverse
+        toMany = r.isToMany
+        ordered = r.isOrdered
+        optional = r.isOptional
+        deleteRule = r.deleteRule.rawValue
     }
 }

@@ -35,13 +35,11 @@ struct InspectCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Path of the store.")
-    var store: String
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.store }
 
-    @Option(
-        name: .customLong("model"),
-        help: "A candidate model version (repeatable); an .xcdatamodeld bundle stands for all its versions.")
-    var models: [String] = []
+    @OptionGroup var candidateModels: CandidateModelsOption
+    var models: [String] { candidateModels.models }
 
     @Option(
         help: """
@@ -107,20 +105,15 @@ struct InspectCommand: ParsableCommand {
         }
         switch format {
         case .json:
-            var object: [String: Any] = [
-                "layout": detection.layout,
-                "version": detection.version?.name ?? NSNull(),
-                "matchedBy": detection.matchedBy?.rawValue ?? NSNull(),
-                "drift": detection.drift.map(\.description),
-                "rowCounts": counts,
-            ]
-            if let name = detection.metadataVersionName { object["metadataVersion"] = name }
-            if !detection.tiedVersions.isEmpty { object["tiedWith"] = detection.tiedVersions }
-            if !detection.mergedFrom.isEmpty { object["mergedFrom"] = detection.mergedFrom }
-            if let conflict = detection.identifierConflict { object["identifierConflict"] = conflict }
-            if let closest = detection.closest { object["closest"] = closest }
-            if let cache { object["cache"] = cache.json }
-            printOut(jsonText(object))
+            printOut(
+                jsonText(
+                    InspectJSON(
+                        layout: detection.layout, version: detection.version?.name, matchedBy: detection.matchedBy?.rawValue,
+                        drift: detection.drift.map(\.description), rowCounts: counts, metadataVersion: detection.metadataVersionName,
+                        tiedWith: detection.tiedVersions.isEmpty ? nil : detection.tiedVersions,
+                        mergedFrom: detection.mergedFrom.isEmpty ? nil : detection.mergedFrom,
+                        identifierConflict: detection.identifierConflict, closest: detection.closest,
+                        cache: cache.map(CachedModelJSON.init))))
         case .text:
             var lines = ["store \(store) (\(detection.layout) layout)"]
             if let version = detection.version {
@@ -155,3 +148,22 @@ struct InspectCommand: ParsableCommand {
         if !detection.isExactMatch { throw InstarExit.failure }
     }
 }
+
+/// `instar inspect --format json`: the store's version, how it was known, drift and row counts.
+struct InspectJSON: Codable, Sendable, Equatable {
+    var layout: String
+    /// The matched version (null when none matches).
+    @AlwaysPresent var version: String?
+    /// `metadata`, `metadataAndIdentifiers`, `schema`, `cache` (null when no version matched).
+    @AlwaysPresent var matchedBy: String?
+    var drift: [String]
+    var rowCounts: [String: Int]
+    var metadataVersion: String?
+    var tiedWith: [String]?
+    var mergedFrom: [String]?
+    var identifierConflict: String?
+    var closest: String?
+    /// The store's own model (Z_MODELCACHE), when it has one.
+    var cache: CachedModelJSON?
+}
+

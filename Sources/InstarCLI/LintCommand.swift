@@ -64,20 +64,18 @@ struct LintCommand: ParsableCommand, UsesSwiftDataOptions {
             """
     )
 
-    @Argument(help: "The plan file (or give --model instead).")
-    var plan: String?
+    @OptionGroup var planArgument: PlanArgument
+    var plan: String? { planArgument.plan }
 
-    @Option(
-        name: .customLong("model"),
-        help: ArgumentHelp(
-            "Without a plan: the app's model bundle (.xcdatamodeld, every version), or versions oldest first (repeatable).",
-            valueName: "model"))
-    var models: [String] = []
+    @OptionGroup var appModels: AppModelsOption
+    var models: [String] { appModels.models }
 
     @OptionGroup var swiftDataOptions: SwiftDataOptions
 
-    @Option(help: ArgumentHelp("With --swiftdata and no SchemaMigrationPlan: the store the app shipped; the one step SwiftData infers from its own model to the sources' schema is linted (a versioned app's store is matched to a schema of its plan).", valueName: "store"))
-    var store: String?
+    /// With --swiftdata and no SchemaMigrationPlan: the store the app shipped, whose own model is the inferred
+    /// step's source (a versioned app's store is matched to a schema of its plan).
+    @OptionGroup var storeOption: ReadOnlyStoreOption
+    var store: String? { storeOption.store }
 
     @Flag(name: .customLong("cloudkit"), help: "Also check the rules of Core Data with CloudKit.")
     var cloudKit = false
@@ -108,6 +106,8 @@ struct LintCommand: ParsableCommand, UsesSwiftDataOptions {
         do {
             if swiftdata.isEmpty {
                 let plan = try self.plan.map { try PlanFileReader.read(path: $0) } ?? ImplicitPlan.make(models: models, storePath: nil, target: nil)
+                // A misspelt layout is the plan file's problem, as the reader's are (the planner cannot see the registry).
+                if let unknown = plan.unknownLayout { throw PlanError([unknown.problem]) }
                 findings = PlanLint.check(plan)
                 loaded = plan
             } else {
@@ -138,17 +138,17 @@ struct LintCommand: ParsableCommand, UsesSwiftDataOptions {
                 let computed = Set(plan.versions.flatMap { model in
                     model.entities.flatMap { entity in
                         entity.attributes.filter { $0.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] != nil }
-                            .compactMap { model.location(ofEntity: entity.name, property: $0.name)?.description }
+                            .compactMap { model.location(ofEntity: entity.name, property: $0.name) }
                     }
                 })
-                cloudKitFindings.removeAll { $0.check == .cloudKitRequiredAttribute && computed.contains($0.location.description) }
+                cloudKitFindings.removeAll { $0.check == .cloudKitRequiredAttribute && computed.contains($0.location) }
             }
             findings = PlanLint.sorted(findings + cloudKitFindings)
         }
         let subject = plan ?? (swiftdata.isEmpty ? models : swiftdata).joined(separator: " ")
         switch format {
         case .text: printOut(LintRendering.text(findings))
-        case .json: printOut(jsonText(LintRendering.json(findings, plan: subject)))
+        case .json: printOut(jsonText(LintJSON(findings, plan: subject)))
         }
         if let readerStatus { throw readerStatus }
         if findings.contains(where: { $0.severity == .error }) { throw InstarExit.failure }

@@ -52,8 +52,8 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
             """
     )
 
-    @Argument(help: "A plan file (YAML or JSON) declaring the versions and custom stages.")
-    var plan: String?
+    @OptionGroup var planArgument: PlanArgument
+    var plan: String? { planArgument.plan }
 
     @Option(help: "The target version: one of the plan's, or of the --model bundle (default: the plan's target, the bundle's current version).")
     var to: String?
@@ -73,24 +73,26 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
     @Flag(help: "With a plan: commit every step on its own: no fusing of steps, no work moved across hooks.")
     var noFuse = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Copy the rows of rebuilt tables ahead of a step's transaction in slices that each commit, so that a step longer than --time-budget moves forward run by run: auto (with --time-budget, for steps of 10,000 rows or more), off, SECONDSs per slice (0.25s) or ROWSrows per slice (5000rows).",
+            valueName: "mode"))
+    var slices: String?
+
     @Option(help: "Progress output: bar (terminals), lines, json (one event per line), none.")
     var progress: ProgressStyle?
 
     @Option(help: "SQLite secure_delete while migrating: on, off or fast (default: the plan's option, else SQLite's setting).")
     var secureDelete: String?
 
-    @Option(help: "Path of the store.")
-    var store: String
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.store }
 
-    @Option(name: .customLong("to-model"), help: "Without a plan: the target model version.")
+    @Option(name: .customLong("to-model"), help: "Without a plan: the target model version; --model then gives candidates for the store's version.")
     var toModel: String?
 
-    @Option(
-        name: .customLong("model"),
-        help: ArgumentHelp(
-            "Without a plan: the app's model bundle (.xcdatamodeld, every version), or versions oldest first (repeatable). With --to-model: candidates for the store's version.",
-            valueName: "model"))
-    var models: [String] = []
+    @OptionGroup var appModels: AppModelsOption
+    var models: [String] { appModels.models }
 
     @Flag(
         help: """
@@ -105,8 +107,8 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
 
     @OptionGroup var swiftDataOptions: SwiftDataOptions
 
-    @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
-    var hooks: String?
+    @OptionGroup var swiftDataHooks: SwiftDataHooksOption
+    var hooks: String? { swiftDataHooks.hooks }
 
     func validate() throws {
         if !swiftdata.isEmpty || migrationPlan != nil || hooks != nil || classes != nil || !fromSwiftdata.isEmpty {
@@ -197,6 +199,16 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
         return mode
     }
 
+    /// `--slices` as the library's setting.
+    func slicingMode() throws -> Slicing {
+        guard let slices else { return .default }
+        if slices == "auto" { return .default }
+        if slices == "off" { return .off }
+        if slices.hasSuffix("rows"), let rows = Int(slices.dropLast(4)), rows > 0 { return .rows(rows) }
+        if slices.hasSuffix("s"), let seconds = Double(slices.dropLast()), seconds > 0, seconds.isFinite { return .seconds(seconds) }
+        throw ValidationError("--slices takes auto, off, SECONDSs (0.25s) or ROWSrows (5000rows), not '\(slices)'")
+    }
+
     /// Runs a plan through the Migrator. `resume` is the command line that runs it again, `preview`
     /// the one that shows its chain.
     func runPlan(_ plan: Plan, resume: String, preview: String) throws {
@@ -204,6 +216,7 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
         migrator.allowCommands = allowCommands
         migrator.secureDelete = try secureDeleteMode()
         migrator.fuse = !noFuse
+        migrator.slicing = try slicingMode()
         if dryRun {
             printError("use 'instar plan \(plan.file) --store \(store)' for a dry run of a plan")
             throw ExitCode.validationFailure

@@ -36,14 +36,11 @@ struct HashesCommand: ParsableCommand {
         let hashes = VersionHashes(model: model)
         switch format {
         case .json:
-            var object: [String: Any] = [
-                "model": model.name,
-                "entities": hashes.base64EntityHashes,
-                "versionChecksum": hashes.versionChecksum,
-                "versionHashesDigest": hashes.versionHashesDigest,
-            ]
-            if let identifier = model.versionIdentifier { object["versionIdentifier"] = identifier }
-            printOut(jsonText(object))
+            printOut(
+                jsonText(
+                    HashesJSON(
+                        model: model.name, versionIdentifier: model.versionIdentifier, entities: hashes.base64EntityHashes,
+                        versionChecksum: hashes.versionChecksum, versionHashesDigest: hashes.versionHashesDigest)))
         case .text:
             var lines = ["model \(model.name)"]
             if let identifier = model.versionIdentifier, !identifier.isEmpty {
@@ -60,3 +57,14 @@ struct HashesCommand: ParsableCommand {
         }
     }
 }
+
+/// `instar model hashes --format json`: Core Data's version identity of a model.
+struct HashesJSON: Codable, Sendable, Equatable {
+    var model: String
+    var versionIdentifier: String?
+    /// Each entity's version hash, base64.
+    var entities: [String: String]
+    var versionChecksum: String
+    var versionHashesDigest: String
+}
+

@@ -21,8 +21,8 @@ struct ModelExportCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Path of the store.")
-    var store: String
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.store }
 
     @Option(help: "Where to write the model file (it must not exist, unless --force); standard output by default.")
     var output: String?

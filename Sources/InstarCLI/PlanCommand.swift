@@ -60,23 +60,19 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
             """
     )
 
-    @Argument(help: "The plan file (or give --model instead).")
-    var plan: String?
+    @OptionGroup var planArgument: PlanArgument
+    var plan: String? { planArgument.plan }
 
-    @Option(
-        name: .customLong("model"),
-        help: ArgumentHelp(
-            "Without a plan: the app's model bundle (.xcdatamodeld, every version), or versions oldest first (repeatable).",
-            valueName: "model"))
-    var models: [String] = []
+    @OptionGroup var appModels: AppModelsOption
+    var models: [String] { appModels.models }
 
     @OptionGroup var swiftDataOptions: SwiftDataOptions
 
-    @Option(help: ArgumentHelp("With --swiftdata: SQL for the custom stages' hooks (YAML: hook name → SQL).", valueName: "file"))
-    var hooks: String?
+    @OptionGroup var swiftDataHooks: SwiftDataHooksOption
+    var hooks: String? { swiftDataHooks.hooks }
 
-    @Option(help: "The store to plan for (opened read-only).")
-    var store: String?
+    @OptionGroup var storeOption: ReadOnlyStoreOption
+    var store: String? { storeOption.store }
 
     @Option(help: "Without --store: the version to start from (default: the oldest).")
     var from: String?
@@ -84,8 +80,8 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
     @Option(help: "The target version (default: the plan's target).")
     var to: String?
 
-    @Option(help: "Output format: text, markdown or json.")
-    var format: ReportFormat = .text
+    @OptionGroup var output: ReportFormatOption
+    var format: ReportFormat { output.format }
 
     @Option(help: ArgumentHelp("Write the proposed intermediate models and hooks here (where no chain exists), and templates for a mapping step's missing hooks.", valueName: "dir"))
     var scaffold: String?
@@ -115,7 +111,10 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
             if let store, !checked.isInferred { try checked.matchStore(store) }
             if !checked.findings.isEmpty {
                 if format == .json {
-                    printOut(jsonText(["plan": checked.migrationPlan.name, "passed": false, "problems": checked.findings.map(\.json)]))
+                    printOut(
+                        jsonText(
+                            SwiftDataProblemsJSON(
+                                plan: checked.migrationPlan.name, passed: false, problems: checked.findings.map(\.json))))
                 } else {
                     printOut(checked.summary.joined(separator: "\n"))
                 }
@@ -147,10 +146,24 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
             return
         }
         switch format {
-        case .json: printOut(jsonText(ReportRendering.json(report)))
-        case .text: printOut(ReportRendering.text(report))
-        case .markdown: printOut(ReportRendering.markdown(report))
+        case .json: printOut(jsonText(DryRunJSON(report)))
+        case .text: printOut(ReportRendering.text(report) + launchesLine(report))
+        case .markdown: printOut(ReportRendering.markdown(report) + launchesLine(report))
         }
         if report.noChain != nil { throw InstarExit.failure }
+    }
+
+    /// With --time-budget and a store: how many launches of that budget the chain needs, its table
+    /// rewrites copied ahead in slices where they can be (`migrate --slices auto`).
+    private func launchesLine(_ report: DryRunReport) -> String {
+        guard let timeBudget, store != nil, report.noChain == nil, !report.steps.isEmpty else { return "" }
+        let rate = Int(DryRunReport.typicalRowsPerSecond)
+        let budget = String(format: "%g", timeBudget)
+        guard let launches = report.launches(timeBudget: timeBudget) else {
+            return "\nlaunches: a transaction does not fit a \(budget) s budget even with slicing (see the risks above)"
+        }
+        let sliced = report.steps.map(\.slicedRows).reduce(0, +)
+        return "\nlaunches: about \(launches) of \(budget) s at \(rate) rows/s"
+            + (sliced > 0 ? ", \(sliced) row(s) copied ahead in slices (migrate --time-budget \(budget))" : "")
     }
 }

@@ -29,7 +29,7 @@ final class ProgressReporter: Sendable {
             switch style {
             case .none: return
             case .json:
-                console.writeOut(jsonText(Self.json(event)).replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "  ", with: "") + "\n")
+                console.writeOut(Self.jsonLine(event) + "\n")
             case .lines: if let line = Self.line(event) { console.writeOut(line + "\n") }
             case .bar: Self.draw(event, on: &bar, console: console)
             }
@@ -55,6 +55,10 @@ final class ProgressReporter: Sendable {
             let elapsed = Date().timeIntervalSince(bar.stepStart)
             let eta = fraction > 0 && fraction < 1 ? String(format: " ETA %.0fs", elapsed / fraction - elapsed) : ""
             drawBar(&bar, fraction: fraction, detail: "\(name) \(done)\(total.map { "/\($0)" } ?? "")\(eta)", console: console)
+        case .slice(let table, let copied, let total, let left):
+            let fraction = total > 0 ? Double(copied) / Double(total) : 1
+            let eta = left.map { String(format: " ETA %.0fs", $0) } ?? ""
+            drawBar(&bar, fraction: fraction, detail: "\(table) \(copied)/\(total) rows\(eta)", console: console)
         case .stepFinished(_, _, let seconds):
             drawBar(&bar, fraction: 1, detail: String(format: "done in %.2fs", seconds), console: console)
         default:
@@ -85,6 +89,8 @@ final class ProgressReporter: Sendable {
             return "step \(i + 1)/\(n): \(from) → \(to) (\(kind.rawValue))"
         case .hook(let name, let done, let total):
             return "  \(name): \(done)\(total.map { "/\($0)" } ?? "")"
+        case .slice(let table, let copied, let total, let left):
+            return "  copied \(copied)/\(total) rows ahead (last into \(table))" + (left.map { String(format: ", about %.1f s left", $0) } ?? "")
         case .stepFinished(let i, let n, let seconds):
             return String(format: "step %d/%d done in %.2f s", i + 1, n, seconds)
         case .paused(let reason):
@@ -94,24 +100,65 @@ final class ProgressReporter: Sendable {
         }
     }
 
-    static func json(_ event: ProgressEvent) -> [String: Any] {
+    /// The event as one line of JSON, `{"event" : "stepStarted","from" : "V1",…}`: the pretty-printed
+    /// object with each line's indentation dropped (strings never span lines: JSON escapes newlines).
+    static func jsonLine(_ event: ProgressEvent) -> String {
+        jsonText(ProgressEventJSON(event)).split(separator: "\n")
+            .map { $0.drop(while: { $0 == " " }) }.joined()
+    }
+}
+
+/// One line of `migrate --progress json`: an event and its fields (those of other events absent).
+struct ProgressEventJSON: Codable, Sendable, Equatable {
+    /// `started`, `stepStarted`, `hook`, `stepFinished`, `paused`, `finished`.
+    var event: String
+    var run: String?
+    /// `started`: the chain's steps; `finished`: the steps run.
+    var steps: Int?
+    var resumedAt: String?
+    /// 1-based.
+    var step: Int?
+    var of: Int?
+    var from: String?
+    var to: String?
+    var kind: String?
+    var estimatedRows: Int?
+    var hook: String?
+    var done: Int?
+    var total: Int?
+    /// `slice`: the table rows were last copied into ahead of the step, how many of `of` so far, and
+    /// the estimated seconds left.
+    var table: String?
+    var copied: Int?
+    var secondsLeft: Double?
+    var seconds: Double?
+    var reason: String?
+
+    init(event: String) { self.event = event }
+
+    init(_ event: ProgressEvent) {
         switch event {
         case .started(let run, let steps, let resumedAt):
-            var o: [String: Any] = ["event": "started", "run": run, "steps": steps]
-            if let resumedAt { o["resumedAt"] = resumedAt }
-            return o
+            self.init(event: "started")
+            (self.run, self.steps, self.resumedAt) = (run, steps, resumedAt)
         case .stepStarted(let i, let n, let from, let to, let kind, let rows):
-            return ["event": "stepStarted", "step": i + 1, "of": n, "from": from, "to": to, "kind": kind.rawValue, "estimatedRows": rows]
+            self.init(event: "stepStarted")
+            (step, of, self.from, self.to, self.kind, estimatedRows) = (i + 1, n, from, to, kind.rawValue, rows)
         case .hook(let name, let done, let total):
-            var o: [String: Any] = ["event": "hook", "hook": name, "done": done]
-            if let total { o["total"] = total }
-            return o
+            self.init(event: "hook")
+            (hook, self.done, self.total) = (name, done, total)
+        case .slice(let table, let copied, let total, let left):
+            self.init(event: "slice")
+            (self.table, self.copied, of, secondsLeft) = (table, copied, total, left)
         case .stepFinished(let i, let n, let seconds):
-            return ["event": "stepFinished", "step": i + 1, "of": n, "seconds": seconds]
+            self.init(event: "stepFinished")
+            (step, of, self.seconds) = (i + 1, n, seconds)
         case .paused(let reason):
-            return ["event": "paused", "reason": reason.description]
+            self.init(event: "paused")
+            self.reason = reason.description
         case .finished(let steps, let seconds):
-            return ["event": "finished", "steps": steps, "seconds": seconds]
+            self.init(event: "finished")
+            (self.steps, self.seconds) = (steps, seconds)
         }
     }
 }

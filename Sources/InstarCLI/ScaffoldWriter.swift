@@ -47,9 +47,9 @@ enum ScaffoldWriter {
         }
         switch format {
         case .json:
-            var object = ReportRendering.json(report)
-            object["scaffold"] = files.map { ["path": $0.path, "role": $0.role] }
-            printOut(jsonText(object))
+            var json = DryRunJSON(report)
+            json.scaffold = files.map { DryRunJSON.ScaffoldFile(path: $0.path, role: $0.role) }
+            printOut(jsonText(json))
         case .text, .markdown:
             printOut(format == .text ? ReportRendering.text(report) : ReportRendering.markdown(report))
             printOut("")

@@ -50,10 +50,8 @@ struct SeedStoreCommand: ParsableCommand {
     @Option(help: "Seed of every random choice (same seed, same store: same bytes).")
     var seed: UInt64 = 1
 
-    @Option(
-        name: .customLong("model"),
-        help: "A candidate version of the store (repeatable); an .xcdatamodeld bundle stands for all its versions.")
-    var models: [String] = []
+    @OptionGroup var candidateModels: CandidateModelsOption
+    var models: [String] { candidateModels.models }
 
     @Option(help: "Layout of the store (instar, coredata or sql); by default the store's bookkeeping tells.")
     var layout: String?

@@ -19,8 +19,8 @@ struct StatusCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Path of the store.")
-    var store: String
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.store }
 
     @OptionGroup var output: FormatOption
     var format: OutputFormat { output.format }
@@ -35,17 +35,13 @@ struct StatusCommand: ParsableCommand {
         let unfinished = status.journal.map { $0.status != .finished } ?? false
         switch format {
         case .json:
-            var object: [String: Any] = ["store": store, "unfinished": unfinished]
-            if let journal = status.journal,
-                let data = try? Journal.encoder.encode(journal),
-                let value = try? JSONSerialization.jsonObject(with: data)
-            {
-                object["journal"] = value
+            let lease = status.lease.map {
+                StatusJSON.LeaseJSON(owner: $0.owner, pid: $0.pid, host: $0.host, alive: $0.isAlive)
             }
-            if let lease = status.lease {
-                object["lease"] = ["owner": lease.owner, "pid": lease.pid, "host": lease.host, "alive": lease.isAlive]
-            }
-            printOut(jsonText(object))
+            printOut(
+                jsonText(
+                    StatusJSON(store: store, unfinished: unfinished, journal: status.journal, lease: lease),
+                    encoder: StatusJSON.encoder))
         case .text:
             guard let journal = status.journal else {
                 printOut("no migration has run on \(store)")
@@ -87,11 +83,11 @@ struct RestoreCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The backup file.")
+    @Option(help: "The backup file, copied over --store.")
     var backup: String
 
-    @Option(help: "The store to overwrite with the backup.")
-    var store: String
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.store }
 
     func run() throws {
         do {
@@ -131,4 +127,25 @@ struct RestoreCommand: ParsableCommand {
         try? reader.close()
         return writer
     }
+}
+
+/// `instar status --format json`: the journal as the store keeps it, and who holds the store.
+struct StatusJSON: Codable, Sendable, Equatable {
+    var store: String
+    var unfinished: Bool
+    /// The unfinished run, else the last (absent when no migration has run).
+    var journal: JournalEntry?
+    var lease: LeaseJSON?
+
+    /// The process that holds the store.
+    struct LeaseJSON: Codable, Sendable, Equatable {
+        var owner: String
+        var pid: Int32
+        var host: String
+        /// Whether that process still runs (if not, the next migrate takes over).
+        var alive: Bool
+    }
+
+    /// Dates as the journal stores them (ISO 8601).
+    static var encoder: JSONEncoder { Journal.encoder }
 }

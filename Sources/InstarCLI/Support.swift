@@ -79,12 +79,12 @@ func reportWarnings(of models: [Model]) {
     }
 }
 
-/// The layout a `--layout` option names (nil when none is given); an unknown name is a usage error
-/// that lists the layouts.
+/// The layout a `--layout` option names (nil when none is given), resolved by the one registry; an
+/// unknown name is a usage error that lists the layouts (``UnknownLayoutError``).
 func storeLayout(named name: String?) throws -> (any StoreLayout)? {
     guard let name else { return nil }
-    guard let layout = Layouts.named(name) else {
-        printError("unknown layout '\(name)'; layouts: \(Layouts.all.map(\.name).joined(separator: ", "))")
+    guard let layout = LayoutRegistry.named(name) else {
+        printError(UnknownLayoutError(name: name, known: LayoutRegistry.names).description)
         throw ExitCode.validationFailure
     }
     return layout
@@ -97,16 +97,6 @@ func printOut(_ text: String) {
 
 func printError(_ text: String) {
     Console.current.writeError("instar: " + text + (text.hasSuffix("\n") ? "" : "\n"))
-}
-
-/// Serialises a JSON value with sorted keys, so output is stable for diffs and tests.
-func jsonText(_ value: Any) -> String {
-    guard
-        let data = try? JSONSerialization.data(
-            withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]),
-        let text = String(data: data, encoding: .utf8)
-    else { return "{}" }
-    return text
 }
 
 /// Opens a store for a command, or prints why not and exits with a code scripts can trust.
@@ -133,8 +123,14 @@ func fail(_ error: StoreError, store: String? = nil) -> ExitCode {
 /// Loads a plan file, printing every problem with its location.
 func loadPlan(_ path: String) throws -> Plan {
     do {
-        return try PlanFileReader.read(path: path)
-    } catch {
+        let plan = try PlanFileReader.read(path: path)
+        // The planner cannot see the layout registry: a misspelt `layout:` is refused here, at its key.
+        if let unknown = plan.unknownLayout {
+            printError(unknown.description)
+            throw InstarExit.invalidInput
+        }
+        return plan
+    } catch let error as PlanError {
         printError(error.description)
         let unreadable = error.problems.allSatisfy { $0.kind == .unreadable }
         throw unreadable ? InstarExit.unreadable : InstarExit.invalidInput

@@ -49,7 +49,7 @@ struct SwiftDataCommand: ParsableCommand {
         case .json: printOut(jsonText(json(schemas, read.plans, diagnostics)))
         case .text: printOut(text(schemas, read.plans, files: read.files.count))
         }
-        for diagnostic in diagnostics { printError(diagnostic.description) }
+        for diagnostic in diagnostics { printError(ErrorHints.text(diagnostic)) }
         if diagnostics.contains(where: { $0.severity == .error }) { throw InstarExit.invalidInput }
     }
 
@@ -75,22 +75,66 @@ struct SwiftDataCommand: ParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    private func json(_ schemas: [SwiftDataSchema], _ plans: [SwiftDataMigrationPlan], _ diagnostics: [SwiftDataDiagnostic]) -> [String: Any] {
-        [
-            "schemas": schemas.map { schema -> [String: Any] in
+    private func json(_ schemas: [SwiftDataSchema], _ plans: [SwiftDataMigrationPlan], _ diagnostics: [SwiftDataDiagnostic])
+        -> SwiftDataSourcesJSON
+    {
+        SwiftDataSourcesJSON(
+            schemas: schemas.map { schema in
                 let hashes = VersionHashes(model: schema.model)
-                return ["name": schema.name, "versionIdentifier": schema.versionIdentifier, "classes": schema.modelClasses,
-                        "entities": hashes.base64EntityHashes, "versionChecksum": hashes.versionChecksum]
+                return SwiftDataSourcesJSON.Schema(
+                    name: schema.name, versionIdentifier: schema.versionIdentifier, classes: schema.modelClasses,
+                    entities: hashes.base64EntityHashes, versionChecksum: hashes.versionChecksum)
             },
-            "plans": plans.map { plan -> [String: Any] in
-                ["name": plan.name, "schemas": plan.schemas, "stages": plan.stages.map { stage -> [String: Any] in
-                    var object: [String: Any] = ["kind": stage.kind.rawValue, "from": stage.fromVersion, "to": stage.toVersion]
-                    object["willMigrate"] = stage.willMigrate
-                    object["didMigrate"] = stage.didMigrate
-                    return object
-                }]
+            plans: plans.map { plan in
+                SwiftDataSourcesJSON.Plan(
+                    name: plan.name, schemas: plan.schemas,
+                    stages: plan.stages.map {
+                        SwiftDataSourcesJSON.Stage(
+                            kind: $0.kind.rawValue, from: $0.fromVersion, to: $0.toVersion, willMigrate: $0.willMigrate,
+                            didMigrate: $0.didMigrate)
+                    })
             },
-            "diagnostics": diagnostics.map { ["severity": $0.severity.rawValue, "location": $0.location.description, "message": $0.message] },
-        ]
+            diagnostics: diagnostics.map {
+                SwiftDataSourcesJSON.Diagnostic(severity: $0.severity.rawValue, location: $0.location.description, message: $0.message)
+            })
     }
 }
+
+/// `instar model swiftdata --format json`: the schemas and plans read from Swift sources, and what the
+/// reader could not resolve.
+struct SwiftDataSourcesJSON: Codable, Sendable, Equatable {
+    var schemas: [Schema]
+    var plans: [Plan]
+    var diagnostics: [Diagnostic]
+
+    struct Schema: Codable, Sendable, Equatable {
+        var name: String
+        var versionIdentifier: String
+        var classes: [String]
+        /// Each entity's version hash, base64, as SwiftData writes it into a store.
+        var entities: [String: String]
+        var versionChecksum: String
+    }
+
+    struct Plan: Codable, Sendable, Equatable {
+        var name: String
+        var schemas: [String]
+        var stages: [Stage]
+    }
+
+    struct Stage: Codable, Sendable, Equatable {
+        var kind: String
+        var from: String
+        var to: String
+        var willMigrate: String?
+        var didMigrate: String?
+    }
+
+    struct Diagnostic: Codable, Sendable, Equatable {
+        var severity: String
+        /// file:line:column.
+        var location: String
+        var message: String
+    }
+}
+

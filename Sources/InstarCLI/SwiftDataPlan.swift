@@ -22,10 +22,8 @@ struct SwiftDataPlan {
             (location.map { "\($0): " } ?? "") + "error: \(message)\n  hint: \(hint)"
         }
 
-        var json: [String: Any] {
-            var object: [String: Any] = ["kind": kind, "message": message, "hint": hint]
-            object["location"] = location?.description
-            return object
+        var json: SwiftDataProblemsJSON.Problem {
+            SwiftDataProblemsJSON.Problem(kind: kind, message: message, hint: hint, location: location?.description)
         }
     }
 
@@ -54,7 +52,7 @@ struct SwiftDataPlan {
         }
         // Errors in full; warnings (assumed mappings, app-evaluated defaults) only counted: they do not
         // change the plan, and `instar model swiftdata` lists each at its position.
-        for diagnostic in read.errors { printError(diagnostic.description) }
+        for diagnostic in read.errors { printError(ErrorHints.text(diagnostic)) }
         let warnings = read.diagnostics.count - read.errors.count
         if warnings > 0 { printError("note: \(warnings) warning(s) reading the sources; 'instar model swiftdata' lists them") }
         var candidates = read.plans.filter { planName == nil || $0.name == planName || $0.name.hasSuffix(".\(planName!)") }
@@ -283,5 +281,22 @@ struct SwiftDataPlan {
         if let storeSchema { lines.append("store: written by \(storeSchema)") }
         lines.append(findings.isEmpty ? "checks: passed (checksums distinct, lightweight stages inferable, every schema reachable)" : "checks: \(findings.count) problem(s)")
         return lines
+    }
+}
+
+/// `instar plan --swiftdata --format json` when SwiftData would refuse the plan.
+struct SwiftDataProblemsJSON: Codable, Sendable, Equatable {
+    var plan: String
+    var passed: Bool
+    var problems: [Problem]
+
+    /// One refusal, with the fix.
+    struct Problem: Codable, Sendable, Equatable {
+        /// `duplicate-checksum`, `not-inferable`, `unreachable`, `unknown-schema`, `unknown-model-version`.
+        var kind: String
+        var message: String
+        var hint: String
+        /// file:line:column, when the problem has a place in the sources.
+        var location: String?
     }
 }

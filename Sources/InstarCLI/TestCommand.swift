@@ -55,13 +55,11 @@ struct TestCommand: ParsableCommand, UsesSwiftDataOptions {
             """
     )
 
-    @Argument(help: "The plan file (or give --model instead).")
-    var plan: String?
+    @OptionGroup var planArgument: PlanArgument
+    var plan: String? { planArgument.plan }
 
-    @Option(
-        name: .customLong("model"),
-        help: ArgumentHelp("Without a plan: the app's model bundle (.xcdatamodeld, every version).", valueName: "model"))
-    var models: [String] = []
+    @OptionGroup var appModels: AppModelsOption
+    var models: [String] { appModels.models }
 
     @OptionGroup var swiftDataOptions: SwiftDataOptions
 
@@ -88,8 +86,8 @@ struct TestCommand: ParsableCommand, UsesSwiftDataOptions {
         help: ArgumentHelp("A drop the diff calls a probable rename that is meant: Entity.attribute or Entity (repeatable).", valueName: "name"))
     var acceptedDrops: [String] = []
 
-    @Option(help: "Output format: text, markdown or json.")
-    var format: ReportFormat = .text
+    @OptionGroup var output: ReportFormatOption
+    var format: ReportFormat { output.format }
 
     @Flag(help: "Let command hooks run (they execute outside the transaction).")
     var allowCommands = false
@@ -147,7 +145,7 @@ struct TestCommand: ParsableCommand, UsesSwiftDataOptions {
         switch format {
         case .text: printOut(TestRendering.text(report))
         case .markdown: printOut(TestRendering.markdown(report))
-        case .json: printOut(TestRendering.json(report))
+        case .json: printOut(jsonText(TestReportJSON(report)))
         }
         if !report.passed { throw InstarExit.failure }
     }

@@ -15,11 +15,25 @@ package struct RawSQLReference: Sendable, Hashable {
         case dropped
     }
 
+    /// What the raw SQL names: a table, or a column of one.
+    package enum Target: Sendable, Hashable {
+        case table(String)
+        case column(table: String, column: String)
+    }
+
     /// The raw object, as the newer version lists it.
     package var object: RawSQL
-    /// `table "Shelf"` or `column "Book"."Pages"`.
-    package var subject: String
+    /// The table or column named.
+    package var target: Target
     package var change: Change
+
+    /// `table 'Shelf'` or `column 'Book.pages'`, for messages.
+    package var subject: String {
+        switch target {
+        case .table(let table): "table '\(table)'"
+        case .column(let table, let column): "column '\(table).\(column)'"
+        }
+    }
     /// The old name the SQL still uses.
     package var oldName: String
 
@@ -33,10 +47,16 @@ package struct RawSQLReference: Sendable, Hashable {
     }
 
     package var hint: String {
-        switch (object.kind, change) {
-        case (.view, .renamed(let name)), (.trigger, .renamed(let name)):
+        let renamed: String? = if case .renamed(let name) = change { name } else { nil }
+        return Self.hint(object, oldName: oldName, renamedTo: renamed)
+    }
+
+    /// What to do about raw SQL naming `oldName`, which a step renames to `renamedTo` or drops (nil).
+    package static func hint(_ object: RawSQL, oldName: String, renamedTo: String?) -> String {
+        switch (object.kind, renamedTo) {
+        case (.view, let name?), (.trigger, let name?):
             return "edit the raw SQL of '\(object.name)' in the newer version's model (its raw: list) to say '\(name)': views and triggers are recreated from that text after the step"
-        case (.view, .dropped), (.trigger, .dropped):
+        case (.view, nil), (.trigger, nil):
             return "edit or remove '\(object.name)' in the newer version's model (its raw: list): views and triggers are recreated from that text after the step"
         default:
             return "a step never rewrites a raw \(object.kind.rawValue): keep '\(oldName)' in this version, or model '\(object.name)' as an entity first"
@@ -57,7 +77,7 @@ package struct RawSQLReference: Sendable, Hashable {
                 if names.contains(table.lowercased()), !newTables.contains(table.lowercased()) {
                     result.append(
                         RawSQLReference(
-                            object: object, subject: "table '\(table)'",
+                            object: object, target: .table(table),
                             change: newTable.map { .renamed(to: $0) } ?? .dropped, oldName: table))
                     continue
                 }
@@ -80,7 +100,7 @@ package struct RawSQLReference: Sendable, Hashable {
             let renamed = diff.destination(ofProperty: property, in: entity.name).flatMap { columns(of: destination)[$0] }
             result.append(
                 RawSQLReference(
-                    object: object, subject: "column '\(table).\(column)'", change: renamed.map { .renamed(to: $0) } ?? .dropped,
+                    object: object, target: .column(table: table, column: column), change: renamed.map { .renamed(to: $0) } ?? .dropped,
                     oldName: column))
         }
         return result

@@ -37,7 +37,7 @@ extension ChainFinder {
         let from = graph.versions[start].name, to = graph.versions[end].name
         throw NoChain(
             from: from, to: to, gaps: [NoChain.Gap(from: from, to: to, blocking: graph.diff(start, end).blockingChanges)],
-            message: "no inferable step leads from \(from) to \(to), and no mapping model leads there")
+            reason: .noStepOrMapping)
     }
 
     /// The walk of an app that ships a chain of mapping models, as far as mapping models lead.

@@ -26,15 +26,38 @@ public struct NoChain: InstarError, CustomStringConvertible {
         public var blocking: [Change]
     }
 
+    /// Why no chain was found.
+    public enum Reason: Sendable, Hashable {
+        /// The named version (the store's or the target) is none of the plan's.
+        case unknownVersion(String)
+        /// The store is at a version newer than the target: Instar migrates forward only.
+        case storeIsNewer
+        /// No chain of inferable steps (and stages) leads to the target: ``NoChain/gaps`` says where.
+        case noInferableChain
+        /// Versions without an order (a bundle): no inferable step and no mapping model leads to the
+        /// target; the one gap is the direct step.
+        case noStepOrMapping
+    }
+
     /// The version the search started from (the store's).
     public var from: String
     /// The version it had to reach (the target).
     public var to: String
     /// Each pair no chain crosses; empty when the failure is of another kind (an unknown version, a
-    /// store newer than the target), which ``message`` says.
+    /// store newer than the target), which ``reason`` says.
     public var gaps: [Gap]
+    /// Why no chain was found.
+    public var reason: Reason
+
     /// The failure in a sentence; ``description`` adds the gaps and their blocking changes.
-    public var message: String
+    public var message: String {
+        switch reason {
+        case .unknownVersion(let name): "unknown version '\(name)'"
+        case .storeIsNewer: "the store is at \(from), newer than the target \(to): Instar migrates forward only"
+        case .noInferableChain: "no chain of inferable steps leads from \(from) to \(to)"
+        case .noStepOrMapping: "no inferable step leads from \(from) to \(to), and no mapping model leads there"
+        }
+    }
 
     public var description: String {
         var lines = [message]
@@ -62,13 +85,11 @@ package struct ChainFinder {
     package func cheapestChain(from: String, to: String) throws(NoChain) -> Chain {
         let plan = graph.plan
         guard let start = plan.index(of: from), let end = plan.index(of: to) else {
-            throw NoChain(from: from, to: to, gaps: [], message: "unknown version '\(plan.index(of: from) == nil ? from : to)'")
+            throw NoChain(from: from, to: to, gaps: [], reason: .unknownVersion(plan.index(of: from) == nil ? from : to))
         }
         if !plan.versionsAreOrdered { return try unorderedChain(from: start, to: end) }
         guard start <= end else {
-            throw NoChain(
-                from: from, to: to, gaps: [],
-                message: "the store is at \(from), newer than the target \(to): Instar migrates forward only")
+            throw NoChain(from: from, to: to, gaps: [], reason: .storeIsNewer)
         }
         // Waypoints: pinned versions and the ends of custom stages strictly inside the range.
         var waypoints = Set([start, end])
@@ -100,9 +121,7 @@ package struct ChainFinder {
             }
         }
         if !gaps.isEmpty {
-            throw NoChain(
-                from: from, to: to, gaps: gaps,
-                message: "no chain of inferable steps leads from \(from) to \(to)")
+            throw NoChain(from: from, to: to, gaps: gaps, reason: .noInferableChain)
         }
         return Chain(steps: steps, stepCost: plan.options.stepCost)
     }

@@ -10,7 +10,9 @@ public struct Plan: Sendable {
     public var name: String
     /// The plan file, for messages; relative paths in it resolve against its folder.
     public var file: String
-    /// The store layout: `instar`, `coredata` or `sql`.
+    /// The store layout's name: `instar`, `coredata`, `sql` or a registered plug-in's. Resolved, and
+    /// refused when unknown, where the plan meets a store (`LayoutRegistry.resolve` through the
+    /// migrator, the dry run and the `instar` command), at the `layout` key's location.
     public var layout: String
     /// Every version, oldest first.
     public var versions: [Model]

@@ -87,13 +87,10 @@ public enum PlanFileReader {
             switch pair.key {
             case "name": plan.name = walker.string(v, what: "name") ?? plan.name
             case "layout":
-                let layout = walker.string(v, what: "layout") ?? "instar"
-                if !LayoutRegistry.isKnown(layout) {
-                    walker.report(
-                        .invalidValue, "unknown layout '\(layout)'", at: v,
-                        hint: "layouts: \(LayoutRegistry.spellings.joined(separator: ", ")) (coredata:<framework version> for an older Core Data)")
-                }
-                plan.layout = layout
+                // Resolved where the plan meets the store's layout registry (the migrator, the dry run,
+                // the `instar` command), which knows plug-in layouts too and refuses an unknown name at
+                // this key's location (`locations["layout"]`); the planner never sees the registry.
+                plan.layout = walker.string(v, what: "layout") ?? "instar"
             case "versions":
                 guard let list = v.sequence else {
                     walker.report(.invalidValue, "versions must be a list of model files, oldest first", at: v)

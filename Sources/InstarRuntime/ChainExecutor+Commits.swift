@@ -45,9 +45,7 @@ extension ChainExecutor {
             if let wrapped = error as? StoreError, let lease = wrapped.underlying as? LeaseError { throw lease }
             throw error
         }
-        claimPending = false
-        Failpoints.hit("step.after-commit")
-        progressMade = true
+        didCommit(failpoint: "step", progress: true)
         entry = committed
     }
 
@@ -59,30 +57,68 @@ extension ChainExecutor {
         try Lease.write(lease, db)
     }
 
-    /// Runs `body` in one write transaction that also saves `entry` (and refreshes the lease). Records
-    /// of the run's own state (started, paused, failed, finished) are not interrupted.
-    /// A record that ends the call (a pause, a failure) releases the lease in the same commit.
-    func commit(
-        _ entry: JournalEntry, failpoint: String, releasingLease: Bool = false, _ body: (Database) throws -> Void = { _ in }
-    ) throws {
-        var entry = entry
-        entry.updatedAt = Date()
-        let isRecord = failpoint.hasPrefix("journal.")
+    /// The one commit skeleton every unit of work goes through (a hook, a batch, a slice, a record of
+    /// the run's own state): in one immediate write transaction, the lease is claimed if this call
+    /// holds nothing yet, `work` does the unit's writes and returns the journal record that says it
+    /// is done, and the record is sealed in (``seal(_:_:failpoint:releasingLease:)``). The step's own
+    /// transaction (``commitSchemaTransaction(_:next:failures:_:)``) and a Swift hook's
+    /// (``HookSession``) open their transactions differently but seal and follow up the same way.
+    ///
+    /// A record of the run's own state (`recordOnly`: started, paused, failed, finished) is not
+    /// interrupted and is not progress. A record that ends the call (a pause, a failure) releases
+    /// the lease in the same commit. Returns the record as saved.
+    @discardableResult
+    func commitUnit(
+        failpoint: String, releasingLease: Bool = false, recordOnly: Bool? = nil, _ work: (Database) throws -> JournalEntry
+    ) throws -> JournalEntry {
+        let isRecord = recordOnly ?? failpoint.hasPrefix("journal.")
         if isRecord { interruptible.withLock { $0 = false } }
         defer { if isRecord { interruptible.withLock { $0 = true } } }
+        var saved: JournalEntry?
         try store.withDatabase { db in
             try db.inTransaction(.immediate) {
                 try claimIfPending(db)  // refused before any work when another live run holds the store
-                try body(db)
-                try saveRecord(entry, db)
-                if releasingLease { try Lease.release(lease, db) }
-                Failpoints.hit("\(failpoint).before-commit")
+                var next = try work(db)
+                next.updatedAt = Date()
+                try seal(next, db, failpoint: failpoint, releasingLease: releasingLease)
+                saved = next
                 return .commit
             }
         }
+        didCommit(failpoint: failpoint, progress: !isRecord)
+        return saved!
+    }
+
+    /// ``commitUnit(failpoint:releasingLease:recordOnly:_:)`` for work whose record is known before it runs.
+    func commit(
+        _ entry: JournalEntry, failpoint: String, releasingLease: Bool = false, recordOnly: Bool? = nil,
+        _ body: (Database) throws -> Void = { _ in }
+    ) throws {
+        try commitUnit(failpoint: failpoint, releasingLease: releasingLease, recordOnly: recordOnly) { db in
+            try body(db)
+            return entry
+        }
+    }
+
+    /// The last writes of every unit's transaction: its journal record (the finished record ends the
+    /// run: ``saveFinish(_:_:)``), the lease's release when the record ends the call, and the
+    /// failpoint just before the commit.
+    func seal(_ next: JournalEntry, _ db: Database, failpoint: String, releasingLease: Bool = false) throws {
+        if next.status == .finished {
+            try saveFinish(next, db)
+        } else {
+            try saveRecord(next, db)
+            if releasingLease { try Lease.release(lease, db) }
+        }
+        Failpoints.hit("\(failpoint).before-commit")
+    }
+
+    /// What follows every unit's commit: this call now holds the store, the failpoint just after the
+    /// commit, and (unless it only recorded the run's state) progress was made.
+    func didCommit(failpoint: String, progress: Bool) {
         claimPending = false
         Failpoints.hit("\(failpoint).after-commit")
-        if !isRecord { progressMade = true }
+        if progress { progressMade = true }
     }
 
     /// Before this call's first commit, claims the lease inside the caller's write transaction: a live
@@ -123,8 +159,11 @@ extension ChainExecutor {
         if record.phase == .before || record.status == .finished, let timing = stepTiming {
             record.timings[timing.label, default: 0] += Date().timeIntervalSince(timing.start)
         }
-        if record.status == .finished { try saveFinish(record, db) } else { try saveRecord(record, db) }
-        Failpoints.hit("step.before-commit")
+        // Pages the steps freed go back to the file system before the run ends (``reclaimThenFinish(_:)``).
+        if record.status == .finished, incrementalVacuum, try Self.freePages(db) > 0 { record.status = .running }
+        // Tables the step retired are deleted in slices before the run ends (``dropRetiredTables(_:)``).
+        if record.status == .finished, try !store.retiredTables(db).isEmpty { record.status = .running }
+        try seal(record, db, failpoint: "step")
         return record
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InstarCompiler
 import InstarInference
 import InstarModel
 import InstarPlanner
@@ -21,6 +22,8 @@ final class ChainExecutor {
     let allowCommands: Bool
     /// Run consecutive steps without hooks between them as one fused transaction.
     let fuse: Bool
+    /// Whether table rewrites are copied ahead in slices (``copyAhead(_:versions:hooks:reach:)``).
+    let slicing: Slicing
     let stop: StopRequest
     let deadline: Deadline?
     let emit: (ProgressEvent) -> Void
@@ -43,13 +46,19 @@ final class ChainExecutor {
     /// Rows each step of the chain rewrites, by position: the planner's prices for a fresh run,
     /// counted on the store for the remaining steps of a resumed one (``estimatedRows(_:through:)``).
     var rowEstimates: [Int: Int] = [:]
+    /// Whether the store has `auto_vacuum = INCREMENTAL`: the run gives back the pages it frees
+    /// (``reclaimThenFinish(_:)``).
+    var incrementalVacuum = false
+    /// Rows per second deleting retired tables (``dropRetiredTables(_:)``), measured by this call.
+    var retireRate: Double?
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: RegisteredHook], mappingHooks: [String: MappingSwiftHook] = [:],
-        allowCommands: Bool, fuse: Bool = true, stop: StopRequest, deadline: Deadline?, lease: Lease = .mine(),
-        emit: @escaping (ProgressEvent) -> Void
+        allowCommands: Bool, fuse: Bool = true, slicing: Slicing = .default, stop: StopRequest, deadline: Deadline?,
+        lease: Lease = .mine(), emit: @escaping (ProgressEvent) -> Void
     ) {
         self.lease = lease
+        self.slicing = slicing
         self.fuse = fuse
         self.mappingHooks = mappingHooks
         self.plan = plan
@@ -77,8 +86,11 @@ final class ChainExecutor {
 
     func run(start: () throws -> [Step]) throws -> MigrationResult {
         dataVersionAtStart = try readDataVersion()
+        incrementalVacuum = try store.withDatabase(Self.readIncrementalVacuum)
         guard var entry = try resumeOrStart(start) else { return .finished(steps: 0) }
         if let reason = pauseReason() { return .paused(reason) }
+        // A run killed while it deleted a retired table goes on with it first.
+        if resumedRun, let paused = try dropRetiredTables(&entry) { return paused }
         // No commit of its own for the start: the first unit's transaction carries the lease claim and
         // the start record (a hook that commits on its own is preceded by them: ``recordStart(_:)``).
         let started = Date()
@@ -90,7 +102,7 @@ final class ChainExecutor {
         } catch {
             return try recover(from: error, &entry)
         }
-        if entry.status != .finished { try finish(&entry) }
+        if entry.status != .finished, let paused = try finish(&entry) { return paused }
         emit(.finished(steps: entry.chain.count, seconds: Date().timeIntervalSince(started)))
         return .finished(steps: entry.chain.count)
     }
@@ -155,7 +167,11 @@ final class ChainExecutor {
             entry.timings["\(record.from) → \(record.to)", default: 0] += Date().timeIntervalSince(stepStart)
             entry = entry.nextStep()
             // Past the last step, moving on is the finish: one commit, not two.
-            if entry.step < entry.chain.count { try commit(entry, failpoint: "step.done") } else { try finish(&entry, failpoint: "step.done") }
+            if entry.step < entry.chain.count {
+                try commit(entry, failpoint: "step.done")
+            } else if let paused = try finish(&entry, failpoint: "step.done") {
+                return paused
+            }
         }
         return nil
     }
@@ -195,21 +211,16 @@ final class ChainExecutor {
 
     /// The finish as a commit of its own: the last step's hooks that commit on their own are done (its
     /// record moves past the step and ends the run), or the run resumed at the end. Not interrupted.
-    private func finish(_ entry: inout JournalEntry, failpoint: String = "journal.finish") throws {
-        interruptible.withLock { $0 = false }
-        defer { interruptible.withLock { $0 = true } }
-        entry.status = .finished
-        var finished = entry
-        finished.updatedAt = Date()
-        try store.withDatabase { db in
-            try db.inTransaction(.immediate) {
-                try saveFinish(finished, db)
-                Failpoints.hit("\(failpoint).before-commit")
-                return .commit
-            }
+    /// Where the store gives free pages back, they go first (``reclaimThenFinish(_:)``); returns the
+    /// pause when a stop comes before the end.
+    private func finish(_ entry: inout JournalEntry, failpoint: String = "journal.finish") throws -> MigrationResult? {
+        if let paused = try dropRetiredTables(&entry) { return paused }
+        if incrementalVacuum, try store.withDatabase({ db in try Self.freePages(db) }) > 0 {
+            return try reclaimThenFinish(&entry)
         }
-        claimPending = false
-        Failpoints.hit("\(failpoint).after-commit")
+        entry.status = .finished
+        entry = try commitUnit(failpoint: failpoint, recordOnly: true) { [entry] _ in entry }
+        return nil
     }
 
     static func position(_ entry: JournalEntry) -> String {
@@ -217,6 +228,7 @@ final class ChainExecutor {
         var text = "step \(entry.step + 1)/\(entry.chain.count) (\(record.from) → \(record.to)), \(entry.phase.rawValue) phase"
         if entry.phase != .schema { text += ", hook \(entry.hook + 1)" }
         if let checkpoint = entry.checkpoint { text += " at checkpoint \(checkpoint)" }
+        if let slices = entry.slices { text += ", \(slices.rowsCopied)/\(slices.rowsTotal) rows copied ahead" }
         return text
     }
 
@@ -282,14 +294,22 @@ final class ChainExecutor {
             // Steps with only inline SQL hooks between them run as one transaction, fused where exact.
             let last = segmentEnd(from: entry.step, in: entry)
             let versions = try [model(record.from)] + (entry.step...last).map { try model(entry.chain[$0].to) }
+            let failures = HookFailures()
+            let hooks = inlineHooks(first: entry.step, last: last, in: entry, failures: failures)
+            let prefilled: [SlicedCopy]
+            switch try copyAhead(&entry, versions: versions, hooks: hooks, reach: last) {
+            case .copied(let copies): prefilled = copies
+            case .paused(let result): return result
+            }
             var next = recordAfterSchema(entry.entering(.after, atStep: last))
             next.updatedAt = Date()
             let snapshot = next
-            let failures = HookFailures()
-            let hooks = inlineHooks(first: entry.step, last: last, in: entry, failures: failures)
             try commitSchemaTransaction(&entry, next: snapshot, failures: failures) { beforeCommit, onStatement in
-                try store.migrate(through: versions, fuse: fuse, hooks: hooks, beforeCommit: beforeCommit, onStatement: onStatement)
+                try store.migrate(
+                    through: versions, fuse: fuse, hooks: hooks, prefilled: prefilled, beforeCommit: beforeCommit,
+                    onStatement: onStatement)
             }
+            if !prefilled.isEmpty, let paused = try dropRetiredTables(&entry) { return paused }
             if entry.status == .finished { return nil }
             if let reason = pauseReason() { return try pause(&entry, reason) }
         }

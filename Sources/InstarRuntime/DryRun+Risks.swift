@@ -141,29 +141,99 @@ extension DryRunReport {
     /// what a fused rebuild reaches on the peer benchmark's machine (Measurements.md), rounded down.
     public static let typicalRowsPerSecond = 200_000.0
 
-    /// The steps whose rewrite is estimated to take longer than `timeBudget` seconds: a launch with that
-    /// budget is interrupted inside them every time and makes no progress there (the budget holds to
-    /// within a statement, and an interrupted step is rolled back). Estimated from the rows the store
-    /// has, at `rowsPerSecond`; a slower device needs a proportionally larger budget.
-    public func unitsExceeding(timeBudget: Double, rowsPerSecond: Double = typicalRowsPerSecond) -> [Risk] {
-        // A fused run of steps is one transaction: its rows add up.
-        var units: [(label: String, rows: Int)] = []
+    /// Of a sliced table's rewrite, the share left to the step's transaction after its rows are copied
+    /// ahead: its indexes, the old table's drop and the checks (Measurements.md, sliced rewrites).
+    public static let swapShareOfSlicedRewrite = 0.35
+
+    /// One transaction of the chain as the budget sees it: rows it rewrites, and of those the rows
+    /// copied ahead in slices when the run slices.
+    struct BudgetUnit {
+        var label: String
+        var rows: Int
+        var slicedRows: Int
+        var unsliced: [String]
+    }
+
+    /// The chain's transactions: a fused run of steps is one, its rows added up; its copies made ahead
+    /// are its first step's (those read the store as it is).
+    func budgetUnits(slicing: Slicing, budgeted: Bool) -> [BudgetUnit] {
+        var units: [BudgetUnit] = []
         var index = 0
         while index < steps.count {
             let count = segments.first { $0.from == steps[index].from && $0.steps > 1 }?.steps ?? 1
             let covered = steps[index..<min(steps.count, index + count)]
-            units.append(("\(covered.first!.from) → \(covered.last!.to)", covered.map(\.rowsTouched).reduce(0, +)))
+            let rows = covered.map(\.rowsTouched).reduce(0, +)
+            let first = covered.first!
+            let slices: Bool
+            switch slicing {
+            case .off: slices = false
+            case .rows, .seconds: slices = true
+            case .automatic(let minimumRows): slices = budgeted && rows >= minimumRows
+            }
+            let sliced = slices && first.kind != .mapping ? min(rows, first.slicedRows) : 0
+            let unsliced = covered.flatMap(\.tablesRebuilt).filter { !(sliced > 0 && first.slicedTables.contains($0)) }
+            units.append(BudgetUnit(label: "\(first.from) → \(covered.last!.to)", rows: rows, slicedRows: sliced, unsliced: unsliced))
             index += count
         }
-        return units.compactMap { unit in
-            let seconds = Double(unit.rows) / rowsPerSecond
+        return units
+    }
+
+    /// The steps whose transaction is estimated to take longer than `timeBudget` seconds even with
+    /// `slicing`: a launch with that budget is interrupted inside it every time and makes no progress
+    /// there (the budget holds to within a statement, and an interrupted transaction is rolled back).
+    /// Rows copied ahead in slices leave only ``swapShareOfSlicedRewrite`` of their cost to the
+    /// transaction. Estimated from the rows the store has, at `rowsPerSecond`; a slower device needs a
+    /// proportionally larger budget.
+    public func unitsExceeding(
+        timeBudget: Double, rowsPerSecond: Double = typicalRowsPerSecond, slicing: Slicing = .default
+    ) -> [Risk] {
+        budgetUnits(slicing: slicing, budgeted: true).compactMap { unit in
+            let seconds = transactionSeconds(unit, rowsPerSecond: rowsPerSecond)
             guard seconds > timeBudget else { return nil }
+            let why =
+                unit.slicedRows > 0
+                ? "after copying \(unit.slicedRows) row(s) ahead in slices, its transaction still needs about \(String(format: "%.1f", seconds)) s"
+                : "rewrites \(unit.rows) row(s) in one transaction: about \(String(format: "%.1f", seconds)) s"
+            let unsliced = unit.unsliced.isEmpty ? "" : " (not sliceable: \(unit.unsliced.joined(separator: ", ")))"
             return Risk(
                 kind: .exceedsTimeBudget, step: unit.label,
-                message: "rewrites \(unit.rows) row(s): about \(String(format: "%.1f", seconds)) s at \(Int(rowsPerSecond)) rows/s, "
-                    + "more than the \(String(format: "%g", timeBudget)) s budget; a launch with that budget makes no progress here "
-                    + "(give it a longer budget, or a background task)",
+                message: "\(why) at \(Int(rowsPerSecond)) rows/s\(unsliced), more than the \(String(format: "%g", timeBudget)) s budget; "
+                    + "a launch with that budget makes no progress here (give it a longer budget, or a background task)",
                 count: unit.rows)
         }
+    }
+
+    /// Seconds a transaction takes once its sliceable rows are copied ahead.
+    private func transactionSeconds(_ unit: BudgetUnit, rowsPerSecond: Double) -> Double {
+        (Double(unit.rows - unit.slicedRows) + Double(unit.slicedRows) * Self.swapShareOfSlicedRewrite) / rowsPerSecond
+    }
+
+    /// How many launches of `timeBudget` seconds the chain needs with `slicing`, at `rowsPerSecond`:
+    /// slices fill each launch, and each transaction must fit in one; nil when one never fits
+    /// (``unitsExceeding(timeBudget:rowsPerSecond:slicing:)`` says which).
+    public func launches(timeBudget: Double, rowsPerSecond: Double = typicalRowsPerSecond, slicing: Slicing = .default) -> Int? {
+        guard timeBudget > 0, rowsPerSecond > 0 else { return nil }
+        var launches = 1
+        var used = 0.0
+        for unit in budgetUnits(slicing: slicing, budgeted: true) {
+            var ahead = Double(unit.slicedRows) * (1 - Self.swapShareOfSlicedRewrite) / rowsPerSecond
+            while ahead > 0 {
+                if used >= timeBudget {
+                    launches += 1
+                    used = 0
+                }
+                let take = min(timeBudget - used, ahead)
+                used += take
+                ahead -= take
+            }
+            let whole = transactionSeconds(unit, rowsPerSecond: rowsPerSecond)
+            if whole > timeBudget { return nil }
+            if used + whole > timeBudget {
+                launches += 1
+                used = 0
+            }
+            used += whole
+        }
+        return launches
     }
 }

@@ -31,7 +31,8 @@ public struct DryRunReport: Sendable {
         public var tablesRebuilt: [String]
         /// Rows the step rewrites: counted in the store when one was given, else 1,000 per table.
         public var rowsTouched: Int
-        /// Extra disk space the step needs while it runs (a rebuilt table exists twice until commit).
+        /// Extra disk space the step needs while it runs (a rebuilt table exists twice until commit, and
+        /// until the step commits when its copies are made ahead in slices).
         public var extraBytes: Int
         /// The hooks the step runs, in order: name, phase (`before`, `after`, or `mapping <point>`) and kind
         /// (`sql`, `batchedSQL`, `command`, `swift`; `?` or `not declared` when the plan lacks it).
@@ -42,6 +43,12 @@ public struct DryRunReport: Sendable {
         public var choice: StepChoice = .cheapest
         /// A mapping step's hooks with an SQL template each, for `--scaffold` (empty for other steps).
         package var mappingHookTemplates: [MappingHookTemplate] = []
+        /// Rebuilt tables whose rows can be copied ahead of the step's transaction in slices
+        /// (``Migrator/slicing``), by their name after the step.
+        public var slicedTables: [String] = []
+        /// Rows of ``slicedTables``' sources, counted in the store (0 without a store): the part of
+        /// ``rowsTouched`` that a budgeted run can spread over several launches.
+        public var slicedRows: Int = 0
     }
 
     /// Another chain to the same target that the planner did not choose, so the choice can be checked.
@@ -156,7 +163,7 @@ public enum DryRun {
     }
 
     static func build(plan: Plan, storePath: String?, from: String?, to: String?) throws -> DryRunReport {
-        let layout = try Layouts.resolve(plan.layout, path: storePath ?? plan.file)
+        let layout = try plan.storeLayout(path: storePath)
         var store: SQLiteStore?
         var current: Model
         var matchedBy: String?
@@ -204,6 +211,7 @@ public enum DryRun {
                 let new = plan.versions.first(where: { $0.name == step.to })
             else { continue }
             let sql: [String]
+            var sliced: [SlicedCopy] = []
             var mappingHooks: [(String, String, String)] = []
             var templates: [MappingHookTemplate] = []
             if step.kind == .mapping, let mapping = step.mapping {
@@ -214,13 +222,16 @@ public enum DryRun {
                     (hook.name, "mapping \(hook.point.rawValue)", plan.hooks[hook.name]?.kindName ?? "not declared")
                 }
             } else if index == 0, let store {
-                sql = try store.planStep(from: old, to: new).1.statements.map(\.description)
+                let (program, planned) = try store.planStep(from: old, to: new)
+                sql = planned.statements.map(\.description)
+                sliced = StepSQLPlanner.sliceable(program, actual: try store.schema())
             } else {
                 // An opened store may adapt its layout (a Core Data store keeps its framework's conventions).
                 let stepLayout = store?.layout ?? layout
                 let program = try StepCompiler(diff: step.diff, from: old, to: new, layout: stepLayout).compile()
                 let schema = try stepLayout.storageMap(for: old).schema
                 sql = StepSQLPlanner.plan(program, actual: schema, viewsAndTriggers: []).statements.map(\.description)
+                sliced = StepSQLPlanner.sliceable(program, actual: schema)
             }
             var hooks: [(String, String, String)] = []
             for name in step.stage?.before ?? [] { hooks.append((name, "before", plan.hooks[name]?.kindName ?? "?")) }
@@ -233,7 +244,8 @@ public enum DryRun {
                     warnings: graph.confirmedWarnings(of: step), sql: sql, tablesRebuilt: step.cost.tablesRebuilt,
                     rowsTouched: step.cost.rowsRewritten, extraBytes: step.cost.rowsRewritten * bytesPerRow,
                     hooks: hooks, mappingModel: step.mapping?.model.name, choice: step.choice,
-                    mappingHookTemplates: templates))
+                    mappingHookTemplates: templates, slicedTables: sliced.map(\.target),
+                    slicedRows: try store.map { try sourceRows(of: sliced, in: $0) } ?? 0))
             // A mapping step's data goes where its entity mappings say, not where inference would.
             if step.kind == .mapping {
                 lineage.advance(through: step.diff)
@@ -261,7 +273,7 @@ public enum DryRun {
             var compiler = try MappingCompiler(mapping: mapping.model, from: from, to: to, layout: layout)
             return try compiler.compile()
         } catch {
-            throw StoreError(.notInferable, path: mapping.model.file, error.description)
+            throw StoreError(.notInferable, path: mapping.model.file, error.description, underlying: error)
         }
     }
 
@@ -277,6 +289,16 @@ public enum DryRun {
                 message:
                     "versions \($0.joined(separator: ", ")) have identical version checksums: Core Data's staged migration fails on such a chain; change a versionHashModifier",
                 count: nil)
+        }
+    }
+
+    /// Rows of the copies' sources the store has now (a source a later step creates counts 0).
+    static func sourceRows(of copies: [SlicedCopy], in store: SQLiteStore) throws -> Int {
+        try store.withDatabase { db in
+            try copies.reduce(0) { total, copy in
+                guard try db.tableExists(copy.source) else { return total }
+                return total + (try store.sourceRows(of: copy, db))
+            }
         }
     }
 

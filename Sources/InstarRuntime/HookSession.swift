@@ -92,8 +92,7 @@ final class HookSession: @unchecked Sendable {
         var next = next
         next.updatedAt = Date()
         do {
-            try executor.saveRecord(next, db)
-            Failpoints.hit("\(failpoint).before-commit")
+            try executor.seal(next, db, failpoint: failpoint)
             try db.commit()
         } catch {
             if db.isInsideTransaction { try? db.rollback() }
@@ -102,8 +101,6 @@ final class HookSession: @unchecked Sendable {
         }
         isOpen = false
         entry = next
-        executor.claimPending = false
-        Failpoints.hit("\(failpoint).after-commit")
-        executor.progressMade = true
+        executor.didCommit(failpoint: failpoint, progress: true)
     }
 }

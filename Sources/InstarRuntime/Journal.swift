@@ -76,6 +76,9 @@ public struct JournalEntry: Sendable, Codable, Equatable {
     public var status: Status
     /// Seconds spent per step label.
     public var timings: [String: Double]
+    /// How far the copies of the current step's sliced rewrite are, while it copies rows ahead of its
+    /// transaction (``SlicedProgress``); nil otherwise.
+    public var slices: SlicedProgress?
 
     /// The step the run is in; nil when all are done.
     public var currentStep: StepRecord? { step < chain.count ? chain[step] : nil }
@@ -183,6 +186,7 @@ extension JournalEntry {
         next.phase = phase
         next.hook = 0
         next.checkpoint = nil
+        next.slices = nil
         return next
     }
 

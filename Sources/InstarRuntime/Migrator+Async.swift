@@ -54,7 +54,7 @@ extension Migrator {
         if FileManager.default.fileExists(atPath: path + "-journal") { return .interruptedWrite }
         do {
             let reader = try SQLiteStore.open(
-                at: path, layout: try Layouts.resolve(plan.layout, path: path), readOnly: true, configuration: configuration)
+                at: path, layout: try plan.storeLayout(path: path), readOnly: true, configuration: configuration)
             defer { try? reader.close() }
             switch try decide(reader, target: target, checkingHooks: false) {
             case .upToDate: return .none

@@ -91,7 +91,7 @@ extension Migrator {
         // migrated. A store left with a hot journal by a killed run cannot be read read-only (the
         // journal must be rolled back first): it is looked at once opened for writing, which
         // recovers it, as any opening would.
-        let layout = try Layouts.resolve(plan.layout, path: path)
+        let layout = try plan.storeLayout(path: path)
         var decision: RunDecision?
         if !FileManager.default.fileExists(atPath: path + "-journal") {
             do {
@@ -118,7 +118,8 @@ extension Migrator {
         let progress = request.progress
         let executor = ChainExecutor(
             plan: plan, store: store, hooks: settings.swiftHooks, mappingHooks: settings.mappingHooks,
-            allowCommands: settings.allowCommands, fuse: settings.fuse, stop: request.stop, deadline: request.deadline,
+            allowCommands: settings.allowCommands, fuse: settings.fuse, slicing: settings.slicing, stop: request.stop,
+            deadline: request.deadline,
             lease: request.lease,
             emit: { event in
                 progress?(event)

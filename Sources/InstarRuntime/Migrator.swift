@@ -31,6 +31,7 @@ public final class Migrator: Sendable {
         var allowCommands: Bool
         var secureDelete: SecureDelete?
         var fuse: Bool
+        var slicing: Slicing = .default
         var budgetClock = BudgetClock.system
         var swiftHooks: [String: RegisteredHook] = [:]
         var mappingHooks: [String: MappingSwiftHook] = [:]
@@ -66,6 +67,19 @@ public final class Migrator: Sendable {
     public var fuse: Bool {
         get { state.current.fuse }
         set { state.withLock { $0.fuse = newValue } }
+    }
+
+    /// Whether a step's table rewrites are copied ahead of its transaction in slices that each commit,
+    /// so that a migration longer than a launch moves forward launch by launch (``Slicing``; by
+    /// default when the run has a time budget and a step rewrites 10,000 rows or more).
+    ///
+    /// A table is sliced when its rows correspond one to one by rowid (an entity table whose key is
+    /// kept) and every value is computed from its own row; other rewrites (a join table, a value
+    /// looked up in another table, a mapping model's step) run whole in the step's transaction,
+    /// as ``DryRun`` reports.
+    public var slicing: Slicing {
+        get { state.current.slicing }
+        set { state.withLock { $0.slicing = newValue } }
     }
 
     /// The clock time budgets are counted on: wall-clock time, unless a test counts them in work it
@@ -167,9 +181,10 @@ public final class Migrator: Sendable {
 
     /// The store layout the plan names; an opened store may adapt it to what it finds. A name that is
     /// neither built in nor registered is ``StoreError/Kind/unknownLayout`` here as everywhere
-    /// (``Layouts/resolve(_:path:)``), never the Instar layout in its place.
+    /// (``LayoutRegistry/resolve(_:path:location:)``, at the plan's `layout` key), never the Instar
+    /// layout in its place.
     public var layout: any StoreLayout {
-        get throws(StoreError) { try Layouts.resolve(plan.layout, path: plan.file) }
+        get throws(StoreError) { try plan.storeLayout() }
     }
 
     /// The store's version among the plan's versions, or an error saying what the store looks like.

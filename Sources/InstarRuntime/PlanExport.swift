@@ -47,6 +47,7 @@ public enum PlanExport {
         {
             throw PlanExportError(.exists, path: folder.path)
         }
+        if let unknown = plan.unknownLayout { throw PlanExportError(.unknownLayout(unknown), path: plan.file) }
         let files = try render(plan)
         let staging = folder.deletingLastPathComponent()
             .appendingPathComponent(".\(folder.lastPathComponent).instar-export-\(UUID().uuidString.prefix(8))")
@@ -127,7 +128,7 @@ public enum PlanExport {
 
     /// The hooks a mapping model needs, as the migration will name them.
     package static func mappingHooks(_ mapping: PlannedMapping, plan: Plan) -> [MappingHookRequirement] {
-        guard let layout = Layouts.named(plan.layout), let from = plan.versions.first(where: { $0.name == mapping.from }),
+        guard let layout = LayoutRegistry.named(plan.layout), let from = plan.versions.first(where: { $0.name == mapping.from }),
             let to = plan.versions.first(where: { $0.name == mapping.to }),
             var compiler = try? MappingCompiler(mapping: mapping.model, from: from, to: to, layout: layout),
             let program = try? compiler.compile()
@@ -143,7 +144,7 @@ public enum PlanExport {
         } catch {
             throw PlanExportError(.doesNotReadBack(error.description), path: staging.path)
         }
-        let layout = Layouts.named(plan.layout)
+        let layout = LayoutRegistry.named(plan.layout)
         for (original, reread) in zip(plan.versions, read.versions) {
             guard original.name == reread.name, VersionHashes(model: original) == VersionHashes(model: reread) else {
                 throw PlanExportError(.doesNotReadBack("version '\(original.name)' hashes otherwise once written"), path: staging.path)
@@ -233,6 +234,8 @@ public struct PlanExportError: InstarError, CustomStringConvertible {
         case doesNotReadBack(String)
         /// The file system refused (its reason).
         case cannotWrite(String)
+        /// The plan names a layout that is neither built in nor registered: an export an app could not run.
+        case unknownLayout(UnknownLayoutError)
     }
 
     /// What went wrong.
@@ -252,6 +255,7 @@ public struct PlanExportError: InstarError, CustomStringConvertible {
         case .mappingUnwritable(let reason): "\(path): \(reason)"
         case .doesNotReadBack(let what): "\(path): the export does not read back as the plan (\(what)); nothing was written"
         case .cannotWrite(let reason): "\(path): cannot write the export: \(reason)"
+        case .unknownLayout(let unknown): (unknown.location == nil ? "\(path): " : "") + "\(unknown); nothing was written"
         }
     }
 }

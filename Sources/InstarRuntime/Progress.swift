@@ -13,6 +13,10 @@ public enum ProgressEvent: Sendable, Equatable {
     /// A hook's progress: done out of total units (batches, rows, or what a command reports). `done` is
     /// never negative nor past `total`; `total` is nil when unknown, never zero or less.
     case hook(name: String, done: Int, total: Int?)
+    /// A slice of the current step's sliced rewrite committed (``Slicing``): `copied` of `of` source
+    /// rows of the step's rebuilt tables are copied ahead, the last slice into `table`; `secondsLeft`
+    /// is the time the rest needs at the rate measured so far (nil before it is known).
+    case slice(table: String, copied: Int, of: Int, secondsLeft: Double?)
     /// Step `index` (zero-based) of `of` is done and committed, after `seconds` (wall clock).
     case stepFinished(index: Int, of: Int, seconds: Double)
     /// Stopped at a safe point (time budget, cancellation or signal); the journal says where.

@@ -51,7 +51,7 @@ extension SQLiteStore {
         do {
             map = try layout.storageMap(for: model)
         } catch {
-            throw StoreError(.layout, path: path, error.description)
+            throw StoreError.layout(error, path: path)
         }
         do {
             return try withDatabase { db in

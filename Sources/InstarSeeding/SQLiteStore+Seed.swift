@@ -23,7 +23,7 @@ extension SQLiteStore {
         do {
             map = try layout.storageMap(for: model)
         } catch {
-            throw SeedError(StoreError(.layout, path: path, error.description))
+            throw SeedError(StoreError.layout(error, path: path))
         }
         let drift = SchemaComparison.differences(
             expected: map.schema, actual: try storeSchema(), ignoringExtraIndexes: layout.toleratesExtraIndexes)

@@ -126,10 +126,12 @@ final class SeedInserter {
         precondition(next == 1, "seeding \(table): a row was left with \(next - 1) of \(width) values")
     }
 
+    /// SQLite's failure as GRDB reports its own: the extended result code (SQLite's, from the connection,
+    /// falling back to what the call returned), SQLite's message, and the statement prepared.
     private func error(_ code: Int32) -> DatabaseError {
-        let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }
-        return DatabaseError(
-            resultCode: ResultCode(rawValue: code), message: message,
-            sql: "INSERT INTO \(SQLIdentifier.quoted(table)) (\(SQLIdentifier.list(columns))) VALUES …")
+        let connection = db.sqliteConnection
+        let message = connection.map { String(cString: sqlite3_errmsg($0)) }
+        let extended = connection.map { sqlite3_extended_errcode($0) }.flatMap { $0 & 0xFF == code & 0xFF ? $0 : nil } ?? code
+        return DatabaseError(resultCode: ResultCode(rawValue: extended), message: message, sql: Self.sql(table: table, columns: columns))
     }
 }

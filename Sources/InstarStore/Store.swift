@@ -90,7 +90,7 @@ public final class SQLiteStore: @unchecked Sendable {
         do {
             map = try layout.storageMap(for: model)
         } catch {
-            throw StoreError(.layout, path: path, error.description)
+            throw StoreError.layout(error, path: path)
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: false, busyTimeout: 2))

@@ -98,6 +98,11 @@ public struct StoreError: InstarError, CustomStringConvertible {
         "\(path): \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
     }
 
+    /// A layout's refusal of a model, kept whole as ``underlying`` (its layout, entity, property, reason).
+    package static func layout(_ error: LayoutError, path: String) -> StoreError {
+        StoreError(.layout, path: path, error.description, underlying: error)
+    }
+
     /// Translates SQLite's failures into the kinds a user can act on, keeping SQLite's codes and statement.
     package static func from(_ error: any Error, path: String, doing action: String) -> StoreError {
         if let error = error as? StoreError { return error }
@@ -155,11 +160,12 @@ public struct StoreError: InstarError, CustomStringConvertible {
                 return make(.sqlite, "SQLite failed while \(action): \(error.message ?? "\(error)")")
             }
         }
-        if let error = error as? LayoutError {
-            return StoreError(.layout, path: path, error.description, underlying: error)
-        }
+        if let error = error as? LayoutError { return .layout(error, path: path) }
         if let error = error as? StepCompileError {
-            return StoreError(.notInferable, path: path, error.message)
+            return StoreError(.notInferable, path: path, error.description, underlying: error)
+        }
+        if let error = error as? BookkeepingError {
+            return StoreError(.layout, path: path, error.description, underlying: error)
         }
         return StoreError(.sqlite, path: path, "\(action) failed: \(error)", underlying: error)
     }

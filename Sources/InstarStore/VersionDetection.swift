@@ -58,7 +58,7 @@ extension SQLiteStore {
             do {
                 expected = try layout.storageMap(for: model).schema
             } catch {
-                throw StoreError(.layout, path: path, error.description)
+                throw StoreError.layout(error, path: path)
             }
             return SchemaComparison.differences(
                 expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,

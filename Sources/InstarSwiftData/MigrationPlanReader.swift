@@ -17,8 +17,10 @@ struct MigrationPlanReader {
         return order.compactMap { plan(byName[$0]!) }
     }
 
-    private mutating func error(_ message: String, at location: SourceLocation, subject: String) {
-        diagnostics.append(SwiftDataDiagnostic(.error, message, at: location, subject: subject))
+    private mutating func error(
+        _ message: String, at location: SourceLocation, subject: String, finding: SwiftDataDiagnostic.Finding? = nil
+    ) {
+        diagnostics.append(SwiftDataDiagnostic(.error, message, at: location, subject: subject, finding: finding))
     }
 
     private mutating func plan(_ decls: [Scoped<DeclSyntax>]) -> SwiftDataMigrationPlan? {
@@ -71,7 +73,8 @@ struct MigrationPlanReader {
             }
             guard let from = schemas.firstIndex(of: stage.fromVersion), let to = schemas.firstIndex(of: stage.toVersion) else { continue }
             if to < from {
-                error("the stage goes backwards, from \(stage.fromVersion) (schema \(from + 1) of `schemas`) to \(stage.toVersion) (schema \(to + 1)): Instar plans a store forward through `schemas` (no store shows SwiftData running a stage backwards), and stages that lead back form a cycle; swap `fromVersion:` and `toVersion:` or reorder `schemas` (a separate downgrade plan: choose the forward plan with --migration-plan)", at: stage.location, subject: plan)
+                error("the stage goes backwards, from \(stage.fromVersion) (schema \(from + 1) of `schemas`) to \(stage.toVersion) (schema \(to + 1)): Instar plans a store forward through `schemas` (no store shows SwiftData running a stage backwards), and stages that lead back form a cycle; swap `fromVersion:` and `toVersion:` or reorder `schemas` (a separate downgrade plan: choose the forward plan by its name)", at: stage.location, subject: plan,
+                    finding: .stageGoesBackwards(plan: plan, from: stage.fromVersion, to: stage.toVersion))
                 ok = false
             }
         }

@@ -26,13 +26,26 @@ package struct SwiftDataDiagnostic: Sendable, Hashable, CustomStringConvertible 
     package var location: SourceLocation
     /// The `@Model` class (or schema) whose reading raised this, when there is one.
     package var subject: String?
+    /// What was found, as a fact a caller acts on (the `instar` command adds its flags from it), for the
+    /// diagnostics that have one.
+    package var finding: Finding?
+
+    /// Facts of diagnostics that a caller acts on.
+    package enum Finding: Sendable, Hashable {
+        /// A stage of the migration plan `plan` goes from a later schema to an earlier one (a downgrade
+        /// plan, or stages in the wrong order).
+        case stageGoesBackwards(plan: String, from: String, to: String)
+    }
 
     /// Creates a diagnostic.
-    package init(_ severity: Severity, _ message: String, at location: SourceLocation, subject: String? = nil) {
+    package init(
+        _ severity: Severity, _ message: String, at location: SourceLocation, subject: String? = nil, finding: Finding? = nil
+    ) {
         self.severity = severity
         self.message = message
         self.location = location
         self.subject = subject
+        self.finding = finding
     }
 
     /// `file:line:column: error: message`, the form compilers and editors understand.

@@ -1,3 +1,4 @@
+import Foundation
 import InstarInference
 import InstarMapping
 import InstarModel
@@ -166,7 +167,7 @@ struct RowCorrespondence {
         }
         // Xcode writes a fetch of every source row (TRUEPREDICATE) as each entity mapping's source
         // expression; anything else, a filter or a custom policy may leave rows behind.
-        let fetchesAll = first.sourceExpression.map { $0.description.contains("TRUEPREDICATE") } ?? true
+        let fetchesAll = first.sourceExpression.map(Self.fetchesEveryRow) ?? true
         if first.filter != nil || first.customPolicyClass != nil || !fetchesAll || mappings.count > 1 {
             path.rowsMayVanish = "\(label): entity mapping \(first.name) of mapping model \(mapping.name) chooses its rows"
         }
@@ -188,5 +189,21 @@ struct RowCorrespondence {
         }
         path.properties = properties
         path.target = destination
+    }
+
+    /// Whether a source expression is Xcode's fetch of every source row: its fetch request's predicate
+    /// string is `TRUEPREDICATE` (read from the expression's values, not from its rendering).
+    private static func fetchesEveryRow(_ expression: MappingExpression) -> Bool {
+        switch expression {
+        case .constant(.string(let text)): text.trimmingCharacters(in: .whitespaces) == "TRUEPREDICATE"
+        case .constant, .evaluatedObject, .variable, .opaque: false
+        case .keyPath(let base, _): base.map(fetchesEveryRow) ?? false
+        case .selector(let target, _, let arguments): fetchesEveryRow(target) || arguments.contains(where: fetchesEveryRow)
+        case .function(_, let arguments), .aggregate(let arguments): arguments.contains(where: fetchesEveryRow)
+        case .arithmetic(_, let a, let b), .index(let a, let b): fetchesEveryRow(a) || fetchesEveryRow(b)
+        case .negate(let a), .cast(let a, _): fetchesEveryRow(a)
+        case .fetch(let request, _, _): fetchesEveryRow(request)
+        case .subquery, .conditional: false
+        }
     }
 }

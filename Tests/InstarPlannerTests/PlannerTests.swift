@@ -90,6 +90,7 @@ import InstarTestSupport
             _ = try chain(plan, "V1", "V2")
             Issue.record("expected no chain")
         } catch let error as NoChain {
+            #expect(error.reason == .noInferableChain)
             #expect(error.gaps.count == 1)
             #expect(error.gaps[0].blocking.first?.kind == .attributeTypeChanged)
             #expect(error.gaps[0].blocking.first?.entity == "E" && error.gaps[0].blocking.first?.property == "n")
@@ -98,7 +99,10 @@ import InstarTestSupport
 
     @Test func backwardsTargetIsRefused() throws {
         let plan = Plan(name: "p", file: "p.yaml", versions: try growing(3))
-        #expect(throws: NoChain.self) { try chain(plan, "V3", "V1") }
+        let error = #expect(throws: NoChain.self) { try chain(plan, "V3", "V1") }
+        #expect(error?.reason == .storeIsNewer && error?.gaps.isEmpty == true)
+        let unknown = #expect(throws: NoChain.self) { try chain(plan, "V1", "V9") }
+        #expect(unknown?.reason == .unknownVersion("V9"))
     }
 
     @Test func maxSkipBoundsSkipDistance() throws {

@@ -51,7 +51,7 @@ import InstarTestSupport
                 relationships:
                   album: {to: Album, column: TITLE}
               Album: {}
-            """, "fk-column.yaml:5:34: ", "'TITLE' collides with the column 'title' the layout gives 'title'"
+            """, 5, 34, .nameCollision(name: "TITLE", with: .conventionalColumn("title", property: "title"))
         ),
         (
             "two-fks",
@@ -62,7 +62,7 @@ import InstarTestSupport
                   album: {to: Album, column: ref}
                   cover: {to: Album, column: Ref}
               Album: {}
-            """, "two-fks.yaml:5:34: ", "'Ref' collides with another column of its table"
+            """, 5, 34, .nameCollision(name: "Ref", with: .column)
         ),
         (
             "join-table",
@@ -72,7 +72,7 @@ import InstarTestSupport
                 relationships:
                   albums: {to: Album, toMany: true, joinTable: {name: album, columns: [t, a]}}
               Album: {}
-            """, "join-table.yaml:4:52: ", "'Album' collides with the table the layout names after 'Album'"
+            """, 4, 52, .nameCollision(name: "Album", with: .conventionalTable(entity: "Album"))
         ),
         (
             "index-vs-table",
@@ -83,7 +83,7 @@ import InstarTestSupport
                 indexes:
                   byTitle: {on: [title], name: album}
               Album: {}
-            """, "index-vs-table.yaml:5:36: ", "'album' collides with another table or index"
+            """, 5, 36, .nameCollision(name: "album", with: .tableOrIndex)
         ),
         (
             "index-vs-unique",
@@ -94,7 +94,7 @@ import InstarTestSupport
                 unique: [{on: [code], name: track_ix}]
                 indexes:
                   byTitle: {on: [title], name: TRACK_IX}
-            """, "index-vs-unique.yaml:6:36: ", "'TRACK_IX' collides with another table or index"
+            """, 6, 36, .nameCollision(name: "TRACK_IX", with: .tableOrIndex)
         ),
         (
             "join-index",
@@ -107,17 +107,17 @@ import InstarTestSupport
                 relationships:
                   albums: {to: Album, toMany: true, joinTable: {name: t_a, columns: [t, a], index: t_a_idx}}
               Album: {}
-            """, "join-index.yaml:5:36: ", "'t_a_idx' collides with another table or index"
+            """, 5, 36, .nameCollision(name: "t_a_idx", with: .tableOrIndex)
         ),
-    ])
-    func collidingKeyIsAnErrorAtItsPosition(_ name: String, _ yaml: String, _ prefix: String, _ message: String) throws {
+    ] as [(String, String, Int, Int, LayoutError.Reason)])
+    func collidingKeyIsAnErrorAtItsPosition(_ name: String, _ yaml: String, _ line: Int, _ column: Int, _ reason: LayoutError.Reason) throws {
         let m = try model(yaml, name: name)
         do {
             _ = try PlainSQLLayout().storageMap(for: m)
             Issue.record("\(name): the colliding key was accepted")
         } catch {
-            #expect(error.description.hasPrefix(prefix), "\(error)")
-            #expect(error.description.contains(message), "\(error)")
+            #expect(error.location == SourceLocation(file: "\(name).yaml", line: line, column: column), "\(error)")
+            #expect(error.reason == reason, "\(error)")
         }
     }
 
@@ -135,9 +135,9 @@ import InstarTestSupport
             _ = try layout.storageMap(for: m)
             Issue.record("the \(layoutName) layout accepted a naming key")
         } catch {
-            #expect(error.description.hasPrefix("keys.yaml:5:39: "), "\(error)")
-            #expect(error.description.contains("'columnSQL' only has a meaning in the sql layout"), "\(error)")
-            #expect(error.description.contains("use layout sql"), "\(error)")
+            #expect(error.location == SourceLocation(file: "keys.yaml", line: 5, column: 39), "\(error)")
+            #expect(error.reason == .namingKey("columnSQL") && error.layout == layoutName, "\(error)")
+            #expect(error.entity == "Track" && error.property == "code")
         }
         let plain = try model("entities:\n  Track:\n    attributes: {title: string}\n")
         #expect(throws: Never.self) { try layout.storageMap(for: plain) }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InstarCompiler
 import Testing
 import InstarModel
 import InstarModelIO
@@ -150,8 +151,8 @@ import InstarTestSupport
             _ = try PlainSQLLayout().storageMap(for: columns)
             Issue.record("a column key equal to another column's name was accepted")
         } catch {
-            #expect(error.description.hasPrefix("columns.yaml:5:36: "), "\(error)")
-            #expect(error.description.contains("'Title' collides with the column 'title' the layout gives 'title'"))
+            #expect(error.location == SourceLocation(file: "columns.yaml", line: 5, column: 36), "\(error)")
+            #expect(error.reason == .nameCollision(name: "Title", with: .conventionalColumn("title", property: "title")), "\(error)")
         }
         let defaultColumn = try model(
             """
@@ -267,7 +268,12 @@ import InstarTestSupport
             try store.migrate(from: v1, to: v2)
             Issue.record("a step that would rewrite a raw table ran")
         } catch {
-            #expect(error.description.contains("the raw table 'ledger' is written differently in V2"), "\(error)")
+            let compile = (error as? StoreError)?.underlying as? StepCompileError
+            guard case .rawSQL(let blockers)? = compile?.reason else {
+                Issue.record("not refused for its raw SQL: \(error)")
+                return
+            }
+            #expect(blockers.map(\.problem) == [.rewritten] && blockers.first?.object.name == "ledger" && blockers.first?.version == "V2")
         }
         #expect(try store.detectVersion(among: [v1, v2]).version?.name == "V1")
     }

@@ -12,6 +12,16 @@ struct CLIResult {
     var json: [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
     }
+
+    /// Standard output decoded as the command's JSON output type (`InspectJSON`, `DryRunJSON`…).
+    func decoded<Output: Decodable>(_ type: Output.Type) throws -> Output { try decodeOutput(type, stdout) }
+}
+
+/// A command's JSON output decoded into its `Codable` type (dates as the journal writes them).
+func decodeOutput<Output: Decodable>(_ type: Output.Type, _ stdout: String) throws -> Output {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    return try decoder.decode(type, from: Data(stdout.utf8))
 }
 
 /// The `instar` binary next to the test bundle (or `INSTAR_BIN`).

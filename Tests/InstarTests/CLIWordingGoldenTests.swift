@@ -10,11 +10,9 @@ import InstarTestSupport
 /// over facts (kinds, drift items, hook names, SQLite codes), and only the command line turns them into
 /// hints that name its flags and commands. Run in-process: no binary is spawned.
 ///
-/// To regenerate after a deliberate wording change, run
-/// `INSTAR_REGENERATE_GOLDEN=1 swift test --filter CLIWordingGoldenTests` and review the diff of
-/// `Tests/InstarTests/Fixtures/Golden/error-hints.txt` before committing it.
+/// To regenerate after a deliberate wording change, run `INSTAR_UPDATE_GOLDEN=1 swift test --filter Golden`
+/// and review the diff of `Tests/InstarTests/Fixtures/Golden/error-hints.txt` before committing it.
 @Suite struct CLIWordingGoldenTests {
-    static let golden = packageRoot.appendingPathComponent("Tests/InstarTests/Fixtures/Golden/error-hints.txt")
     static let store = "/nonexistent/dir/store.sqlite"
     static let resume = "instar migrate plan.yaml --store \(store)"
 
@@ -53,14 +51,7 @@ import InstarTestSupport
     }
 
     @Test func hintsMatchTheGoldenFile() throws {
-        let text = Self.render()
-        if ProcessInfo.processInfo.environment["INSTAR_REGENERATE_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(
-                at: Self.golden.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try text.write(to: Self.golden, atomically: true, encoding: .utf8)
-        }
-        let expected = try String(contentsOf: Self.golden, encoding: .utf8)
-        #expect(text == expected, "regenerate with INSTAR_REGENERATE_GOLDEN=1 if the change is deliberate")
+        try GoldenFile.check(Self.render(), "error-hints.txt")
     }
 
     /// The CLI decides from facts, not from the library's message text: a store error with another

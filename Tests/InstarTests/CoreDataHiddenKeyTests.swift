@@ -140,7 +140,7 @@ import InstarTestSupport
             Issue.record("an unlinked document did not block the step")
         } catch let error as StoreError {
             #expect(error.kind == .dataCondition)
-            #expect(error.message.contains("1 'Document' row(s) have no link from 'Album.documents'"), "\(error.message)")
+            #expect(error.condition == .linked(entity: "Document", by: "Album", relationship: "documents") && error.violations == 1, "\(error)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: f.path)) == before)
     }

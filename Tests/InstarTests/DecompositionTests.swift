@@ -4,6 +4,7 @@ import Instar
 import Testing
 import InstarLayouts
 import InstarTestSupport
+@testable import InstarCLI
 
 /// Synthesized decompositions: each recipe's shape (A → A′ and A′ → A″ inferable, A″ hashing like B)
 /// and, end to end, that the scaffolded chain migrates the data of a real store correctly.
@@ -495,18 +496,22 @@ import InstarTestSupport
         let steps = try #require(proposals[0]["steps"] as? [[String: Any]])
         #expect(steps.map { $0["kind"] as? String } == ["synthesized", "synthesized"])
         #expect((proposals[0]["hooks"] as? [[String: Any]])?.first?["name"] as? String == "convert_Item_code")
-        let text = try runInstar(["plan", planFile.path])
-        #expect(text.stdout.contains("proposal for Shop 1 → Shop 2"))
-        #expect(text.stdout.contains("Core Data cannot convert String to Integer 32"))
+        let proposal = try #require(try plain.decoded(DryRunJSON.self).proposals?.first)
+        #expect(proposal.from == "Shop 1" && proposal.to == "Shop 2")
+        #expect(proposal.recipes.map(\.change.kind) == ["attributeTypeChanged"] && !proposal.recipes[0].change.inferable)
+        // The text report renders the same proposal (its words: the golden transcript cli/plan-no-chain.txt).
+        #expect(try runInstar(["plan", planFile.path]).status == 1)
 
         // Scaffold.
         let scaffold = dir.appendingPathComponent("scaffold")
-        let first = try runInstar(["plan", planFile.path, "--scaffold", scaffold.path])
+        let first = try runInstar(["plan", planFile.path, "--scaffold", scaffold.path, "--format", "json"])
         #expect(first.status == 0, "\(first.stderr)")
         let expected = ["shop-1-prepare-shop-2.yaml", "shop-2.yaml", "hooks.yaml"]
+        // What it says it wrote is what it wrote (the text's "wrote …" lines: golden cli/plan-scaffold.txt).
+        let written = try first.decoded(DryRunJSON.self).scaffold?.map(\.path) ?? []
+        #expect(Set(written) == Set(expected.map { scaffold.appendingPathComponent($0).path }), "\(written)")
         for name in expected {
             #expect(FileManager.default.fileExists(atPath: scaffold.appendingPathComponent(name).path), "\(name)")
-            #expect(first.stdout.contains("wrote \(scaffold.appendingPathComponent(name).path)"))
         }
         let snippet = try String(contentsOf: scaffold.appendingPathComponent("hooks.yaml"), encoding: .utf8)
         #expect(snippet.contains("  - scaffold/shop-1-prepare-shop-2.yaml\n  - scaffold/shop-2.yaml\n"))

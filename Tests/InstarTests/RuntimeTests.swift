@@ -379,10 +379,15 @@ import InstarTestSupport
         #expect(try f.logCounts() == ["inside": 1])
         try expectFailedStatus(f, phase: "after", error: "hook 'flaky' failed in step V1 → V2")
 
-        let text = try f.instar(["status", "--store", f.store])
-        #expect(text.status == 1)
-        #expect(text.stdout.contains(": failed") && text.stdout.contains("at: step 1/1 (V1 → V2), after phase, hook 1"), "\(text)")
-        #expect(text.stdout.contains("last error: hook 'flaky' failed") && text.stdout.contains("continue with: instar migrate"))
+        // `instar status` shows where the run stands (its words: the golden transcript cli/status-failed.txt).
+        let status = try f.instar(["status", "--store", f.store, "--format", "json"])
+        #expect(status.status == 1)
+        let shown = try status.decoded(StatusJSON.self)
+        let journal = try #require(shown.journal)
+        // The first hook committed on its own ('logInside' runs inside the step): "hook 1" in the text.
+        #expect(shown.unfinished && journal.status == .failed && journal.phase == .after && journal.hook == 0, "\(journal)")
+        #expect(journal.lastError?.hasPrefix("hook 'flaky' failed") == true && journal.planFile == f.plan)
+        #expect(try f.instar(["status", "--store", f.store]).status == 1)
 
         #expect(try migrator.migrate(storeAt: f.store) == .finished(steps: 1))
         try expectFinished(f, attempts: 2)
@@ -581,8 +586,9 @@ import InstarTestSupport
         #expect(paused.stdout.contains("resume with: instar migrate \(f.plan) --store \(f.store)"), "\(paused.stdout)")
         let journal = try #require(try f.journal())
         #expect(journal.status == .paused)
-        let status = try f.instar(["status", "--store", f.store])
-        #expect(status.status == 1 && status.stdout.contains(": paused"), "\(status)")
+        let status = try f.instar(["status", "--store", f.store, "--format", "json"])
+        #expect(status.status == 1, "\(status)")
+        #expect(try status.decoded(StatusJSON.self).journal?.status == .paused, "\(status)")
 
         try f.execute(#"DELETE FROM "Log" WHERE "msg" = 'hold'"#)
         let finished = try f.instar(["migrate", f.plan, "--store", f.store])
@@ -902,6 +908,9 @@ final class InstarProcess: @unchecked Sendable {
         var timedOut: Bool
 
         var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] }
+
+        /// Standard output decoded as the command's JSON output type (`StatusJSON`, `InspectJSON`…).
+        func decoded<Output: Decodable>(_ type: Output.Type) throws -> Output { try decodeOutput(type, stdout) }
 
         var description: String {
             "status \(status) (\(reason == .exit ? "exit" : "signal"))\(timedOut ? " TIMED OUT" : "")\nstdout: \(stdout)\nstderr: \(stderr)"

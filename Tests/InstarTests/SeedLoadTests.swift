@@ -61,7 +61,8 @@ import InstarSeeding
             try db.execute(sql: "PRAGMA max_page_count = \(pages + 4)")
         }
         let error = #expect(throws: SeedError.self) { try store.seed(model: model, options: SeedOptions(rows: 3000, seed: 2)) }
-        #expect(error?.description.contains("full") == true, "\(error.map { "\($0)" } ?? "no error")")
+        #expect(error?.failure?.kind == .diskFull, "\(error.map { "\($0)" } ?? "no error")")
+        #expect(error?.failure?.sqlite?.code == 13, "SQLite's SQLITE_FULL is kept: \(String(describing: error?.failure?.sqlite))")
         try store.withDatabase { db in try db.execute(sql: "PRAGMA max_page_count = 1073741823") }
         #expect(try Self.schema(store) == schema)
         #expect(try Self.rowCounts(store) == counts)

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InstarModel
 import InstarStore
+import InstarCompiler
 import Testing
 import InstarTestSupport
 
@@ -49,7 +50,14 @@ import InstarTestSupport
                     from: try model(v1, name: "V1"),
                     to: try model("entities:\n  Track:\n    attributes:\n      title: int64?\n      plays: int64?\n", name: "V2"))
             } catch let error as StoreError {
-                #expect(error.message.contains("cannot convert String to Integer 64"))
+                let compile = error.underlying as? StepCompileError
+                #expect(compile?.from == "V1" && compile?.to == "V2")
+                guard case .changesNotInferable(let changes)? = compile?.reason else {
+                    Issue.record("not refused for its changes: \(error)")
+                    throw error
+                }
+                #expect(changes.map(\.kind) == [.attributeTypeChanged])
+                #expect(changes.first?.subject == "Track.title" && changes.first?.before == "String" && changes.first?.after == "Integer 64")
                 throw error
             }
         }

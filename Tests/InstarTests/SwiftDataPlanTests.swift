@@ -5,6 +5,7 @@ import InstarSwiftData
 import Testing
 import InstarLayouts
 import InstarTestSupport
+@testable import InstarCLI
 
 /// `instar plan --swiftdata` and `instar test --swiftdata`: what SwiftData would refuse, found from the
 /// sources; and the corpus apps' real plans accepted against their real stores.
@@ -38,9 +39,11 @@ import InstarTestSupport
             [Self.schema("V1", "1.0.0", "var name: String = \"\""), Self.schema("V2", "2.0.0", "var name: String = \"\"")],
             stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2"])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let result = try runInstar(["plan", "--swiftdata", folder.path])
+        // Its words, on standard error and in JSON, are pinned by the golden transcript cli/swiftdata.txt.
+        let result = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("Duplicate version checksums: V1 and V2"), "\(result.stderr)")
+        let refused = try result.decoded(SwiftDataProblemsJSON.self)
+        #expect(!refused.passed && refused.problems.map(\.kind) == ["duplicate-checksum"], "\(refused)")
     }
 
     @Test func aLightweightStageThatCannotBeInferredSaysWhichAttributeAndTheFix() throws {
@@ -48,11 +51,11 @@ import InstarTestSupport
             [Self.schema("V1", "1.0.0", "var when: String = \"\""), Self.schema("V2", "2.0.0", "var when: Date = Date()")],
             stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2"])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let result = try runInstar(["plan", "--swiftdata", folder.path])
+        let result = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("Models.swift:"), "\(result.stderr)")
-        #expect(result.stderr.contains("the lightweight stage V1 → V2 cannot be inferred: Drink.when"), "\(result.stderr)")
-        #expect(result.stderr.contains(".custom(fromVersion:toVersion:willMigrate:didMigrate:)"))
+        let problem = try #require(try result.decoded(SwiftDataProblemsJSON.self).problems.first)
+        #expect(problem.kind == "not-inferable" && problem.location?.contains("Models.swift:") == true, "\(problem)")
+        #expect(problem.message.contains("Drink.when") && problem.hint.contains(".custom(fromVersion:toVersion:willMigrate:didMigrate:)"))
     }
 
     @Test func aSchemaNoStageReachesIsNamed() throws {
@@ -61,10 +64,11 @@ import InstarTestSupport
              Self.schema("V3", "3.0.0", "var name: String = \"\"; var note: String?; var rating: Int?")],
             stages: ".lightweight(fromVersion: V1.self, toVersion: V2.self)", plan: ["V1", "V2", "V3"])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let result = try runInstar(["plan", "--swiftdata", folder.path])
+        let result = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("no stages lead from V1 to V3"), "\(result.stderr)")
-        #expect(result.stderr.contains("no stages lead from V2 to V3"))
+        let problems = try result.decoded(SwiftDataProblemsJSON.self).problems
+        #expect(problems.map(\.kind) == ["unreachable", "unreachable"], "\(problems)")
+        #expect(problems.contains { $0.message.contains("V1 to V3") } && problems.contains { $0.message.contains("V2 to V3") })
     }
 
     @Test func customStagesBecomeHooksThatRunAsSQL() throws {
@@ -78,9 +82,10 @@ import InstarTestSupport
         #expect(missing.stderr.contains("V1→V2.didMigrate"), "\(missing.stderr)")
         let hooks = folder.appendingPathComponent("hooks.yaml")
         try "V1→V2.didMigrate: UPDATE ZDRINK SET ZNOTE = 'migrated'\n".write(to: hooks, atomically: true, encoding: .utf8)
-        let given = try runInstar(["test", "--swiftdata", folder.path, "--hooks", hooks.path, "--rows", "5"])
+        let given = try runInstar(["test", "--swiftdata", folder.path, "--hooks", hooks.path, "--rows", "5", "--format", "json"])
         #expect(given.status == 0, "\(given.stdout)\(given.stderr)")
-        #expect(given.stdout.contains("PASS  V1"))
+        let tested = try given.decoded(TestReportJSON.self)
+        #expect(tested.passed && tested.report.runs.map(\.fromVersion) == ["V1"])
     }
 
     /// A store written by a schema that was edited after it shipped: SwiftData's 134504, with the edit.
@@ -109,10 +114,10 @@ extension SwiftDataPlanTests {
             [Self.schema("V1", "1.0.0", "var created: Date = Date(); var name: String; init() { name = \"\" }")],
             stages: "", plan: ["V1"])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit"])
+        let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit", "--format", "json"])
         #expect(result.status == 1)
-        #expect(result.stdout.contains("'Drink.name' is required and has no default"), "\(result.stdout)")
-        #expect(!result.stdout.contains("Drink.created"), "\(result.stdout)")
+        let required = try result.decoded(LintJSON.self).findings.filter { $0.check == "cloudKitRequiredAttribute" }
+        #expect(required.count == 1 && required[0].message.contains("'Drink.name'"), "\(required)")
     }
 }
 
@@ -136,12 +141,14 @@ extension SwiftDataPlanTests {
 
     @Test func freezeRaysPlanPassesInstarTestSeededAndWithItsFixtures() throws {
         let sources = Self.root.appendingPathComponent("TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRayTestApp").path
-        let seeded = try runInstar(["test", "--swiftdata", sources, "--rows", "20"])
+        let seeded = try runInstar(["test", "--swiftdata", sources, "--rows", "20", "--format", "json"])
         #expect(seeded.status == 0, "\(seeded.stdout)\(seeded.stderr)")
-        #expect(seeded.stdout.contains("2 passed, 0 failed"))
+        let seededReport = try seeded.decoded(TestReportJSON.self)
+        #expect(seededReport.passed && seededReport.report.runs.count == 2)
         let fixtures = Self.root.appendingPathComponent("TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRay/Fixtures").path
-        let real = try runInstar(["test", "--swiftdata", sources, "--fixtures", fixtures])
+        let real = try runInstar(["test", "--swiftdata", sources, "--fixtures", fixtures, "--format", "json"])
         #expect(real.status == 0, "\(real.stdout)\(real.stderr)")
-        #expect(real.stdout.contains("2 passed, 0 failed"))
+        let realReport = try real.decoded(TestReportJSON.self)
+        #expect(realReport.passed && realReport.report.runs.count == 2)
     }
 }

@@ -1,53 +1,7 @@
 import Instar
 
-/// Renders a ``ModelDiff`` for people (text) and for programs (JSON).
+/// Renders a ``ModelDiff`` for people (text); ``DiffJSON`` is the same for programs.
 enum DiffRendering {
-    static func json(_ diff: ModelDiff) -> [String: Any] {
-        [
-            "from": diff.fromVersion,
-            "to": diff.toVersion,
-            "inferable": diff.isInferable,
-            "changes": diff.changes.map(json),
-            "warnings": diff.warnings.map(json),
-        ]
-    }
-
-    static func json(_ change: Change) -> [String: Any] {
-        var object: [String: Any] = [
-            "kind": change.kind.rawValue,
-            "entity": change.entity,
-            "inferable": change.isInferable,
-            "reason": change.verdict.reason,
-            "dropsData": change.dropsData,
-        ]
-        if let property = change.property { object["property"] = property }
-        if let oldName = change.oldName { object["oldName"] = oldName }
-        if let before = change.before { object["before"] = before }
-        if let after = change.after { object["after"] = after }
-        if let condition = change.verdict.condition { object["condition"] = json(condition) }
-        return object
-    }
-
-    static func json(_ condition: DataCondition) -> [String: Any] {
-        switch condition {
-        case .noNulls(let entity, let property):
-            ["kind": "noNulls", "entity": entity, "property": property, "text": condition.description]
-        case .noRows(let entity):
-            ["kind": "noRows", "entity": entity, "text": condition.description]
-        case .unique(let entity, let properties):
-            ["kind": "unique", "entity": entity, "properties": properties, "text": condition.description]
-        case .linked(let entity, let owner, let relationship):
-            ["kind": "linked", "entity": entity, "owner": owner, "relationship": relationship, "text": condition.description]
-        }
-    }
-
-    static func json(_ warning: Warning) -> [String: Any] {
-        var object: [String: Any] = ["kind": warning.kind.rawValue, "message": warning.message]
-        if let entity = warning.entity { object["entity"] = entity }
-        if let property = warning.property { object["property"] = property }
-        return object
-    }
-
     static func text(_ diff: ModelDiff) -> String {
         var lines: [String] = []
         let verdict: String
@@ -85,5 +39,91 @@ enum DiffRendering {
             }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// `instar diff --format json`, and each change wherever JSON output lists changes (plan steps, gaps,
+/// proposals' recipes).
+struct DiffJSON: Codable, Sendable, Equatable {
+    var from: String
+    var to: String
+    var inferable: Bool
+    var changes: [ChangeJSON]
+    var warnings: [WarningJSON]
+
+    init(_ diff: ModelDiff) {
+        from = diff.fromVersion
+        to = diff.toVersion
+        inferable = diff.isInferable
+        changes = diff.changes.map(ChangeJSON.init)
+        warnings = diff.warnings.map(WarningJSON.init)
+    }
+}
+
+/// One change between two versions, with Core Data's verdict on it.
+struct ChangeJSON: Codable, Sendable, Equatable {
+    var kind: String
+    var entity: String
+    var property: String?
+    var oldName: String?
+    var before: String?
+    var after: String?
+    var inferable: Bool
+    var reason: String
+    /// What the data must satisfy for an inferable-if change.
+    var condition: DataConditionJSON?
+    var dropsData: Bool
+
+    init(_ change: Change) {
+        kind = change.kind.rawValue
+        entity = change.entity
+        property = change.property
+        oldName = change.oldName
+        before = change.before
+        after = change.after
+        inferable = change.isInferable
+        reason = change.verdict.reason
+        condition = change.verdict.condition.map(DataConditionJSON.init)
+        dropsData = change.dropsData
+    }
+}
+
+/// A condition on the data (`noNulls`, `noRows`, `unique`, `linked`), with its words in `text`.
+struct DataConditionJSON: Codable, Sendable, Equatable {
+    var kind: String
+    var entity: String
+    var property: String?
+    var properties: [String]?
+    var owner: String?
+    var relationship: String?
+    var text: String
+
+    init(_ condition: DataCondition) {
+        text = condition.description
+        switch condition {
+        case .noNulls(let entity, let property):
+            (kind, self.entity, self.property) = ("noNulls", entity, property)
+        case .noRows(let entity):
+            (kind, self.entity) = ("noRows", entity)
+        case .unique(let entity, let properties):
+            (kind, self.entity, self.properties) = ("unique", entity, properties)
+        case .linked(let entity, let owner, let relationship):
+            (kind, self.entity, self.owner, self.relationship) = ("linked", entity, owner, relationship)
+        }
+    }
+}
+
+/// A likely mistake the diff points at (a rename without a renaming identifier, dropped data).
+struct WarningJSON: Codable, Sendable, Equatable {
+    var kind: String
+    var message: String
+    var entity: String?
+    var property: String?
+
+    init(_ warning: Warning) {
+        kind = warning.kind.rawValue
+        message = warning.message
+        entity = warning.entity
+        property = warning.property
     }
 }

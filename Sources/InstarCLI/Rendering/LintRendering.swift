@@ -14,25 +14,40 @@ enum LintRendering {
     static func text(_ findings: [LintFinding]) -> String {
         (findings.map(\.description) + [summary(findings)]).joined(separator: "\n")
     }
+}
 
-    static func json(_ findings: [LintFinding], plan: String) -> [String: Any] {
-        let (errors, warnings) = counts(findings)
-        return [
-            "plan": plan,
-            "errors": errors,
-            "warnings": warnings,
-            "findings": findings.map { finding -> [String: Any] in
-                var object: [String: Any] = [
-                    "severity": finding.severity.rawValue,
-                    "check": finding.check.rawValue,
-                    "message": finding.message,
-                    "file": finding.location.file,
-                ]
-                if let line = finding.location.line { object["line"] = line }
-                if let column = finding.location.column { object["column"] = column }
-                if let hint = finding.hint { object["hint"] = hint }
-                return object
-            },
-        ]
+/// `instar lint --format json`: the findings and their counts.
+struct LintJSON: Codable, Sendable, Equatable {
+    /// The plan file (or the models or sources given instead).
+    var plan: String
+    var errors: Int
+    var warnings: Int
+    var findings: [Finding]
+
+    /// One finding at its file, line and column.
+    struct Finding: Codable, Sendable, Equatable {
+        var severity: String
+        var check: String
+        var message: String
+        var file: String
+        var line: Int?
+        var column: Int?
+        var hint: String?
+
+        init(_ finding: LintFinding) {
+            severity = finding.severity.rawValue
+            check = finding.check.rawValue
+            message = finding.message
+            file = finding.location.file
+            line = finding.location.line
+            column = finding.location.column
+            hint = finding.hint
+        }
+    }
+
+    init(_ findings: [LintFinding], plan: String) {
+        self.plan = plan
+        (errors, warnings) = LintRendering.counts(findings)
+        self.findings = findings.map(Finding.init)
     }
 }

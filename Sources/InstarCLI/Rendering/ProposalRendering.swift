@@ -3,49 +3,6 @@ import Instar
 
 /// Renders the synthesized decompositions of a dry-run report (where no chain exists).
 enum ProposalRendering {
-    static func json(_ p: Decomposition) -> [String: Any] {
-        var object: [String: Any] = [
-            "from": p.from,
-            "to": p.to,
-            "complete": p.isComplete,
-            "templates": p.hasTemplates,
-            "versions": p.versions,
-            "recipes": p.recipes.map { recipe -> [String: Any] in
-                var o: [String: Any] = [
-                    "kind": recipe.kind.rawValue, "subject": recipe.change.subject, "summary": recipe.summary,
-                    "change": DiffRendering.json(recipe.change),
-                ]
-                if let temporary = recipe.temporary { o["temporary"] = temporary }
-                if let hook = recipe.hook { o["hook"] = hook }
-                return o
-            },
-            "steps": p.steps.map { step -> [String: Any] in
-                [
-                    "from": step.from, "to": step.to, "kind": step.kind.rawValue, "inferable": step.isInferable,
-                    "before": step.stage?.before ?? [], "after": step.stage?.after ?? [],
-                ]
-            },
-            "hooks": p.hooks.map { hook -> [String: Any] in
-                var o: [String: Any] = [
-                    "name": hook.name, "phase": hook.phase, "step": hook.step, "kind": hook.definition.kindName,
-                    "template": hook.isTemplate, "purpose": hook.purpose,
-                ]
-                if case .sql(let statements) = hook.definition { o["sql"] = statements }
-                return o
-            },
-            "risks": p.risks.map { risk -> [String: Any] in
-                var o: [String: Any] = ["subject": risk.subject, "message": risk.message]
-                if let count = risk.count { o["count"] = count }
-                return o
-            },
-            "notes": p.notes,
-        ]
-        if let intermediate = p.intermediate { object["intermediate"] = intermediate.name }
-        if let final = p.final { object["final"] = final.name }
-        if let manual = p.manualRecipe { object["manualRecipe"] = manual }
-        return object
-    }
-
     static func text(_ proposals: [Decomposition]) -> [String] {
         var lines: [String] = []
         for p in proposals {
@@ -120,5 +77,91 @@ enum ProposalRendering {
             lines += p.notes.map { "- Note: \($0)" }
         }
         return lines
+    }
+}
+
+/// A synthesized decomposition in `instar plan --format json` (where no chain exists).
+struct ProposalJSON: Codable, Sendable, Equatable {
+    var from: String
+    var to: String
+    var complete: Bool
+    /// Whether some hook is a template to fill in.
+    var templates: Bool
+    var versions: [String]
+    var intermediate: String?
+    var final: String?
+    var recipes: [Recipe]
+    var steps: [Step]
+    var hooks: [Hook]
+    var risks: [Risk]
+    var notes: [String]
+    var manualRecipe: String?
+
+    /// What to do about one blocking change.
+    struct Recipe: Codable, Sendable, Equatable {
+        var kind: String
+        var subject: String
+        var summary: String
+        var change: ChangeJSON
+        var temporary: String?
+        var hook: String?
+    }
+
+    /// One step of the proposed chain, with its stage's hooks.
+    struct Step: Codable, Sendable, Equatable {
+        var from: String
+        var to: String
+        var kind: String
+        var inferable: Bool
+        var before: [String]
+        var after: [String]
+    }
+
+    /// A hook the proposal adds (SQL, or a template).
+    struct Hook: Codable, Sendable, Equatable {
+        var name: String
+        var phase: String
+        var step: String
+        var kind: String
+        var template: Bool
+        var purpose: String
+        var sql: [String]?
+    }
+
+    /// Something the proposal may lose or refuse on this store.
+    struct Risk: Codable, Sendable, Equatable {
+        var subject: String
+        var message: String
+        var count: Int?
+    }
+
+    init(_ p: Decomposition) {
+        from = p.from
+        to = p.to
+        complete = p.isComplete
+        templates = p.hasTemplates
+        versions = p.versions
+        intermediate = p.intermediate?.name
+        final = p.final?.name
+        recipes = p.recipes.map {
+            Recipe(
+                kind: $0.kind.rawValue, subject: $0.change.subject, summary: $0.summary, change: ChangeJSON($0.change),
+                temporary: $0.temporary, hook: $0.hook)
+        }
+        steps = p.steps.map {
+            Step(
+                from: $0.from, to: $0.to, kind: $0.kind.rawValue, inferable: $0.isInferable, before: $0.stage?.before ?? [],
+                after: $0.stage?.after ?? [])
+        }
+        hooks = p.hooks.map { hook in
+            var sql: [String]?
+            if case .sql(let statements) = hook.definition { sql = statements }
+            return Hook(
+                name: hook.name, phase: hook.phase, step: hook.step, kind: hook.definition.kindName, template: hook.isTemplate,
+                purpose: hook.purpose, sql: sql)
+        }
+        risks = p.risks.map { Risk(subject: $0.subject, message: $0.message, count: $0.count) }
+        notes = p.notes
+        manualRecipe = p.manualRecipe
     }
 }

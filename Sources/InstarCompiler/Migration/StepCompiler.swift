@@ -2,11 +2,96 @@ import InstarInference
 import InstarModel
 import InstarLayouts
 
-/// A step that cannot be compiled to SQL (it is not inferable, or the layout cannot express it).
-package struct StepCompileError: Error, Sendable, CustomStringConvertible {
-    package var message: String
-    package init(_ message: String) { self.message = message }
-    package var description: String { message }
+/// A step that cannot be compiled to SQL: which step, and why, as values (the changes Core Data does not
+/// infer, the raw SQL in the way, the tables that would merge). An app meets it as the `underlying` of a
+/// `StoreError` of kind `notInferable`; ``description`` is the one place it becomes words.
+public struct StepCompileError: InstarError, Hashable {
+    /// Why the step cannot be compiled.
+    public enum Reason: Sendable, Hashable {
+        /// Changes Core Data's inferred migration does not perform, each with its verdict (why, and what
+        /// to do instead).
+        case changesNotInferable([Change])
+        /// Raw SQL of the newer version that a step would have to create, rewrite, or follow through a
+        /// rename or drop.
+        case rawSQL([RawSQLBlocker])
+        /// Rows of entities stored in several tables would go into one table: hierarchies cannot be
+        /// merged in place.
+        case tablesMerged(table: String, sources: [String])
+    }
+
+    /// The version the step starts from.
+    public var from: String
+    /// The version the step goes to.
+    public var to: String
+    /// Why the step cannot be compiled.
+    public var reason: Reason
+
+    /// Makes the error for the step from `from` to `to`.
+    public init(from: String, to: String, reason: Reason) {
+        self.from = from
+        self.to = to
+        self.reason = reason
+    }
+
+    public var description: String {
+        switch reason {
+        case .changesNotInferable(let changes):
+            return "the step \(from) → \(to) cannot be inferred:\n  "
+                + changes.map { "\($0.subject): \($0.verdict.reason)" }.joined(separator: "\n  ")
+        case .rawSQL(let blockers):
+            return "the step \(from) → \(to) cannot be inferred:\n  " + blockers.map(\.description).joined(separator: "\n  ")
+                + "\n  (keep the raw SQL as the older version has it; model the table as an entity to let steps change it)"
+        case .tablesMerged(let table, let sources):
+            return "the step \(from) → \(to): table \(table) would take rows from several tables "
+                + "(\(sources.joined(separator: ", "))): hierarchies cannot be merged in place"
+        }
+    }
+}
+
+/// Raw SQL (``RawSQL``: an adopted database's tables, indexes, views and triggers) that keeps a step
+/// from being compiled: Instar never creates or rewrites raw tables and indexes, and recreates views and
+/// triggers from the newer version's text, which must not name what the step renames or drops.
+public struct RawSQLBlocker: Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong with the raw object.
+    public enum Problem: Sendable, Hashable {
+        /// The raw table or index exists only in the newer version: a step never creates raw SQL.
+        case added
+        /// The raw table or index is written differently in the newer version: a step never rewrites it.
+        case rewritten
+        /// The raw SQL names a table the step renames (`renamedTo`) or drops (nil).
+        case refersToTable(String, renamedTo: String?)
+        /// The raw SQL names a column the step renames (`renamedTo`) or drops (nil).
+        case refersToColumn(table: String, column: String, renamedTo: String?)
+    }
+
+    /// The raw object, as the newer version lists it.
+    public var object: RawSQL
+    /// The newer version's name.
+    public var version: String
+    /// What is wrong with it.
+    public var problem: Problem
+
+    /// Makes the blocker for `object` of the newer version `version`.
+    public init(object: RawSQL, version: String, problem: Problem) {
+        self.object = object
+        self.version = version
+        self.problem = problem
+    }
+
+    public var description: String {
+        let raw = "the raw \(object.kind.rawValue) '\(object.name)'"
+        switch problem {
+        case .added: return "\(raw) is new in \(version): a step never creates raw SQL"
+        case .rewritten: return "\(raw) is written differently in \(version): a step never rewrites raw SQL"
+        case .refersToTable(let table, let renamed):
+            return "\(raw) refers to table '\(table)', and this step " + (renamed.map { "renames it to '\($0)'" } ?? "drops it")
+                + " (\(RawSQLReference.hint(object, oldName: table, renamedTo: renamed)))"
+        case .refersToColumn(let table, let column, let renamed):
+            return "\(raw) refers to column '\(table).\(column)', and this step "
+                + (renamed.map { "renames it to '\($0)'" } ?? "drops it")
+                + " (\(RawSQLReference.hint(object, oldName: column, renamedTo: renamed)))"
+        }
+    }
 }
 
 /// Compiles one inferred step (a ``ModelDiff``) into per-table transformations, using only the two
@@ -57,17 +142,13 @@ package struct StepCompiler {
 
     package func compile() throws -> StepProgram {
         guard diff.isInferable else {
-            let reasons = diff.blockingChanges.map { "\($0.subject): \($0.verdict.reason)" }
-            throw StepCompileError(
-                "the step \(old.name) → \(new.name) cannot be inferred:\n  " + reasons.joined(separator: "\n  "))
+            throw StepCompileError(from: old.name, to: new.name, reason: .changesNotInferable(diff.blockingChanges))
         }
         let rawBlockers =
             RawSQLSteps.blockers(from: old, to: new)
-            + RawSQLReference.find(from: old, to: new, diff: diff).map { "\($0.message) (\($0.hint))" }
+            + RawSQLReference.find(from: old, to: new, diff: diff).map { $0.blocker(version: new.name) }
         guard rawBlockers.isEmpty else {
-            throw StepCompileError(
-                "the step \(old.name) → \(new.name) cannot be inferred:\n  " + rawBlockers.joined(separator: "\n  ")
-                    + "\n  (keep the raw SQL as the older version has it; model the table as an entity to let steps change it)")
+            throw StepCompileError(from: old.name, to: new.name, reason: .rawSQL(rawBlockers))
         }
         var transformations: [TableTransformation] = []
         for table in newMap.schema.tables {
@@ -99,8 +180,7 @@ package struct StepCompiler {
         let sources = members.compactMap { d in sourceEntity(of: d).map { (d, $0) } }
         let sourceTables = Set(sources.compactMap { oldMap.table(of: $0.1) })
         guard sourceTables.count <= 1 else {
-            throw StepCompileError(
-                "table \(target.name) would take rows from several tables (\(sourceTables.sorted().joined(separator: ", "))): hierarchies cannot be merged in place")
+            throw StepCompileError(from: old.name, to: new.name, reason: .tablesMerged(table: target.name, sources: sourceTables.sorted()))
         }
         guard let sourceTable = sourceTables.first, let sourceInfo = oldMap.entityTables[sourceTable] else {
             return TableTransformation(target: target, role: .entityTable, source: nil, columns: [:], continuesSource: false)

@@ -54,13 +54,19 @@ package struct StepSQLPlan: Sendable {
 /// place; older tables are dropped; every table takes its final name; links to rows that left a table
 /// are removed; then indexes, and the store's own views and triggers, are recreated.
 package enum StepSQLPlanner {
-    package static func plan(_ program: StepProgram, actual: StoreSchema, viewsAndTriggers: [String]) -> StepSQLPlan {
+    /// The SQL of `program` against the store's `actual` schema, ending with `viewsAndTriggers`.
+    ///
+    /// `prefilled` names, for a rebuilt table (by its final name), the staging table its rows were
+    /// copied into ahead of the step (``SlicedCopy``): the step renames it instead of creating and
+    /// filling the table.
+    package static func plan(
+        _ program: StepProgram, actual: StoreSchema, viewsAndTriggers: [String], prefilled: [String: String] = [:]
+    ) -> StepSQLPlan {
         // Raw tables the new version keeps (``RawSQL``) are never touched by a step.
         let raw = RawNames(program.targetSchema.raw)
         var actual = actual
         actual.tables.removeAll { raw.coversTable($0.name) }
         var statements: [PlannedStatement] = []
-        var tables: [String: TableTreatment] = [:]
         var temporaryCount = 0
         func temporaryName() -> String {
             temporaryCount += 1
@@ -70,31 +76,10 @@ package enum StepSQLPlanner {
             statements.append(PlannedStatement(sql: sql, arguments: arguments, purpose: purpose))
         }
 
-        // The final name of each older table that continues.
-        var tableRenames: [String: String] = [:]
-        for t in program.transformations where t.continuesSource {
-            if let source = t.source { tableRenames[source] = t.target.name }
-        }
-
-        // Decide per table: in place, or rebuilt/created.
-        var inPlace: [(TableTransformation, SchemaTable)] = []
-        var copies: [TableTransformation] = []
-        for t in program.transformations {
-            if t.continuesSource, let source = t.source, let sourceDefinition = actual.table(named: source) {
-                switch InPlaceAlteration.statements(
-                    for: t, source: sourceDefinition, tableRenames: tableRenames, tableName: source)
-                {
-                case .success:
-                    inPlace.append((t, sourceDefinition))
-                    continue
-                case .failure(let reason):
-                    tables[t.target.name] = .rebuilt(reason: reason.message)
-                }
-            } else {
-                tables[t.target.name] = .created
-            }
-            copies.append(t)
-        }
+        let decision = decide(program, actual: actual)
+        var tables = decision.tables
+        let inPlace = decision.inPlace
+        let copies = decision.copies
 
         // 1. Older tables that are rebuilt or renamed first take temporary names. SQLite rewrites every
         //    foreign key that points at a renamed table, so references from tables that stay put follow
@@ -102,9 +87,7 @@ package enum StepSQLPlanner {
         //    references) are not confused by an older table that still has one of those names.
         var current: [String: String] = [:]
         for table in actual.tables.map(\.name) { current[table] = table }
-        let renamedInPlace = Set(inPlace.filter { $0.1.name != $0.0.target.name }.map(\.1.name))
-        let rebuiltSources = Set(copies.filter(\.continuesSource).compactMap(\.source))
-        for table in actual.tables.map(\.name) where renamedInPlace.contains(table) || rebuiltSources.contains(table) {
+        for table in actual.tables.map(\.name) where decision.setAside.contains(table) {
             let temporary = temporaryName()
             add("ALTER TABLE \(table.sqlQuoted) RENAME TO \(temporary.sqlQuoted)", [], "set \(table) aside")
             current[table] = temporary
@@ -115,6 +98,11 @@ package enum StepSQLPlanner {
         for t in copies {
             let temporary = temporaryName()
             created[t.target.name] = temporary
+            if let staging = prefilled[t.target.name] {
+                // Copied ahead in slices (``SlicedCopy``): the staging table is this table, filled.
+                add("ALTER TABLE \(staging.sqlQuoted) RENAME TO \(temporary.sqlQuoted)", [], "take the rows copied into \(t.target.name)")
+                continue
+            }
             add(t.target.createSQL(named: temporary), [], "create \(t.target.name)")
             if let source = t.source, let from = current[source] {
                 var arguments: [SQLValue] = []
@@ -156,7 +144,7 @@ package enum StepSQLPlanner {
         for (t, source) in inPlace {
             let name = current[source.name] ?? source.name
             if case .success(let alterations) = InPlaceAlteration.statements(
-                for: t, source: source, tableRenames: tableRenames, tableName: name)
+                for: t, source: source, tableRenames: decision.tableRenames, tableName: name)
             {
                 statements += alterations
                 tables[t.target.name] = .altered(alterations.map(\.purpose))
@@ -165,10 +153,28 @@ package enum StepSQLPlanner {
 
         // 5. Drop older tables that were rebuilt or are gone; a rebuilt table takes its older table's
         //    (temporary) name, so that references to that table now lead to it.
+        //    The source of a table copied ahead in slices is retired instead (renamed into Instar's
+        //    namespace, its rows deleted in slices after the step: ``SlicedCopy/retiredName(_:)``), so
+        //    that the step's transaction does not pay for a drop as long as the copy; not when another
+        //    table's foreign key names it (the rename would carry that reference along).
         let alteredSources = Set(inPlace.map(\.1.name))
+        let referenced = Set(actual.tables.flatMap { $0.columns.compactMap(\.references?.table) })
+        var retiring: [String: String] = [:]
+        for t in copies {
+            guard let staging = prefilled[t.target.name], let source = t.source, !referenced.contains(source) else { continue }
+            retiring[source] = SlicedCopy.retiredName(staging)
+        }
         var finalNames: [(String, String)] = []
         for table in actual.tables.map(\.name) where !alteredSources.contains(table) {
-            add("DROP TABLE \(current[table]!.sqlQuoted)", [], "drop \(table)")
+            if let retired = retiring[table] {
+                // Its indexes would keep their names, which the new table's take.
+                for index in actual.indexes(on: table) {
+                    add("DROP INDEX \(index.name.sqlQuoted)", [], "drop index \(index.name)")
+                }
+                add("ALTER TABLE \(current[table]!.sqlQuoted) RENAME TO \(retired.sqlQuoted)", [], "retire \(table)")
+            } else {
+                add("DROP TABLE \(current[table]!.sqlQuoted)", [], "drop \(table)")
+            }
             if tables[table] == nil { tables[table] = .dropped }
         }
         for t in copies {
@@ -232,5 +238,44 @@ package enum StepSQLPlanner {
             add(sql, [], "recreate view or trigger")
         }
         return StepSQLPlan(statements: statements, tables: tables)
+    }
+
+    /// How each table of `program` is handled: altered in place where SQLite allows it, otherwise
+    /// created or rebuilt (copied); and which older tables are set aside under temporary names first.
+    struct Decision {
+        var inPlace: [(TableTransformation, SchemaTable)] = []
+        var copies: [TableTransformation] = []
+        var tables: [String: TableTreatment] = [:]
+        var setAside: Set<String> = []
+        /// The final name of each older table that continues.
+        var tableRenames: [String: String] = [:]
+    }
+
+    /// Decides, table by table, how `program` changes the store's `actual` tables (raw ones removed).
+    static func decide(_ program: StepProgram, actual: StoreSchema) -> Decision {
+        var decision = Decision()
+        for t in program.transformations where t.continuesSource {
+            if let source = t.source { decision.tableRenames[source] = t.target.name }
+        }
+        for t in program.transformations {
+            if t.continuesSource, let source = t.source, let sourceDefinition = actual.table(named: source) {
+                switch InPlaceAlteration.statements(
+                    for: t, source: sourceDefinition, tableRenames: decision.tableRenames, tableName: source)
+                {
+                case .success:
+                    decision.inPlace.append((t, sourceDefinition))
+                    continue
+                case .failure(let reason):
+                    decision.tables[t.target.name] = .rebuilt(reason: reason.message)
+                }
+            } else {
+                decision.tables[t.target.name] = .created
+            }
+            decision.copies.append(t)
+        }
+        let renamedInPlace = Set(decision.inPlace.filter { $0.1.name != $0.0.target.name }.map(\.1.name))
+        let rebuiltSources = Set(decision.copies.filter(\.continuesSource).compactMap(\.source))
+        decision.setAside = renamedInPlace.union(rebuiltSources).intersection(actual.tables.map(\.name))
+        return decision
     }
 }

@@ -41,7 +41,9 @@ import InstarSQL
 /// longer has. Core Data still opens the store, because opening compares the metadata's entity hashes
 /// with the app's model (they match: Instar writes them exactly) and never needs the cache then.
 public struct CoreDataLayout: StorageLayout {
-    public let name = "coredata"
+    /// `coredata`, the name every framework version's layout has.
+    public static let layoutName = LayoutName.coreData(frameworkVersion: nil).description
+    public var name: String { Self.layoutName }
     /// The `NSPersistenceFrameworkVersion` whose conventions the layout follows.
     public let frameworkVersion: Int
     /// Tables of the store this layout was adapted to (folded names): a join table between two
@@ -89,12 +91,6 @@ public struct CoreDataLayout: StorageLayout {
         guard !storeTables.isEmpty else { return false }
         guard let storeEntityHashes, !storeEntityHashes.isEmpty else { return true }
         return model.versionHashes.entityHashes == storeEntityHashes
-    }
-
-    /// `coredata`, or `coredata:<framework version>` (for example `coredata:637`).
-    public init?(named spec: String) {
-        guard case .coreData(let version)? = LayoutName(spec) else { return nil }
-        self.init(frameworkVersion: version ?? Self.defaultFrameworkVersion)
     }
 
     var indexesJoinTables: Bool { frameworkVersion >= Self.joinIndexesSince }
@@ -163,8 +159,7 @@ public struct CoreDataLayout: StorageLayout {
         case .objectID, .undefined: return nil
         case .composite:
             throw LayoutError(
-                layout: name, entity: entity, property: attribute.name,
-                message: "Composite attributes are not supported yet (Core Data flattens them into one column per element)")
+                layout: name, entity: entity, property: attribute.name, .compositeAttribute)
         }
     }
 }

@@ -21,7 +21,7 @@ import InstarSQL
 /// A required attribute declared on the root entity is `NOT NULL`; one declared on a sub-entity cannot
 /// be, since sibling rows share the column.
 public struct InstarLayout: StorageLayout {
-    public let name = "instar"
+    public var name: String { LayoutName.instar.description }
     /// The layout's bookkeeping table: version name, entity hashes, checksum and the stored model.
     public static let metadataTable = "_instar_metadata"
     /// The integer primary key column of every entity table (`_pk`).
@@ -64,8 +64,7 @@ public struct InstarLayout: StorageLayout {
         case .objectID, .undefined: return nil
         case .composite:
             throw LayoutError(
-                layout: name, property: attribute.name,
-                message: "Composite attributes are not supported yet; split the attribute into its elements")
+                layout: name, property: attribute.name, .compositeAttribute)
         }
     }
 }

@@ -1,7 +1,7 @@
 /// The name of a store layout, as plan files, metadata and `--layout` flags spell it.
 ///
-/// The built-in layouts' names; ``LayoutRegistry`` (in the store) maps names, these and those of
-/// registered plug-in layouts, to layouts.
+/// The built-in layouts' names; `LayoutRegistry` (in the store) maps names, these and those of
+/// registered plug-in layouts, to layouts, and lists them all.
 public enum LayoutName: Sendable, Hashable, CustomStringConvertible {
     /// Instar's own conventions: a table per root entity, `_pk` keys, `_entity` discriminators.
     case instar
@@ -11,8 +11,9 @@ public enum LayoutName: Sendable, Hashable, CustomStringConvertible {
     /// Plain SQL tables named as the model says (naming keys), for databases Instar did not create.
     case plainSQL
 
-    /// The names a plan may use, for help texts and hints.
-    public static let spellings = ["instar", "coredata", "sql"]
+    /// The built-in layouts, in the order a store's bookkeeping is shown to them; their descriptions
+    /// are the built-in names (`LayoutRegistry.names` adds the registered ones).
+    public static let builtIn: [LayoutName] = [.instar, .coreData(frameworkVersion: nil), .plainSQL]
 
     /// Parses `instar`, `sql`, `coredata` or `coredata:<framework version>`; nil for anything else.
     public init?(_ spec: String) {

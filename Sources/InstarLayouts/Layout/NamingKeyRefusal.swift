@@ -10,10 +10,7 @@ enum NamingKeyRefusal {
         let location = model.locations[key.location] ?? model.locations[key.fallback]
             ?? model.source.map { SourceLocation(file: $0) }
         throw LayoutError(
-            layout: layout, entity: entity, property: property,
-            message:
-                "the naming key '\(key.name)' only has a meaning in the sql layout (the \(layout) layout names its tables and columns itself); use layout sql for a model with naming keys, or remove the key",
-            location: location)
+            layout: layout, entity: entity, property: property, .namingKey(key.name), location: location)
     }
 
     private struct Key {

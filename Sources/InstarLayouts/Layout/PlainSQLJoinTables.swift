@@ -40,7 +40,7 @@ extension PlainSQLStorageBuilder {
             if let explicitKey {
                 throw naming.collision(
                     destinationColumn, key: explicitKey, entity: first.entity, property: first.name,
-                    with: "the join table's other column")
+                    with: .joinTableColumn)
             }
             destinationColumn = "\(first.name)_id"
             ownerColumn = "\(second?.name ?? "owner")_id"

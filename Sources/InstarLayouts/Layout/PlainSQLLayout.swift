@@ -45,7 +45,7 @@ import InstarSQL
 /// model is refused with an explanation. The layout is chosen by name, never detected: it leaves no mark
 /// in the store to detect it by.
 public struct PlainSQLLayout: StorageLayout {
-    public let name = "sql"
+    public var name: String { LayoutName.plainSQL.description }
     /// The conventional primary key column (`id`); a model's `primaryKey:` naming key may override it.
     public static let primaryKey = "id"
     /// `userInfo` key of an attribute whose column follows the foreign keys (added by `ALTER TABLE`).
@@ -91,8 +91,7 @@ public struct PlainSQLLayout: StorageLayout {
         case .objectID, .undefined: return nil
         case .composite:
             throw LayoutError(
-                layout: name, entity: entity, property: attribute.name,
-                message: "Composite attributes are not supported; split the attribute into its elements")
+                layout: name, entity: entity, property: attribute.name, .compositeAttribute)
         }
     }
 }

@@ -37,20 +37,18 @@ package struct PlainSQLNames {
 
     private mutating func reserve(_ name: String, key: String, entity: String) throws(LayoutError) {
         if let other = explicitTables[name.sqliteFolded], other != key {
-            throw collision(name, key: key, entity: entity, with: "the name given at \(location(other))")
+            throw collision(name, key: key, entity: entity, with: .explicitName(key: other, at: location(other)))
         }
         explicitTables[name.sqliteFolded] = key
     }
 
-    func location(_ key: String) -> String {
-        (model.locations[key] ?? model.source.map { SourceLocation(file: $0) })?.description ?? key
+    func location(_ key: String) -> SourceLocation? {
+        model.locations[key] ?? model.source.map { SourceLocation(file: $0) }
     }
 
-    func collision(_ name: String, key: String, entity: String, property: String? = nil, with other: String) -> LayoutError {
+    func collision(_ name: String, key: String, entity: String, property: String? = nil, with other: LayoutError.NameClash) -> LayoutError {
         LayoutError(
-            layout: layout, entity: entity, property: property,
-            message: "the name '\(name)' collides with \(other) (SQLite compares names without case)",
-            location: model.locations[key] ?? model.source.map { SourceLocation(file: $0) })
+            layout: layout, entity: entity, property: property, .nameCollision(name: name, with: other), location: location(key))
     }
 
     /// Claims a table (or index) name: exactly the explicit one, or the convention's moved aside.
@@ -59,12 +57,12 @@ package struct PlainSQLNames {
     {
         if let explicitKey {
             guard names.claimExactTable(base) else {
-                throw collision(base, key: explicitKey, entity: entity, with: "another table or index")
+                throw collision(base, key: explicitKey, entity: entity, with: .tableOrIndex)
             }
             return base
         }
         if let owner = explicitTables[base.sqliteFolded] {
-            throw collision(base, key: owner, entity: entity, with: "the table the layout names after '\(entity)'")
+            throw collision(base, key: owner, entity: entity, with: .conventionalTable(entity: entity))
         }
         return names.claimTable(base)
     }
@@ -74,7 +72,7 @@ package struct PlainSQLNames {
     {
         guard let explicitKey else { return names.claimIndex(base) }
         guard names.claimExactIndex(base) else {
-            throw collision(base, key: explicitKey, entity: entity, with: "another table or index")
+            throw collision(base, key: explicitKey, entity: entity, with: .tableOrIndex)
         }
         return base
     }
@@ -87,12 +85,12 @@ package struct PlainSQLNames {
             if let owner = explicitColumns[entity]?[base.sqliteFolded] {
                 throw collision(
                     owner.name, key: owner.key, entity: entity,
-                    with: "the column '\(base)' the layout gives '\(property)'")
+                    with: .conventionalColumn(base, property: property))
             }
             return registry.claim(base, owner: entity)
         }
         guard registry.claimExact(base) else {
-            throw collision(base, key: explicitKey, entity: entity, property: property, with: "another column of its table")
+            throw collision(base, key: explicitKey, entity: entity, property: property, with: .column)
         }
         return base
     }

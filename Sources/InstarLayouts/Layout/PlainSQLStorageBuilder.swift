@@ -21,16 +21,12 @@ struct PlainSQLStorageBuilder {
 
     mutating func build() throws(LayoutError) -> StorageMap {
         for entity in model.entities where entity.parent != nil {
-            throw LayoutError(
-                layout: layout.name, entity: entity.name,
-                message:
-                    "sub-entities are not supported (a hand-written schema has no discriminator convention); give '\(entity.name)' its own properties instead of the parent '\(entity.parent!)', or use the instar layout"
-            )
+            throw LayoutError(layout: layout.name, entity: entity.name, .subEntity(parent: entity.parent!))
         }
         naming = try PlainSQLNames(model: model, layout: layout.name)
         for raw in model.rawSQL where raw.kind == .table || raw.kind == .index {
             guard raw.kind == .table ? draft.names.claimExactTable(raw.name) : draft.names.claimExactIndex(raw.name) else {
-                throw LayoutError(layout: layout.name, message: "the raw \(raw.kind.rawValue) '\(raw.name)' is also the name of another raw table or index")
+                throw LayoutError(layout: layout.name, .rawNameTaken(raw.kind, name: raw.name))
             }
         }
         // Tables in declaration order: the order a person wrote the CREATE TABLE statements in.

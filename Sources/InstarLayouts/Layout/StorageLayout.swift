@@ -45,28 +45,87 @@ extension StorageLayout {
     public var keepsMigrationJournal: Bool { true }
 }
 
-/// A model that a layout cannot store.
-public struct LayoutError: InstarError, CustomStringConvertible {
+/// A model that a layout cannot store: which layout, entity and property, and why, as values
+/// (``Reason``); ``description`` is the one place it becomes words.
+public struct LayoutError: InstarError, Hashable {
+    /// Why the layout cannot store the model.
+    public enum Reason: Sendable, Hashable {
+        /// A composite attribute: the layout has no columns for one yet (split it into its elements).
+        case compositeAttribute
+        /// A sub-entity of `parent`: the layout has no discriminator convention (the `sql` layout, for
+        /// hand-written schemas); the `instar` layout stores hierarchies.
+        case subEntity(parent: String)
+        /// A raw table or index (``RawSQL``) has the name of another raw table or index.
+        case rawNameTaken(RawSQL.Kind, name: String)
+        /// `name` collides with another name (SQLite compares names without case).
+        case nameCollision(name: String, with: NameClash)
+        /// A naming key (``StoredNames``: `table`, `column`, `raw`, …) only the `sql` layout honours;
+        /// this layout names its tables and columns itself.
+        case namingKey(String)
+    }
+
+    /// What a name collides with.
+    public enum NameClash: Sendable, Hashable {
+        /// The name the model gives elsewhere, by its key (`Entity#table`), where it is written when known.
+        case explicitName(key: String, at: SourceLocation?)
+        /// Another table or index.
+        case tableOrIndex
+        /// The table the layout names after `entity`.
+        case conventionalTable(entity: String)
+        /// The column the layout gives `property` by its convention (`conventional`).
+        case conventionalColumn(String, property: String)
+        /// Another column of its table.
+        case column
+        /// The join table's other column.
+        case joinTableColumn
+    }
+
     /// The layout's name.
     public var layout: String
     /// The entity that cannot be stored, when it is one entity.
     public var entity: String?
     /// The property that cannot be stored, when it is one property.
     public var property: String?
-    /// What cannot be stored, and why.
-    public var message: String
+    /// Why it cannot be stored.
+    public var reason: Reason
     /// Where the model says what cannot be stored (a naming key that collides), when known.
     public var location: SourceLocation?
 
     /// Makes the error; narrow it with `entity`, `property` and `location` where they are known.
     public init(
-        layout: String, entity: String? = nil, property: String? = nil, message: String, location: SourceLocation? = nil
+        layout: String, entity: String? = nil, property: String? = nil, _ reason: Reason, location: SourceLocation? = nil
     ) {
         self.layout = layout
         self.entity = entity
         self.property = property
-        self.message = message
+        self.reason = reason
         self.location = location
+    }
+
+    /// What cannot be stored and why, in words (``description`` adds the layout, subject and location).
+    public var message: String {
+        switch reason {
+        case .compositeAttribute:
+            return "composite attributes are not supported yet; split the attribute into its elements"
+        case .subEntity(let parent):
+            return "sub-entities are not supported (a hand-written schema has no discriminator convention); give '\(entity ?? "")' "
+                + "its own properties instead of the parent '\(parent)', or use the instar layout"
+        case .rawNameTaken(let kind, let name):
+            return "the raw \(kind.rawValue) '\(name)' is also the name of another raw table or index"
+        case .nameCollision(let name, let clash):
+            let other: String
+            switch clash {
+            case .explicitName(let key, let at): other = "the name given at \(at?.description ?? key)"
+            case .tableOrIndex: other = "another table or index"
+            case .conventionalTable(let entity): other = "the table the layout names after '\(entity)'"
+            case .conventionalColumn(let column, let property): other = "the column '\(column)' the layout gives '\(property)'"
+            case .column: other = "another column of its table"
+            case .joinTableColumn: other = "the join table's other column"
+            }
+            return "the name '\(name)' collides with \(other) (SQLite compares names without case)"
+        case .namingKey(let key):
+            return "the naming key '\(key)' only has a meaning in the sql layout (the \(layout) layout names its tables and columns itself); use layout sql for a model with naming keys, or remove the key"
+        }
     }
 
     public var description: String {

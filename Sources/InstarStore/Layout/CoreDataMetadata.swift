@@ -96,7 +96,7 @@ package enum CoreDataMetadata {
         let value: DatabaseValue = row[name]
         if value.isNull { return nil }
         guard let converted = T.fromDatabaseValue(value) else {
-            throw CoreDataMetadataError("Z_METADATA.\(name) holds \(value.kindName), which Core Data never writes there")
+            throw BookkeepingError(layout: CoreDataLayout.layoutName, table: CoreDataLayout.metadataTable, .unexpectedType(column: name, found: value.storedType))
         }
         return converted
     }
@@ -108,10 +108,10 @@ package enum CoreDataMetadata {
         do {
             object = try CheckedPropertyList.foundationValue(data)
         } catch {
-            throw CoreDataMetadataError("Z_METADATA.Z_PLIST is \(error.description)")
+            throw BookkeepingError(layout: CoreDataLayout.layoutName, table: CoreDataLayout.metadataTable, .unreadablePropertyList(column: "Z_PLIST", detail: error.description))
         }
         guard let dictionary = object as? [AnyHashable: Any] else {
-            throw CoreDataMetadataError("Z_METADATA.Z_PLIST is not a dictionary")
+            throw BookkeepingError(layout: CoreDataLayout.layoutName, table: CoreDataLayout.metadataTable, .propertyListNotADictionary(column: "Z_PLIST"))
         }
         var result: [String: Any] = [:]
         for (key, value) in dictionary {
@@ -272,7 +272,3 @@ package enum CoreDataMetadata {
     }
 }
 
-struct CoreDataMetadataError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

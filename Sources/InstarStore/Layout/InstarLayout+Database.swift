@@ -25,10 +25,10 @@ extension InstarLayout: StoreLayout {
             let key: DatabaseValue = row["key"]
             let value: DatabaseValue = row["value"]
             guard let name = String.fromDatabaseValue(key) else {
-                throw BookkeepingError("\(Self.metadataTable) has a key that is \(key.kindName), not text (the store's Instar metadata is damaged)")
+                throw BookkeepingError(layout: name, table: Self.metadataTable, .keyNotText(found: key.storedType))
             }
             guard value.isNull || String.fromDatabaseValue(value) != nil else {
-                throw BookkeepingError("\(Self.metadataTable) key '\(name)' holds \(value.kindName), not text (the store's Instar metadata is damaged)")
+                throw BookkeepingError(layout: self.name, table: Self.metadataTable, .valueNotText(key: name, found: value.storedType))
             }
             values[name] = String.fromDatabaseValue(value)
         }

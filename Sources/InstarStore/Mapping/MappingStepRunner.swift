@@ -15,7 +15,7 @@ extension SQLiteStore {
             var compiler = try MappingCompiler(mapping: mapping, from: from, to: to, layout: layout)
             return try compiler.compile()
         } catch {
-            throw StoreError(.notInferable, path: path, error.description)
+            throw StoreError(.notInferable, path: path, error.description, underlying: error)
         }
     }
 
@@ -98,7 +98,7 @@ extension SQLiteStore {
                 throw StoreError(
                     .verificationFailed, path: path,
                     "the store's \(extra.type) '\(extra.name)' does not fit \(program.to.name) (\(error.message ?? "error")); rolled back",
-                    hint: "drop or change it before migrating, and recreate it for the new version")
+                    hint: "drop or change it before migrating, and recreate it for the new version", sqlite: SQLiteFailure(error))
             }
         }
         try checkViews(extras, db: db, version: program.to.name)
@@ -110,7 +110,8 @@ extension SQLiteStore {
         } catch let error as DatabaseError {
             throw StoreError(
                 error.resultCode == .SQLITE_CONSTRAINT ? .dataCondition : .sqlite, path: path,
-                "mapping model '\(program.mappingModel)', \(statement.purpose): \(error.message ?? "SQLite error"); nothing was changed")
+                "mapping model '\(program.mappingModel)', \(statement.purpose): \(error.message ?? "SQLite error"); nothing was changed",
+                sqlite: SQLiteFailure(error))
         }
     }
 

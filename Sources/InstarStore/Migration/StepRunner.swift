@@ -94,8 +94,12 @@ extension SQLiteStore {
     /// are followed by the same schema and foreign-key checks. Hooks at a later position see the
     /// store's metadata of the version they run at.
     @discardableResult
+    ///
+    /// `prefilled`: the copies the runtime made ahead in slices for the first run of steps
+    /// (``sliceableCopies(through:fuse:hooks:)``); their staging tables are brought up to date and
+    /// taken in place of those tables' copies.
     package func migrate(
-        through versions: [Model], fuse: Bool = true, hooks: [Int: [InlineHook]] = [:],
+        through versions: [Model], fuse: Bool = true, hooks: [Int: [InlineHook]] = [:], prefilled: [SlicedCopy] = [],
         beforeCommit: ((Database) throws -> Void)? = nil, onStatement: ((Int) -> Void)? = nil
     ) throws(StoreError) -> StepOutcome {
         let start = Date()
@@ -113,6 +117,7 @@ extension SQLiteStore {
         let label = "\(first.name) → \(last.name)"
         var statementIndex = 0
         let lastUnit = transaction.parts.lastIndex { if case .steps = $0 { true } else { false } }
+        let firstUnit = transaction.parts.firstIndex { if case .steps = $0 { true } else { false } }
         try inSchemaTransaction(label: label, first: first, beforeCommit: beforeCommit) { db, initial in
             var extras: [ViewsAndTriggers]?
             var viewsRecreated = false
@@ -157,11 +162,13 @@ extension SQLiteStore {
                     }
                     pending.follow(unit.program)
                     try checkConditions(unit.conditions, db: db, map: layout.storageMap(for: unit.from), step: (unit.from, unit.to))
+                    let taken = index == firstUnit ? try takeSlicedCopies(prefilled, unit: unit, db) : [:]
                     let actual = try readSchema(db)
                     let unitPlan = StepSQLPlanner.plan(
                         unit.program, actual: actual,
                         viewsAndTriggers: index == lastUnit
-                            ? viewsAndTriggersToRecreate(found: extras ?? [], target: unit.program.targetSchema) : [])
+                            ? viewsAndTriggersToRecreate(found: extras ?? [], target: unit.program.targetSchema) : [],
+                        prefilled: taken)
                     if index == lastUnit { viewsRecreated = true }
                     // Rows are counted where the unit moves them: `ALTER TABLE` keeps every row of
                     // a table altered in place, and counting a large table reads all of it.
@@ -182,7 +189,8 @@ extension SQLiteStore {
                         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                             throw StoreError(
                                 .dataCondition, path: path,
-                                "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed")
+                                "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed",
+                                sqlite: SQLiteFailure(error))
                         }
                     }
                     statements += unitPlan.statements
@@ -224,7 +232,7 @@ extension SQLiteStore {
                 throw StoreError(
                     .verificationFailed, path: path,
                     "the store's view '\(view.name)' no longer works at \(version) (\(error.message ?? "error")); rolled back",
-                    hint: "drop or change the view before migrating, and recreate it for the new version")
+                    hint: "drop or change the view before migrating, and recreate it for the new version", sqlite: SQLiteFailure(error))
             }
         }
     }
@@ -387,5 +395,6 @@ struct ViewsAndTriggers {
         try Row.fetchAll(
             db, sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') AND sql IS NOT NULL ORDER BY type DESC, name"
         ).map { ViewsAndTriggers(type: $0["type"], name: $0["name"], sql: $0["sql"]) }
+            .filter { !InstarObjects.contains($0.name) }  // a sliced rewrite's change capture
     }
 }

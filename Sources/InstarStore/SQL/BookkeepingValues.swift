@@ -1,24 +1,87 @@
 import GRDB
+import InstarModel
 
 extension DatabaseValue {
-    /// What SQLite holds, in words ("an integer", "a blob"), for errors about values of the wrong type
-    /// in a store: GRDB's typed subscripts trap on them, so readers of bookkeeping tables convert with
-    /// `fromDatabaseValue` and say what they found instead.
-    package var kindName: String {
+    /// The storage class SQLite holds, as a value for errors.
+    package var storedType: BookkeepingError.StoredType {
         switch storage {
-        case .null: "NULL"
-        case .int64: "an integer"
-        case .double: "a real number"
-        case .string: "text"
-        case .blob: "a blob"
+        case .null: .null
+        case .int64: .integer
+        case .double: .real
+        case .string: .text
+        case .blob: .blob
         }
     }
 }
 
-/// A bookkeeping table of a store (Instar's metadata, Core Data's `Z_METADATA`) holds a value of a type
-/// its writer never uses: the store was damaged or written by something else. Reading stops with this
-/// error, which names the table, the column or key and what was found; nothing is changed.
-struct BookkeepingError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A bookkeeping table of a store (Instar's metadata, Core Data's `Z_METADATA`) holds a value its writer
+/// never writes: the store was damaged or written by something else. Reading stops with this error,
+/// which names the layout, the table, the column or key and what was found; nothing is changed. An app
+/// meets it as the `underlying` of a `StoreError` of kind `layout`.
+public struct BookkeepingError: InstarError, Hashable {
+    /// SQLite's storage classes, as found in a bookkeeping table.
+    public enum StoredType: String, Sendable, Hashable {
+        /// NULL.
+        case null
+        /// An integer.
+        case integer
+        /// A real number.
+        case real
+        /// Text.
+        case text
+        /// A blob.
+        case blob
+
+        /// "an integer", "a blob", … for messages.
+        var phrase: String {
+            switch self {
+            case .null: "NULL"
+            case .integer: "an integer"
+            case .real: "a real number"
+            case .text: "text"
+            case .blob: "a blob"
+            }
+        }
+    }
+
+    /// What the table holds that its writer never writes.
+    public enum Problem: Sendable, Hashable {
+        /// A key of a key–value table is not text.
+        case keyNotText(found: StoredType)
+        /// The value under `key` is neither text nor NULL.
+        case valueNotText(key: String, found: StoredType)
+        /// A column holds a value of a type the layout never writes there.
+        case unexpectedType(column: String, found: StoredType)
+        /// A column's property list cannot be read; `detail` is the property-list reader's account.
+        case unreadablePropertyList(column: String, detail: String)
+        /// A column's property list is not a dictionary.
+        case propertyListNotADictionary(column: String)
+    }
+
+    /// The layout whose bookkeeping it is (`instar`, `coredata`).
+    public var layout: String
+    /// The bookkeeping table.
+    public var table: String
+    /// What it holds that its writer never writes.
+    public var problem: Problem
+
+    /// Makes the error for `table` of `layout`.
+    public init(layout: String, table: String, _ problem: Problem) {
+        self.layout = layout
+        self.table = table
+        self.problem = problem
+    }
+
+    public var description: String {
+        switch problem {
+        case .keyNotText(let found):
+            "\(table) has a key that is \(found.phrase), not text (the store's \(layout) metadata is damaged)"
+        case .valueNotText(let key, let found):
+            "\(table) key '\(key)' holds \(found.phrase), not text (the store's \(layout) metadata is damaged)"
+        case .unexpectedType(let column, let found):
+            "\(table).\(column) holds \(found.phrase), which the \(layout) layout never writes there"
+        case .unreadablePropertyList(let column, let detail): "\(table).\(column) is \(detail)"
+        case .propertyListNotADictionary(let column): "\(table).\(column) is not a dictionary"
+        }
+    }
 }

@@ -9,9 +9,12 @@ extension Database {
         do {
             statement = try makeStatement(sql: sql)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_MISUSE {
+            // SQLite's codes (the extended one, which carries the primary) and statement are kept; its
+            // message is said after Instar's account of why this happened.
             throw DatabaseError(
-                resultCode: .SQLITE_MISUSE,
-                message: "the statement Instar built reads as more than one statement to SQLite; none of it was run",
+                resultCode: error.extendedResultCode,
+                message: "the statement Instar built reads as more than one statement to SQLite; none of it was run"
+                    + (error.message.map { " (SQLite: \($0))" } ?? ""),
                 sql: sql)
         }
         try statement.execute(arguments: arguments)

@@ -39,8 +39,10 @@ package enum SchemaReader {
         ).compactMap { row in
             let type: String = row["type"]
             let table: String = row["tbl_name"]
-            guard let kind = RawSQL.Kind(rawValue: type), !isInternal(table) else { return nil }
-            return RawSQL(kind: kind, name: row["name"], table: table, sql: row["sql"])
+            let name: String = row["name"]
+            // A sliced rewrite's change-capture triggers sit on the app's tables but are Instar's.
+            guard let kind = RawSQL.Kind(rawValue: type), !isInternal(table), !InstarObjects.contains(name) else { return nil }
+            return RawSQL(kind: kind, name: name, table: table, sql: row["sql"])
         }
     }
 

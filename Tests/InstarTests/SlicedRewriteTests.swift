@@ -1,0 +1,158 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Instar
+
+/// Sliced rewrites (``Slicing``): a step's table rebuild copied ahead in slices that each commit,
+/// then taken by the step's transaction. What holds whatever the slices, the budget or the kills:
+/// the store ends exactly as an unsliced run leaves it, rows and schema.
+@Suite struct SlicedRewriteTests {
+    /// V1 → V2 makes `label` required with a default, which only a rebuild of `Item` can do.
+    static func fixture(rows: Int) throws -> RuntimeFixture {
+        let f = try RuntimeFixture(rows: rows, v2Label: "string = none", stage: "before: []", hooks: "  {}\n")
+        try f.execute(#"UPDATE "Item" SET "label" = 'row ' || "_pk", "n" = "_pk" * 7 WHERE "_pk" % 3 <> 0"#)
+        return f
+    }
+
+    /// What the run must leave: every table but Instar's journal and lease, and the schema's text.
+    func content(_ f: RuntimeFixture) throws -> [String: [Row]] { try f.userContent() }
+
+    @Test func slicedRunLeavesExactlyWhatAnUnslicedRunLeaves() throws {
+        let whole = try Self.fixture(rows: 1000)
+        let sliced = try Self.fixture(rows: 1000)
+        defer { whole.remove(); sliced.remove() }
+        let unslicedMigrator = try whole.migrator()
+        unslicedMigrator.slicing = .off
+        #expect(try unslicedMigrator.migrate(storeAt: whole.store) == .finished(steps: 1))
+
+        let migrator = try sliced.migrator()
+        migrator.slicing = .rows(64)
+        var slices: [Int] = []
+        let result = try migrator.migrate(storeAt: sliced.store) { event in
+            if case .slice(let table, let copied, let total, _) = event {
+                #expect(table == "Item")
+                #expect(total == 1000)
+                slices.append(copied)
+            }
+        }
+        #expect(result == .finished(steps: 1))
+        // 1000 rows in slices of 64: 16 slices, the last one short.
+        #expect(slices.count == 16)
+        #expect(slices.last == 1000)
+        #expect(slices == slices.sorted())
+        #expect(try content(sliced) == content(whole))
+        // No staging table, change capture or retired old table is left.
+        #expect(try sliced.ints("SELECT count(*) FROM sqlite_master WHERE name LIKE '\\_instar\\_slice%' ESCAPE '\\'") == [0])
+        #expect(try sliced.ints("SELECT count(*) FROM sqlite_master WHERE name LIKE '\\_instar\\_retired%' ESCAPE '\\'") == [0])
+    }
+
+    /// A budget that runs out between slices keeps every committed slice: each call copies more, the
+    /// journal says how far, and the last call swaps. The budget is counted in slices (each moves the
+    /// run's clock by 0.1 s), so where it runs out never depends on the machine.
+    @Test func aBudgetSmallerThanTheRewriteFinishesInSeveralLaunches() throws {
+        let whole = try Self.fixture(rows: 1000)
+        let sliced = try Self.fixture(rows: 1000)
+        defer { whole.remove(); sliced.remove() }
+        let reference = try whole.migrator()
+        reference.slicing = .off
+        _ = try reference.migrate(storeAt: whole.store)
+
+        let time = ManualBudgetClock()
+        let migrator = try sliced.migrator()
+        migrator.slicing = .rows(100)
+        migrator.budgetClock = time.clock
+        var copiedAfterEachCall: [Int] = []
+        var results: [MigrationResult] = []
+        for _ in 0..<10 {
+            let result = try migrator.migrate(storeAt: sliced.store, timeBudget: 0.35) { event in
+                if case .slice = event { time.advance(by: 0.1) }
+            }
+            results.append(result)
+            if result.isFinished { break }
+            copiedAfterEachCall.append(try sliced.journal()?.slices?.rowsCopied ?? -1)
+            // Between launches the store is still the old version's, with its rows all there.
+            #expect(try sliced.ints(#"SELECT count(*) FROM "Item""#) == [1000])
+        }
+        // Four slices fit each call (the fourth spends the budget, looked at between slices).
+        #expect(copiedAfterEachCall == [400, 800])
+        #expect(results == [.paused(.timeBudget), .paused(.timeBudget), .finished(steps: 1)])
+        #expect(try content(sliced) == content(whole))
+    }
+
+    /// The app writes the old table between two launches (updates rows already copied, deletes some,
+    /// inserts new ones before and after the cursor): the run copies those rows again before the swap,
+    /// and the store ends as an unsliced run of the written store leaves it.
+    @Test func writesBetweenSlicesAreCarriedIntoTheNewTable() throws {
+        let whole = try Self.fixture(rows: 600)
+        let sliced = try Self.fixture(rows: 600)
+        defer { whole.remove(); sliced.remove() }
+        let time = ManualBudgetClock()
+        let migrator = try sliced.migrator()
+        migrator.slicing = .rows(100)
+        migrator.budgetClock = time.clock
+        let first = try migrator.migrate(storeAt: sliced.store, timeBudget: 0.25) { event in
+            if case .slice = event { time.advance(by: 0.1) }
+        }
+        #expect(first == .paused(.timeBudget))
+        #expect(try sliced.journal()?.slices?.rowsCopied == 300)
+
+        let writes = #"""
+            UPDATE "Item" SET "label" = 'changed', "n" = -1 WHERE "_pk" IN (5, 250, 599);
+            UPDATE "Item" SET "label" = NULL WHERE "_pk" = 7;
+            DELETE FROM "Item" WHERE "_pk" IN (10, 11, 400);
+            INSERT INTO "Item" ("_pk", "n", "label") VALUES (11, 110, 'again'), (700, 7, 'new'), (650, 45, NULL);
+            """#
+        try sliced.execute(writes)
+        try whole.execute(writes)
+        let reference = try whole.migrator()
+        reference.slicing = .off
+        _ = try reference.migrate(storeAt: whole.store)
+
+        let rest = try migrator.migrate(storeAt: sliced.store)
+        #expect(rest == .finished(steps: 1))
+        #expect(try content(sliced) == content(whole))
+    }
+
+    /// Killed after a slice committed, in the swap, and while the retired old table's rows are deleted:
+    /// each time the next run resumes from the last commit and the store ends as an unsliced run leaves it.
+    @Test(arguments: ["slice.after-commit@3", "slice.before-commit@5", "step.before-commit", "retire.after-commit@1"])
+    func aKilledSlicedRunResumesExactly(failpoint: String) throws {
+        let whole = try Self.fixture(rows: 500)
+        let sliced = try Self.fixture(rows: 500)
+        defer { whole.remove(); sliced.remove() }
+        let reference = try whole.migrator()
+        reference.slicing = .off
+        _ = try reference.migrate(storeAt: whole.store)
+
+        let killed = try sliced.instar(
+            ["migrate", sliced.plan, "--store", sliced.store, "--slices", "100rows"], environment: ["INSTAR_FAILPOINT": failpoint])
+        #expect(killed.reason == .uncaughtSignal, "\(killed)")
+        let journal = try sliced.journal()
+        #expect(journal?.status == .running)
+        if failpoint.hasPrefix("slice.after-commit") { #expect(journal?.slices?.rowsCopied == 300) }
+        let resumed = try sliced.instar(["migrate", sliced.plan, "--store", sliced.store, "--slices", "100rows"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(try content(sliced) == content(whole))
+    }
+
+    /// Without a budget and with the default setting nothing is sliced: one commit, as before.
+    @Test func theDefaultSlicesOnlyBudgetedRuns() throws {
+        let f = try Self.fixture(rows: 200)
+        defer { f.remove() }
+        var sliced = false
+        _ = try f.migrator().migrate(storeAt: f.store) { event in
+            if case .slice = event { sliced = true }
+        }
+        #expect(!sliced)
+    }
+
+    /// A table whose copy reads other rows is not sliced: a Core Data style to-one whose storage
+    /// moves, or here a value looked up elsewhere, is copied whole in the step's transaction.
+    @Test func onlyRowLocalCopiesAreSliceable() throws {
+        let lookup = ColumnValueExpression.lookup(table: "Other", value: "v", key: "k", equals: .column("x"))
+        #expect(!lookup.readsOnlyItsRow)
+        #expect(ColumnValueExpression.coalesce(.column("a"), .value(.integer(1))).readsOnlyItsRow)
+        #expect(!ColumnValueExpression.position(partition: .column("o"), order: [.column("a")], step: 1).readsOnlyItsRow)
+    }
+}
