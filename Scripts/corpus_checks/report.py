@@ -9,14 +9,15 @@ from pathlib import Path
 
 from instar_scripts.common import require_binary
 
-from .common import (CHECK_CREATE, CHECK_DIFF, CHECK_INSPECT, CHECK_MIGRATE, CHECK_MODEL, CHECK_ORDER, CHECK_TEST,
-                     WORKERS, Results, natural_key)
+from .common import (CHECK_CREATE, CHECK_DIFF, CHECK_INSPECT, CHECK_MIGRATE, CHECK_MODEL, CHECK_ORDER,
+                     CHECK_SWIFTDATA_PARSE_ONLY, CHECK_TEST, WORKERS, Results, natural_key)
 from .coredata import check_created, check_inspect, migrate_one, migration_tasks, pair_subject
 from .exceptions import KNOWN_BAD_STORES
 from .models import (check_diff, check_model, discover_mapping_models, discover_models, ordered_versions,
                      parse_manifest, print_verdict_details, verdict_summary)
 from .mappings import run_mapping_checks
 from .modelcache import run_modelcache_checks
+from .parse_only import parse_only_figure
 from .stores import match_stores
 from .swiftdata import check_swiftdata
 from .testing import test_bundle, test_tasks
@@ -110,6 +111,13 @@ def print_report(out, args, results, records, drift, skipped, verdicts, flagged,
         print("Store checks skipped (%d):" % len(skipped), file=out)
         for item in skipped:
             print("SKIP %s %s: %s" % (item["check"], item["subject"], item["reason"]), file=out)
+    parse_only = [r for r in results.items if r["check"] == CHECK_SWIFTDATA_PARSE_ONLY]
+    if parse_only:
+        print("", file=out)
+        print("SwiftData parse-only apps (%d):" % len(parse_only), file=out)
+        for r in parse_only:
+            status, _, detail = r["detail"].partition(": ")
+            print("  %-8s %s -- %s%s" % (status, r["subject"], detail, "" if r["ok"] else "  [FAIL]"), file=out)
     if args.verbose and verdicts:
         print("", file=out)
         print("Diff verdicts (%d steps, %d inferable):" % (len(verdicts), sum(1 for v in verdicts if v["inferable"])),
@@ -134,6 +142,9 @@ def print_report(out, args, results, records, drift, skipped, verdicts, flagged,
     for check in CHECK_ORDER:
         passed, failed = results.counts(check)
         print("%s: %d passed, %d failed" % (check, passed, failed), file=out)
+    figure = parse_only_figure(results)
+    if figure:
+        print(figure["text"], file=out)
 
 
 def main(argv=None, description=None):
@@ -202,7 +213,7 @@ def main(argv=None, description=None):
             "corpus": str(corpus), "instar": str(instar), "passed": results.passed, "failed": results.failed,
             "per_check": {c: dict(zip(("passed", "failed"), results.counts(c))) for c in CHECK_ORDER},
             "results": results.items, "drift": drift, "verdicts": verdicts, "flagged_steps": flagged,
-            "notes": notes, "skipped": skipped,
+            "notes": notes, "skipped": skipped, "swiftdata_parse_only": parse_only_figure(results),
             "stores": [{"store": r.subject, "status": r.status, "detail": r.detail,
                         "version": r.version.name if r.version else None,
                         "bundle": r.version.bundle if r.version else None,

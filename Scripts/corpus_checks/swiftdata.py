@@ -15,9 +15,10 @@ no-op SQL (`--hooks`; what a hook computes is never compared) and the run must p
 and the custom stages' schema changes are proven on the real store.
 
 swiftdata-pair: a real store of schema N migrated by `instar migrate --swiftdata <sources of N+1>` equals the real
-store SwiftData wrote at N+1 (PAIRS): schema, Z_PRIMARYKEY numbering and Z_METADATA by value. The build numbers
-that last wrote each store (PAIR_DIFFERING_KEYS) and Z_MAX (the stores hold different rows) are not compared;
-Z_MODELCACHE is checked empty (Instar cannot write the archived model: a migration empties it). MetaCocktails'
+store SwiftData wrote at N+1 (PAIRS): schema, Z_PRIMARYKEY numbering and Z_METADATA by value, and Z_MODELCACHE as
+an object graph (Instar writes the N+1 model there as SwiftData keeps it; a UUID or date default the app computes at
+launch is compared by kind). The build numbers that last wrote each store (PAIR_DIFFERING_KEYS) and Z_MAX (the
+stores hold different rows) are not compared. MetaCocktails'
 sources get the one declaration the corpus copy lacks (MeasurementUnit, raw type String, as the Swift corpus tests
 supply it), and its classes are the next store's entities (the app builds its Schema at run time). Where the next
 schema adds a required attribute without a default (REFUSED_WITH_ROWS), the store's rows cannot take it: SwiftData's
@@ -25,9 +26,12 @@ inferred migration (Core Data's) fails on them, so `instar migrate` must refuse,
 comparison is then made on the copy emptied of the model's rows.
 """
 import json
+import plistlib
 import sqlite3
+import zlib
 
 from .common import CHECK_SWIFTDATA, CHECK_SWIFTDATA_PAIR, CHECK_SWIFTDATA_TEST, copy_store, run_process, tail
+from .parse_only import check_parse_only
 from .schema import render_index, schema_facts, table_differences
 
 # Which sources wrote which store: (repo folder prefix, sources relative to corpus/swiftdata, versioned).
@@ -81,6 +85,7 @@ def check_swiftdata(instar, corpus, results, skipped, workdir):
                         "entity hashes of Schema([%s]) equal the store's" % classes if ok
                         else "model swiftdata --classes: exit %s: %s" % (status, tail(stderr or stdout, 800)))
     check_pairs(instar, root, results, workdir)
+    check_parse_only(instar, corpus, results)
 
 
 FREEZERAY = "TrinsicVentures__FreezeRay/FreezeRayTestApp"
@@ -132,6 +137,78 @@ def model_cache_rows(path):
         con.close()
 
 
+def model_cache_graph(path):
+    """The store's Z_MODELCACHE as an object graph in text (as ModelCacheArchiveTests.graph renders it): objects
+    from the root, each once (later references name it), dictionaries by key, sets by member, arrays in order;
+    a UUID or date default (computed by the app at launch) by kind only; NSClassNameForEntity by presence only
+    (framework 1345 sets it, later ones do not). None when there is no cache row."""
+    con = sqlite3.connect(str(path))
+    try:
+        row = con.execute("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1").fetchone()
+    finally:
+        con.close()
+    if not row or not row[0]:
+        return None
+    archive = plistlib.loads(zlib.decompress(bytes(row[0]), -15))
+    objects, seen = archive["$objects"], set()
+
+    def class_name(node):
+        if isinstance(node, dict) and isinstance(node.get("$class"), plistlib.UID):
+            return objects[node["$class"].data].get("$classname")
+        return None
+
+    def string_at(value):
+        return objects[value.data] if isinstance(value, plistlib.UID) and isinstance(objects[value.data], str) else "?"
+
+    def label(index):
+        node = objects[index]
+        name = class_name(node)
+        if name is None:
+            return render(node)
+        ident = next((string_at(node[k]) for k in ("NSEntityName", "NSPropertyName", "NSIndexName") if k in node), "")
+        return "@%s(%s)" % (name, ident)
+
+    def render(node):
+        if isinstance(node, plistlib.UID):
+            return "null" if node.data == 0 else obj(node.data)
+        if isinstance(node, bool):
+            return "true" if node else "false"
+        if isinstance(node, str):
+            return '"%s"' % node
+        if isinstance(node, (int, float)):
+            return repr(node)
+        if isinstance(node, bytes):
+            return "<%s>" % node.hex()
+        if isinstance(node, list):
+            return "[" + ", ".join(render(n) for n in node) + "]"
+        if isinstance(node, dict):
+            return "{" + ", ".join("%s: %s" % (k, render(node[k])) for k in sorted(node)) + "}"
+        return "?"
+
+    def obj(index):
+        node = objects[index]
+        name = class_name(node)
+        if name is None:
+            return render(node)
+        if index in seen:
+            return label(index)
+        seen.add(index)
+        fields = {k: v for k, v in node.items() if k != "$class"}
+        if name in ("NSUUID", "NSDate"):
+            return "%s(<launch>)" % name
+        if name == "NSSet":
+            members = sorted((m.data for m in fields.get("NS.objects", [])), key=label)
+            return "NSSet{" + ", ".join(obj(m) for m in members) + "}"
+        if name in ("NSDictionary", "NSMutableDictionary"):
+            pairs = sorted(zip((string_at(k) for k in fields.get("NS.keys", [])), fields.get("NS.objects", [])))
+            return name + "{" + ", ".join("%s: %s" % (k, render(v)) for k, v in pairs) + "}"
+        if "NSClassNameForEntity" in fields:
+            fields["NSClassNameForEntity"] = "<framework-dependent>"
+        return name + "{" + ", ".join("%s: %s" % (k, render(fields[k])) for k in sorted(fields)) + "}"
+
+    return obj(archive["$top"]["root"].data)
+
+
 def pair_differences(migrated, real, unchanged):
     a, b = schema_facts(migrated), schema_facts(real)
     problems = table_differences(b["tables"], a["tables"], "the real store", "the migrated store")
@@ -148,9 +225,14 @@ def pair_differences(migrated, real, unchanged):
             problems.append("metadata %s: %r migrated, %r real" % (key, a["meta"].get(key), b["meta"].get(key)))
         else:
             compared += 1
-    cache = model_cache_rows(migrated)
-    if cache != 0 and not unchanged:
-        problems.append("Z_MODELCACHE keeps %d row(s) after the migration (the older model's)" % cache)
+    rows = model_cache_rows(migrated)
+    mine, theirs = model_cache_graph(migrated), model_cache_graph(real)
+    if rows != 1:
+        problems.append("Z_MODELCACHE has %d row(s) after the migration (SwiftData keeps one)" % rows)
+    elif mine != theirs:
+        at = next((i for i, (x, y) in enumerate(zip(mine or "", theirs or "")) if x != y), min(len(mine or ""), len(theirs or "")))
+        problems.append("Z_MODELCACHE differs from the real next store's as an object graph: …%s… vs …%s…" % (
+            (mine or "none")[max(0, at - 150):at + 150], (theirs or "none")[max(0, at - 150):at + 150]))
     return problems, len(b["tables"]), len(b["indexes"]), compared
 
 
@@ -189,8 +271,8 @@ def check_pairs(instar, root, results, workdir):
         unchanged = "nothing to do" in stdout
         problems, tables, indexes, keys = pair_differences(copy, copy_store(root / after, folder / "real"), unchanged)
         results.add(CHECK_SWIFTDATA_PAIR, subject, not problems,
-                    "%s%s; equal to the real next store: %d tables, %d indexes, Z_PRIMARYKEY, %d metadata keys by value "
-                    "(not compared: %s)" % (note, "already at that schema" if unchanged else
+                    "%s%s; equal to the real next store: %d tables, %d indexes, Z_PRIMARYKEY, %d metadata keys by value, "
+                    "Z_MODELCACHE as an object graph (not compared: %s)" % (note, "already at that schema" if unchanged else
                                             "emptied, migrated" if note else "migrated", tables, indexes, keys,
                                             ", ".join(sorted(PAIR_DIFFERING_KEYS)))
                     if not problems else "; ".join(problems[:12]))

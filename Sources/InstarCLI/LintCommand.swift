@@ -4,7 +4,7 @@ import InstarSwiftData
 
 /// `instar lint <plan>`: mistakes in a plan, found before any store is touched; with `--cloudkit`, what
 /// Core Data with CloudKit would refuse or could not sync.
-struct LintCommand: ParsableCommand {
+struct LintCommand: ParsableCommand, UsesSwiftDataOptions {
     static let configuration = CommandConfiguration(
         commandName: "lint",
         abstract: "Check a plan (or a model bundle) for mistakes before any store is touched.",
@@ -60,6 +60,7 @@ struct LintCommand: ParsableCommand {
               instar lint plan.yaml --cloudkit --released 'App 3'
               instar lint --model App.xcdatamodeld --cloudkit
               instar lint --swiftdata MyApp/Models --cloudkit     # the SchemaMigrationPlan's schemas
+              instar lint --swiftdata MyApp/Models --store shipped.store   # unversioned: the inferred step
             """
     )
 
@@ -69,9 +70,12 @@ struct LintCommand: ParsableCommand {
     @OptionGroup var appModels: AppModelsOption
     var models: [String] { appModels.models }
 
-    @OptionGroup var swiftDataSources: SwiftDataSourceOptions
-    var swiftdata: [String] { swiftDataSources.swiftdata }
-    var migrationPlan: String? { swiftDataSources.migrationPlan }
+    @OptionGroup var swiftDataOptions: SwiftDataOptions
+
+    /// With --swiftdata and no SchemaMigrationPlan: the store the app shipped, whose own model is the inferred
+    /// step's source (a versioned app's store is matched to a schema of its plan).
+    @OptionGroup var storeOption: ReadOnlyStoreOption
+    var store: String? { storeOption.store }
 
     @Flag(name: .customLong("cloudkit"), help: "Also check the rules of Core Data with CloudKit.")
     var cloudKit = false
@@ -90,6 +94,9 @@ struct LintCommand: ParsableCommand {
         if given == 0 { throw ValidationError("give a plan file, --model with the app's model bundle, or --swiftdata with its sources") }
         if given > 1 { throw ValidationError("give one of a plan file, --model and --swiftdata") }
         if released != nil && !cloudKit { throw ValidationError("--released applies to the --cloudkit rules: add --cloudkit") }
+        if swiftdata.isEmpty && (migrationPlan != nil || classes != nil || !fromSwiftdata.isEmpty || store != nil) {
+            throw ValidationError("--migration-plan, --classes, --from-swiftdata and --store go with --swiftdata")
+        }
     }
 
     func run() throws {
@@ -97,15 +104,22 @@ struct LintCommand: ParsableCommand {
         var readerStatus: ExitCode?
         var loaded: Plan?
         do {
-            let plan =
-                try swiftdata.isEmpty
-                ? self.plan.map { try PlanFileReader.read(path: $0) } ?? ImplicitPlan.make(models: models, storePath: nil, target: nil)
-                // An unversioned app (no SchemaMigrationPlan): its current schema alone.
-                : SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: nil, currentOnly: true).plan
-            // A misspelt layout is the plan file's problem, as the reader's are (the planner cannot see the registry).
-            if let unknown = plan.unknownLayout { throw PlanError([unknown.problem]) }
-            findings = PlanLint.check(plan)
-            loaded = plan
+            if swiftdata.isEmpty {
+                let plan = try self.plan.map { try PlanFileReader.read(path: $0) } ?? ImplicitPlan.make(models: models, storePath: nil, target: nil)
+                // A misspelt layout is the plan file's problem, as the reader's are (the planner cannot see the registry).
+                if let unknown = plan.unknownLayout { throw PlanError([unknown.problem]) }
+                findings = PlanLint.check(plan)
+                loaded = plan
+            } else {
+                // An unversioned app (no SchemaMigrationPlan): its current schema alone, or the step from --store /
+                // --from-swiftdata (SwiftDataLint.swift).
+                let linted = try SwiftDataPlan.lintPlan(
+                    sources: swiftdata, planName: migrationPlan, store: store,
+                    classes: classes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } },
+                    earlier: fromSwiftdata)
+                findings = PlanLint.sorted(linted.findings)
+                loaded = linted.plan
+            }
         } catch let error as PlanError {
             findings = PlanLint.findings(for: error)
             readerStatus =

@@ -107,7 +107,7 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
             var checked = try SwiftDataPlan.make(
                 sources: swiftdata, planName: migrationPlan, hooksFile: hooks, store: store,
                 classes: classes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } },
-                earlier: fromSwiftdata)
+                earlier: fromSwiftdata, currentOnly: true)
             if let store, !checked.isInferred { try checked.matchStore(store) }
             if !checked.findings.isEmpty {
                 if format == .json {

@@ -180,7 +180,7 @@ struct SwiftDataPlan {
                     findings.append(Finding(
                         kind: "not-inferable",
                         message: "SwiftData cannot migrate the store to the current sources in one inferred step: \(change.subject): \(change.verdict.reason)",
-                        hint: "introduce VersionedSchemas: the shipped schema (the store's) as V1, the current one as V2, and a SchemaMigrationPlan with `.custom(fromVersion: V1.self, toVersion: V2.self, willMigrate:didMigrate:)` that moves the data (or an intermediate schema so each stage makes one inferable change)",
+                        hint: "introduce VersionedSchemas: the shipped schema (the store's) as V1, the current one as V2, and a SchemaMigrationPlan with `.custom(fromVersion: V1.self, toVersion: V2.self, willMigrate:didMigrate:)` that moves the data (or an intermediate schema so each stage makes one inferable change); `instar plan --swiftdata <sources> --store <shipped store> --scaffold <dir>` (or `--from-swiftdata <its sources>` for the store) writes them to start from",
                         location: at))
                     continue
                 }

@@ -1,12 +1,14 @@
 import Foundation
 import Instar
+import InstarSwiftData
 
 /// `instar plan --swiftdata <sources> --store S --scaffold <dir>` for an unversioned app whose change
 /// SwiftData cannot infer: a `MigrationPlan.swift` to start from, with the shipped schema as `SchemaV1`,
 /// the current one as `SchemaV2` and a `.custom` stage whose closures say what each refused change
-/// needs. The shipped classes' bodies are not generated (only their properties, as comments, from the
-/// store's model): the release's own sources are the exact ones, and `plan --swiftdata` checks that
-/// their hashes equal the store's.
+/// needs. SchemaV1's classes are written from the store's own model (or the earlier sources' schema) by
+/// ``SchemaSourceWriter`` and read back: the header says whether they hash exactly as the store, and each
+/// property the model does not describe in full (a composite's enum or struct, a transformable's type) is a
+/// `FILL IN` comment to complete from the release's sources.
 extension SwiftDataPlan {
     static let scaffoldFileName = "MigrationPlan.swift"
 
@@ -14,32 +16,31 @@ extension SwiftDataPlan {
     func versionedScaffold() -> String? {
         guard isInferred, plan.versions.count == 2 else { return nil }
         let (shipped, current) = (plan.versions[0], plan.versions[1])
-        func classList(_ model: Model) -> String { model.entities.map { "\($0.name).self" }.joined(separator: ", ") }
+        let written = SchemaSourceWriter.versionedSchema(shipped, name: "SchemaV1", version: "1.0.0")
         var lines = [
             "// Scaffolded by `instar plan --swiftdata`: SwiftData cannot migrate the shipped store to the current",
-            "// sources in one inferred step (the changes are listed in the stage below). Put the @Model classes as",
-            "// they shipped into SchemaV1 (from that release's sources) and the current ones into SchemaV2, open the",
-            "// container with `Schema(versionedSchema: SchemaV2.self)` and `migrationPlan: MigrationPlan.self`, and",
-            "// check with `instar plan --swiftdata <sources> --store <shipped store>`: SchemaV1's hashes must equal",
-            "// the store's.",
-            "import SwiftData",
-            "",
-            "enum SchemaV1: VersionedSchema {",
-            "    static var versionIdentifier = Schema.Version(1, 0, 0)",
-            "    static var models: [any PersistentModel.Type] { [\(classList(shipped))] }",
-            "    // As the store's own model describes them:",
+            "// sources in one inferred step (the changes are listed in the stage below). Move the current @Model",
+            "// classes into SchemaV2, open the container with `Schema(versionedSchema: SchemaV2.self)` and",
+            "// `migrationPlan: MigrationPlan.self`, and check with `instar plan --swiftdata <sources> --store <shipped",
+            "// store>`: SchemaV1's hashes must equal the store's.",
         ]
-        for entity in shipped.entities {
-            let attributes = entity.attributes.map { "\($0.name): \($0.type.rawValue)\($0.isOptional ? "?" : "")" }
-            let relationships = entity.relationships.map { "\($0.name): \($0.isToMany ? "[\($0.destination)]" : $0.destination + "?")" }
-            lines.append("    // @Model final class \(entity.name) { \((attributes + relationships).joined(separator: "; ")) }")
+        if written.hashesEqual {
+            lines.append("// SchemaV1 is the store's own model (\(shipped.name)) written as Swift; read back, every entity's version hash equals the store's.")
+        } else if !written.unwritten.isEmpty {
+            lines.append("// SchemaV1 is the store's own model (\(shipped.name)) written as Swift, except what it does not describe in full;")
+            lines.append("// complete each FILL IN from the release's sources:")
+            lines += written.unwritten.map { "//   \($0)" }
+        } else {
+            lines.append("// SchemaV1 is the store's own model (\(shipped.name)) written as Swift, but read back it does not hash as the")
+            lines.append("// store: compare it with the release's sources before use.")
         }
+        lines += ["import SwiftData", ""]
+        lines += written.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast()
         lines += [
-            "}",
             "",
             "enum SchemaV2: VersionedSchema {",
             "    static var versionIdentifier = Schema.Version(2, 0, 0)",
-            "    static var models: [any PersistentModel.Type] { [\(classList(current))] }",
+            "    static var models: [any PersistentModel.Type] { [\(current.entities.map { "\($0.name).self" }.joined(separator: ", "))] }",
             "    // The current @Model classes, moved here from \(current.source ?? "the sources").",
             "}",
             "",

@@ -23,6 +23,9 @@ extension SwiftDataPlan {
     ) throws -> SwiftDataPlan {
         let schema = try currentSchema(read, sources: sources, classes: classes)
         if storePath == nil, earlier.isEmpty, currentOnly {
+            printError(
+                "note: an unversioned app (\(schema.modelClasses.count) model class(es), \(schema.location)): its current schema is checked alone;"
+                    + " for the step SwiftData infers at launch, give the store the app shipped (--store) or that release's sources (--from-swiftdata)")
             return try inferredPlan(from: nil, to: try renamed(schema.model, to: currentSchemaName), at: schema.location, hooks: hooks)
         }
         guard storePath != nil || !earlier.isEmpty else {
@@ -130,6 +133,17 @@ extension SwiftDataPlan {
         // to the newest one.
         let versioned = read.schemas.filter(\.isVersioned)
         if let newest = versioned.max(by: { versionOrder($0.versionIdentifier, $1.versionIdentifier) }) {
+            // One VersionedSchema per model (`enum TitleSchemaV1`, `enum AuthorSchemaV1`, all 1.0.0): none is
+            // the app's schema, which its `ModelContainer(for: …)` builds from their classes.
+            let tied = versioned.filter { $0.versionIdentifier == newest.versionIdentifier }
+            if tied.count > 1 {
+                printError(
+                    "\(tied.count) VersionedSchemas share the newest version identifier \(newest.versionIdentifier) and no SchemaMigrationPlan orders them: "
+                        + tied.map { "\($0.name) at \($0.location)" }.joined(separator: ", ")
+                        + "; which classes the app's container holds is not in these sources"
+                        + "\n  hint: add the file that creates the app's ModelContainer (`ModelContainer(for: A.self, B.self)`), or name its classes with --classes A,B")
+                throw InstarExit.invalidInput
+            }
             printError("note: VersionedSchemas but no SchemaMigrationPlan: the current schema is the newest, \(newest.name) \(newest.versionIdentifier)")
             return newest
         }

@@ -35,6 +35,19 @@ struct AttributeMapper {
         attribute.versionHashModifier = options.hashModifier
         attribute.allowsExternalBinaryDataStorage = options.externalStorage
         attribute.preservesValueInHistoryOnDeletion = options.preservesValueOnDeletion
+        if attribute.type == .composite, let initializer = property.initializer, !initializer.is(NilLiteralExprSyntax.self) {
+            // `var tags: Tags = Tags()`: SwiftData's model keeps the encoded value as the default; for a struct
+            // whose members are all optional and uninitialised that is an empty dictionary (MetaCocktails
+            // Cocktail.compiledTags). Anything else is the app's to compute.
+            if isEmptyStructValue(initializer, type: type, scope: scope) {
+                attribute.userInfo[ModelCacheArchive.emptyCompositeDefaultKey] = "true"
+            } else {
+                attribute.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] = initializer.trimmedDescription
+            }
+        }
+        if attribute.type == .transformable, type == .array(.named("String")) || type == .array(.named("Swift.String")) {
+            attribute.userInfo[ModelCacheArchive.valueClassKey] = "Array<String>"
+        }
         if attribute.type != .composite, let initializer = property.initializer {
             attribute.defaultValue = defaultValue(initializer, for: attribute.type, at: property.location)
             // `= UUID()`, `= Date()`: the model has a default, one the app computes; kept apart (not
@@ -80,6 +93,27 @@ struct AttributeMapper {
             error("`\(type)` is not supported: no SwiftData store in the corpus shows how SwiftData stores it, so its version hash cannot be derived", at: location)
             return nil
         }
+    }
+
+    /// `T()` or `.init()` for a struct `T` of the sources whose stored members are all optional and have
+    /// no initial value.
+    private func isEmptyStructValue(_ expression: ExprSyntax, type: SwiftType, scope: [String]) -> Bool {
+        guard let call = expression.as(FunctionCallExprSyntax.self), call.arguments.isEmpty, call.trailingClosure == nil else {
+            return false
+        }
+        let resolved: String?
+        switch type {
+        case .declared(let qualified): resolved = qualified
+        case .named(let name): resolved = declarations.resolve(name, from: scope)
+        default: resolved = nil
+        }
+        guard let resolved, let decl = declarations.structs[resolved] else { return false }
+        var callee = call.calledExpression.trimmedDescription
+        if callee.hasSuffix(".init") { callee = String(callee.dropLast(5)) }
+        guard callee.isEmpty || declarations.resolve(callee, from: scope) == resolved else { return false }
+        var reader = ClassMemberReader(file: decl.file, owner: decl.qualifiedName)
+        let members = reader.read(decl.node.memberBlock).properties
+        return !members.isEmpty && members.allSatisfy { $0.initializer == nil && $0.type.unwrapped.isOptional }
     }
 
     typealias Composite = (elements: [Attribute], userInfo: [String: String])

@@ -41,8 +41,12 @@ struct Declarations {
     var migrationPlans: [Scoped<DeclSyntax>] = []
     /// `let`/`var` at file level or static members, by qualified name: stages declared apart from a plan.
     var constants: [String: Scoped<PatternBindingSyntax>] = [:]
-    /// `Schema([...])` calls whose argument lists model types literally.
+    /// Calls that list an unversioned app's model types literally: `Schema([A.self, B.self])`,
+    /// `ModelContainer(for: A.self, B.self)` and `.modelContainer(for: [A.self, B.self])`, with the
+    /// list's elements (in-memory containers and previews are left out: they never open a shipped store).
     var schemaCalls: [Scoped<FunctionCallExprSyntax>] = []
+    /// The `.self` expressions each of ``schemaCalls`` lists, by the call's position.
+    var schemaCallTypes: [SyntaxIdentifier: [ExprSyntax]] = [:]
     /// Order in which `@Model` classes were met, for stable output.
     var modelClassOrder: [String] = []
     /// Types declared more than once under one qualified name (two targets' sources read together), with
@@ -358,13 +362,65 @@ final class DeclarationCollector: SyntaxVisitor {
     }
 
     override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
-        if node.calledExpression.trimmedDescription == "Schema",
-            let first = node.arguments.first, first.label == nil,
-            first.expression.is(ArrayExprSyntax.self)
-        {
+        if let types = Self.listedModelTypes(node), !Self.isPreviewOrInMemory(node) {
             found.schemaCalls.append(Scoped(name: "Schema", scope: scope, node: node, file: file))
+            found.schemaCallTypes[node.id] = types
         }
         return .visitChildren
+    }
+
+    /// The model types a call lists literally, as the compiler passes them: `Schema([A.self, B.self])`;
+    /// `ModelContainer(for: A.self, B.self, migrationPlan: …)` (a variadic list: `for:` and the unlabelled
+    /// arguments after it); `.modelContainer(for: A.self)` / `.modelContainer(for: [A.self, B.self])`
+    /// (SwiftUI's modifier). Nil for anything else (`ModelContainer(for: schema)` names a value).
+    static func listedModelTypes(_ node: FunctionCallExprSyntax) -> [ExprSyntax]? {
+        let callee = node.calledExpression.trimmedDescription
+        let arguments = Array(node.arguments)
+        guard let first = arguments.first else { return nil }
+        func elements(_ array: ArrayExprSyntax) -> [ExprSyntax]? {
+            let list = array.elements.map(\.expression)
+            return list.allSatisfy { StaticMembers.metatype($0) != nil } ? list : nil
+        }
+        switch callee {
+        case "Schema", "SwiftData.Schema":
+            guard first.label == nil, let array = first.expression.as(ArrayExprSyntax.self) else { return nil }
+            return elements(array)
+        case "ModelContainer", "SwiftData.ModelContainer":
+            guard first.label?.text == "for" else { return nil }
+            if let array = first.expression.as(ArrayExprSyntax.self) { return elements(array) }
+            var list: [ExprSyntax] = []
+            for (index, argument) in arguments.enumerated() where index == 0 || argument.label == nil {
+                guard StaticMembers.metatype(argument.expression) != nil else { return index == 0 ? nil : list }
+                list.append(argument.expression)
+            }
+            return list
+        default:
+            guard let member = node.calledExpression.as(MemberAccessExprSyntax.self),
+                member.declName.baseName.text == "modelContainer", first.label?.text == "for"
+            else { return nil }
+            if let array = first.expression.as(ArrayExprSyntax.self) { return elements(array) }
+            return StaticMembers.metatype(first.expression) != nil ? [first.expression] : nil
+        }
+    }
+
+    /// A container that never opens a shipped store: `inMemory: true`, or one made in a `#Preview` or a
+    /// `PreviewProvider`.
+    static func isPreviewOrInMemory(_ node: FunctionCallExprSyntax) -> Bool {
+        if node.arguments.contains(where: { $0.label?.text == "inMemory" && $0.expression.trimmedDescription == "true" }) {
+            return true
+        }
+        var parent = node.parent
+        while let current = parent {
+            if let macro = current.as(MacroExpansionExprSyntax.self), macro.macroName.text == "Preview" { return true }
+            if let macro = current.as(MacroExpansionDeclSyntax.self), macro.macroName.text == "Preview" { return true }
+            if let type = current.as(StructDeclSyntax.self),
+                type.inheritanceClause?.inheritedTypes.contains(where: { $0.type.trimmedDescription == "PreviewProvider" }) == true
+            {
+                return true
+            }
+            parent = current.parent
+        }
+        return false
     }
 }
 

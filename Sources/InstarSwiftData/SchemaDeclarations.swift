@@ -32,11 +32,12 @@ extension SwiftDataSources {
         }
     }
 
-    /// `Schema([A.self, B.self])`, an unversioned schema (version identifier "1.0.0").
+    /// `Schema([A.self, B.self])`, `ModelContainer(for: A.self, B.self)`, `.modelContainer(for: [A.self])`:
+    /// an unversioned schema (version identifier "1.0.0").
     mutating func readSchemaCall(_ call: Scoped<FunctionCallExprSyntax>) {
         let location = call.location
         let name = "Schema@\(location)"
-        guard let list = call.node.arguments.first?.expression,
+        guard let list = declarations.schemaCallTypes[call.node.id],
             let classes = modelClasses(list, file: call.file, scope: call.scope, schema: name)
         else { return }
         if let schema = build(name: name, version: "1.0.0", versioned: false, classes: classes, at: location) {
@@ -54,6 +55,16 @@ extension SwiftDataSources {
             fail("models are not an array literal of `Model.self` values (`\(expression.trimmedDescription.prefix(60))`); the reader cannot evaluate other expressions", at: file.location(of: expression), schema: schema)
             return nil
         }
+        return modelClasses(types, file: file, scope: scope, schema: schema)
+    }
+
+    /// `A.self` expressions resolved to `@Model` classes from `scope`.
+    private mutating func modelClasses(_ list: [ExprSyntax], file: ParsedFile, scope: [String], schema: String) -> [String]? {
+        modelClasses(list.compactMap { expression in StaticMembers.metatype(expression).map { ($0, expression) } },
+                     file: file, scope: scope, schema: schema)
+    }
+
+    private mutating func modelClasses(_ types: [(String, ExprSyntax)], file: ParsedFile, scope: [String], schema: String) -> [String]? {
         var classes: [String] = []
         for (type, node) in types {
             guard let resolved = declarations.resolve(type, from: scope), declarations.modelClasses[resolved] != nil else {

@@ -222,4 +222,54 @@ import Testing
         #expect(nested.errors.contains { $0.location.line == 3 && $0.message.contains("kind: Kind") && $0.message.contains("Tagging") },
                 "\(nested.errors)")
     }
+    /// An unversioned app's schema is the list its container is made with, in any of the forms the
+    /// compiler accepts: `ModelContainer(for:)`'s variadic list (qualified names looked up from the call's
+    /// scope), SwiftUI's `.modelContainer(for:)` with one type or an array; an in-memory container or one
+    /// made for a preview never opens a shipped store and is not the app's schema.
+    @Test func containerCallsListTheUnversionedSchema() throws {
+        let models = """
+            enum CardSchemaV1 { @Model final class Card { var title: String = ""; init() {} } }
+            enum TagSchemaV1 { @Model final class Tag { var name: String = ""; init() {} } }
+            """
+        let variadic = read([("Models.swift", models), ("App.swift", """
+            struct MyApp: App {
+                let container: ModelContainer
+                init() {
+                    container = try! ModelContainer(for:
+                        CardSchemaV1.Card.self,
+                        TagSchemaV1.Tag.self,
+                        migrationPlan: nil)
+                }
+            }
+            #Preview { ContentView().modelContainer(for: CardSchemaV1.Card.self, inMemory: true) }
+            struct Previews: PreviewProvider {
+                static var previews: some View { ContentView().modelContainer(for: [TagSchemaV1.Tag.self]) }
+            }
+            """)])
+        #expect(variadic.errors.isEmpty, "\(variadic.errors)")
+        #expect(variadic.schemas.map(\.modelClasses) == [["CardSchemaV1.Card", "TagSchemaV1.Tag"]])
+        #expect(variadic.schemas.first?.location.file == "App.swift" && variadic.schemas.first?.location.line == 4)
+        #expect(variadic.schemas.first?.versionIdentifier == "1.0.0" && variadic.schemas.first?.isVersioned == false)
+
+        let modifier = read([("Models.swift", models), ("App.swift", """
+            struct MyApp: App {
+                var body: some Scene { WindowGroup { ContentView() }.modelContainer(for: [CardSchemaV1.Card.self, TagSchemaV1.Tag.self]) }
+            }
+            struct Other: App {
+                var body: some Scene { WindowGroup { ContentView() }.modelContainer(for: CardSchemaV1.Card.self) }
+            }
+            """)])
+        #expect(modifier.schemas.map(\.modelClasses) == [["CardSchemaV1.Card", "TagSchemaV1.Tag"], ["CardSchemaV1.Card"]])
+
+        // A container made from a value, or of something that is not a model type, lists nothing.
+        let value = read([("Models.swift", models), ("App.swift", """
+            let schema = Schema(versionedSchema: V1.self)
+            let a = try ModelContainer(for: schema, configurations: [config])
+            """)])
+        #expect(value.schemas.isEmpty && value.errors.isEmpty, "\(value.errors)")
+
+        let unknown = read([("Models.swift", models), ("App.swift", "let a = try ModelContainer(for: Card.self)")])
+        #expect(unknown.errors.contains { $0.location.file == "App.swift" && $0.message.contains("`Card` is not a @Model class") },
+                "\(unknown.errors)")
+    }
 }

@@ -17,8 +17,10 @@ import InstarTestSupport
 /// ADD COLUMN puts it; Core Data reads columns by name); `Z_UUID` (each store's own identity, kept by a migration);
 /// `NSPersistenceFrameworkVersion` and `NSPersistenceMaximumFrameworkVersion` (the framework build that
 /// last wrote the store: a migration keeps the source store's, the real N+1 store has its device's);
-/// `Z_PRIMARYKEY.Z_MAX` (the highest key handed out: the stores hold different rows); `Z_MODELCACHE`
-/// (Instar cannot write the archived model, so a migration empties the table; SwiftData keeps one row).
+/// `Z_PRIMARYKEY.Z_MAX` (the highest key handed out: the stores hold different rows). `Z_MODELCACHE` is
+/// compared as an object graph (``ModelCacheArchiveTests/graph(_:)``): Instar writes the next schema's model
+/// there as SwiftData does, and it equals the real next store's cache but for the values the app computes at
+/// launch (a UUID or date default).
 @Suite(.needsCorpus) struct SwiftDataPairCorpusTests {
     static let root = corpusRoot.appendingPathComponent("swiftdata")
 
@@ -155,15 +157,22 @@ import InstarTestSupport
                 if same { compared.append(key) }
             }
             #expect(migrated.entities == real.entities, "\(pair)")
-            // Stores of one schema (@f1fca611, @f6051d07): nothing to migrate, and the store's cache stays.
-            let unchanged = result.stdout.contains("nothing to do")
-            #expect(migrated.cacheRows == (unchanged ? 1 : 0) && real.cacheRows == 1, "\(pair): the cache is emptied; SwiftData keeps one row")
+            // The store's own model, as SwiftData keeps it: written after the migration (kept when there was
+            // nothing to migrate: @f1fca611 → @f6051d07, stores of one schema).
+            #expect(migrated.cacheRows == 1 && real.cacheRows == 1, "\(pair): one Z_MODELCACHE row each")
+            let cacheGraphs = try [copy.path, Self.root.appendingPathComponent(pair.to).path].map { path in
+                let opened = try SQLiteStore.open(at: path, readOnly: true)
+                defer { try? opened.close() }
+                return try ModelCacheArchiveTests.graph(try opened.cachedModel().archive)
+            }
+            #expect(cacheGraphs[0] == cacheGraphs[1], "\(pair): \(ModelCacheArchiveTests.firstDifference(cacheGraphs[0], cacheGraphs[1]))")
             if migrated.tables.mapValues(Set.init) == real.tables.mapValues(Set.init) && migrated.indexes == real.indexes
+                && cacheGraphs[0] == cacheGraphs[1]
                 && migrated.entities == real.entities
                 && compared.count == Set(real.metadata.keys).subtracting(Self.differing).count
             {
                 equal.append(
-                    "\(pair): \(real.tables.count) tables, \(real.indexes.count) indexes, metadata keys \(compared.count) equal"
+                    "\(pair): \(real.tables.count) tables, \(real.indexes.count) indexes, metadata keys \(compared.count) equal, Z_MODELCACHE equal as a graph"
                         + (reordered.isEmpty ? "" : "; added columns last in \(reordered.joined(separator: ", "))"))
             }
         }

@@ -1,0 +1,190 @@
+import Foundation
+import InstarModel
+import InstarStore
+import InstarSwiftData
+import Testing
+import InstarTestSupport
+@testable import InstarModelIO
+
+/// The model SwiftData keeps in `Z_MODELCACHE`, written by Instar from the app's sources: as an object
+/// graph (classes, keys, values; references followed), equal to the cache SwiftData itself wrote, for
+/// every store of the corpus.
+@Suite struct ModelCacheArchiveTests {
+    /// An archive's object graph as text: objects rendered from the root, each once (later references
+    /// name it), dictionaries by key, sets by member; values the app computes at launch (a UUID or date
+    /// default) shown by kind only; `NSClassNameForEntity`, set by framework 1345 and null from 1403 on,
+    /// by presence only.
+    static func graph(_ data: Data) throws -> String {
+        guard case .dictionary(let frame) = try PlistNode.parse(data), case .array(let objects)? = frame["$objects"],
+            case .dictionary(let top)? = frame["$top"], case .uid(let root)? = top["root"]
+        else { throw Failure.notAnArchive }
+        var seen: Set<Int> = []
+        func className(_ node: PlistNode) -> String? {
+            guard case .dictionary(let fields) = node, case .uid(let c)? = fields["$class"],
+                case .dictionary(let record) = objects[c], case .string(let name)? = record["$classname"]
+            else { return nil }
+            return name
+        }
+        func string(_ node: PlistNode?) -> String {
+            if case .uid(let i)? = node, case .string(let s) = objects[i] { return s }
+            return "?"
+        }
+        func label(_ index: Int) -> String {
+            let node = objects[index]
+            guard case .dictionary(let fields) = node, let name = className(node) else { return render(node) }
+            let id = fields["NSEntityName"].map(string) ?? fields["NSPropertyName"].map(string) ?? fields["NSIndexName"].map(string) ?? ""
+            return "@\(name)(\(id))"
+        }
+        func render(_ node: PlistNode, key: String = "") -> String {
+            switch node {
+            case .uid(let i): return i == 0 ? "null" : object(i, key: key)
+            case .string(let s): return "\"\(s)\""
+            case .integer(let n): return "\(n)"
+            case .real(let r): return "\(r)"
+            case .boolean(let b): return "\(b)"
+            case .data(let d): return "<\(d.map { String(format: "%02x", $0) }.joined())>"
+            case .array(let items): return "[" + items.map { render($0) }.joined(separator: ", ") + "]"
+            case .dictionary(let d): return "{" + d.keys.sorted().map { "\($0): \(render(d[$0]!, key: $0))" }.joined(separator: ", ") + "}"
+            default: return "?"
+            }
+        }
+        func object(_ index: Int, key: String) -> String {
+            let node = objects[index]
+            guard case .dictionary(var fields) = node, let name = className(node) else { return render(node) }
+            if !seen.insert(index).inserted { return label(index) }
+            fields["$class"] = nil
+            switch name {
+            case "NSUUID": return "NSUUID(<launch>)"
+            case "NSDate": return "NSDate(<launch>)"
+            case "NSSet":
+                guard case .array(let members)? = fields["NS.objects"] else { return "NSSet(?)" }
+                let indices = members.compactMap { if case .uid(let i) = $0 { return i } else { return nil } }
+                return "NSSet{" + indices.sorted { label($0) < label($1) }.map { object($0, key: "") }.joined(separator: ", ") + "}"
+            case "NSDictionary", "NSMutableDictionary":
+                guard case .array(let keys)? = fields["NS.keys"], case .array(let values)? = fields["NS.objects"] else { return "\(name)(?)" }
+                let pairs = zip(keys.map { string($0) }, values).sorted { $0.0 < $1.0 }
+                return "\(name){" + pairs.map { "\($0.0): \(render($0.1, key: $0.0))" }.joined(separator: ", ") + "}"
+            default:
+                if fields["NSClassNameForEntity"] != nil { fields["NSClassNameForEntity"] = .string("<framework-dependent>") }
+                return "\(name){" + fields.keys.sorted().map { "\($0): \(render(fields[$0]!, key: $0))" }.joined(separator: ", ") + "}"
+            }
+        }
+        return object(root, key: "")
+    }
+
+    enum Failure: Error { case notAnArchive }
+
+    /// Where two renderings part, with some context.
+    static func firstDifference(_ a: String, _ b: String) -> String {
+        let (x, y) = (Array(a), Array(b))
+        var i = 0
+        while i < min(x.count, y.count), x[i] == y[i] { i += 1 }
+        let from = max(0, i - 300)
+        return "written …\(String(x[from..<min(x.count, i + 200)]))\n   real …\(String(y[from..<min(y.count, i + 200)]))"
+    }
+
+    /// A schema with every shape the caches show: scalars, an optional and an indexed property, a
+    /// `#Unique`, a compound `#Index`, an enum and a struct composite, a to-many with its inverse, a
+    /// one-sided cascade, defaults.
+    @Test func writesWhatTheReaderReadsBack() throws {
+        let read = SwiftDataReader().read(files: [(path: "M.swift", text: """
+            enum Kind: String, Codable { case a, b }
+            struct Box: Codable { var width: Double?; var label: String? }
+            @Model final class Trip {
+                #Unique<Trip>([\\.code])
+                #Index<Trip>([\\.code], [\\.code, \\.nights])
+                var code: String
+                var nights: Int = 2
+                var done: Bool = false
+                var start: Date?
+                var id = UUID()
+                var kind: Kind?
+                var box: Box = Box()
+                var tags: [String]?
+                @Relationship(deleteRule: .cascade) var stops: [Stop] = []
+                @Relationship(inverse: \\Note.trip) var notes: [Note] = []
+                init(code: String) { self.code = code }
+            }
+            @Model final class Stop { var place: String?; init() {} }
+            @Model final class Note { var text: String = ""; var trip: Trip?; init() {} }
+            let schema = Schema([Trip.self, Stop.self, Note.self])
+            """)])
+        let model = try LaunchDefaults.evaluated(try #require(read.schemas.first, "\(read.errors)").model)
+        let archive = try ModelCacheArchive.archive(model)
+        #expect(archive.starts(with: Array("bplist00".utf8)))
+        let decoded = try CachedStoreModel.decode(archive: archive, compressedSize: 0, path: "written")
+        #expect(VersionHashes(model: decoded.model).entityHashes == VersionHashes(model: model).entityHashes)
+        #expect(decoded.model.versionIdentifiers == ["1.0.0"])
+        let text = try Self.graph(archive)
+        #expect(text.contains("_P: 177") || text.contains("_P: 179"), "an enum composite's flags: \(text)")
+        #expect(text.contains("NSMutableDictionary{}"), "Box() of optional members is an empty dictionary")
+        #expect(text.contains("\"Array<String>\""), "[String]'s value class")
+    }
+
+    /// What no cache shows is refused, each reason named, rather than written as a guess.
+    @Test func shapesNoCacheShowsAreRefusedWithReasons() throws {
+        let read = SwiftDataReader().read(files: [(path: "M.swift", text: """
+            @Model final class Trip {
+                var small: Int16 = 0
+                @Attribute(.externalStorage) var photo: Data?
+                @Relationship(deleteRule: .deny) var stops: [Stop] = []
+                var score: Double = 1.5
+                init() {}
+            }
+            @Model final class Stop { var place: String?; init() {} }
+            let schema = Schema([Trip.self, Stop.self])
+            """)])
+        let model = try #require(read.schemas.first, "\(read.errors)").model
+        #expect(throws: ModelCacheArchive.Unsupported.self) { try ModelCacheArchive.archive(model) }
+        do {
+            _ = try ModelCacheArchive.archive(model)
+        } catch {
+            let text = error.description
+            for fragment in ["Trip.small: Integer 16", "Trip.photo: an @Attribute option", "Trip.stops: delete rule deny", "Trip.score: a Double default"] {
+                #expect(text.contains(fragment), "\(fragment): \(text)")
+            }
+        }
+    }
+
+    /// Every corpus store: the cache Instar writes from the app's sources (the store's schema, launch
+    /// defaults evaluated) has the object graph of the cache SwiftData wrote.
+    @Test(.needsCorpus) func everyCorpusStoresCacheIsWrittenAsSwiftDataWroteIt() throws {
+        let root = corpusRoot.appendingPathComponent("swiftdata")
+        var equal: [String] = []
+        for store in try SwiftDataCorpusTests.stores() {
+            let (paths, versioned) = try #require(SwiftDataCorpusTests.sources(for: store))
+            var files = try SwiftDataCorpusTests.swiftFiles(paths.map { root.appendingPathComponent($0) })
+            if store.path.hasPrefix("MatthewHunt84__MetaCocktailsSwiftData/") {
+                files.append((path: "MeasurementUnit.swift (supplied)", text: "enum MeasurementUnit: String, Codable { case fluidOunces }"))
+            }
+            let sources = SwiftDataReader().read(files: files)
+            let schema = try versioned
+                ? #require(sources.schemas.first { $0.isVersioned && $0.versionIdentifier == store.identifier })
+                : sources.schema(ofModelClasses: store.hashes.keys.sorted())
+            let model = try LaunchDefaults.evaluated(schema.model)
+
+            let folder = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let original = root.appendingPathComponent(store.path)
+            let copy = folder.appendingPathComponent(original.lastPathComponent)
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: original.path + suffix) {
+                try FileManager.default.copyItem(atPath: original.path + suffix, toPath: copy.path + suffix)
+            }
+            let opened = try SQLiteStore.open(at: copy.path, readOnly: true)
+            let real = try opened.cachedModel().archive
+            try opened.close()
+
+            let written: Data
+            do {
+                written = try ModelCacheArchive.archive(model)
+            } catch {
+                Issue.record("\(store.path): \(error)")
+                continue
+            }
+            let (mine, theirs) = (try Self.graph(written), try Self.graph(real))
+            #expect(mine == theirs, "\(store.path): \(Self.firstDifference(mine, theirs))")
+            if mine == theirs { equal.append(store.path) }
+        }
+        print("Z_MODELCACHE written from sources, equal as object graphs to SwiftData's: \(equal.count) stores:\n  " + equal.joined(separator: "\n  "))
+    }
+}
