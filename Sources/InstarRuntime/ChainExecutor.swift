@@ -51,6 +51,8 @@ final class ChainExecutor {
     var incrementalVacuum = false
     /// Rows per second deleting retired tables (``dropRetiredTables(_:)``), measured by this call.
     var retireRate: Double?
+    /// Rows per second of this call's slices, which estimates a retired table's drop.
+    var copyRate: Double?
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: RegisteredHook], mappingHooks: [String: MappingSwiftHook] = [:],
