@@ -155,4 +155,23 @@ import Testing
         #expect(ColumnValueExpression.coalesce(.column("a"), .value(.integer(1))).readsOnlyItsRow)
         #expect(!ColumnValueExpression.position(partition: .column("o"), order: [.column("a")], step: 1).readsOnlyItsRow)
     }
+
+    /// The dry run names the tables a budgeted run copies ahead and counts the launches a budget needs.
+    @Test func theDryRunCountsLaunchesForABudget() throws {
+        let f = try Self.fixture(rows: 1000)
+        defer { f.remove() }
+        let report = try DryRun.report(plan: try PlanFileReader.read(path: f.plan), storePath: f.store)
+        #expect(report.steps.first?.slicedTables == ["Item"])
+        #expect(report.steps.first?.slicedRows == 1000)
+        // At 1,000 rows a second the step takes a second unsliced.
+        #expect(report.launches(timeBudget: 10, rowsPerSecond: 1000) == 1)
+        // The default slices steps of 10,000 rows or more; this one is sliced when asked.
+        #expect(report.launches(timeBudget: 0.25, rowsPerSecond: 1000) == nil)
+        let launches = try #require(report.launches(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .rows(100)))
+        #expect(launches >= 9 && launches <= 11)
+        // Unsliced, a quarter of a second never fits the step; sliced, it does.
+        #expect(report.unitsExceeding(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .off).count == 1)
+        #expect(report.unitsExceeding(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .rows(100)).isEmpty)
+        #expect(report.launches(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .off) == nil)
+    }
 }
