@@ -3,6 +3,7 @@ import Instar
 import Testing
 
 @testable import InstarCLI
+@testable import InstarRuntime  // Lease's memberwise initializer, for a lease held elsewhere
 @testable import InstarStore  // SchemaDifference's memberwise initializer: the library builds drift items, apps read them
 import InstarTestSupport
 
@@ -25,6 +26,8 @@ import InstarTestSupport
         let locked = StoreError(
             .locked, path: store, "the store is locked by another connection while migrating; nothing was changed",
             sqlite: SQLiteFailure(code: 5, extendedCode: 5, message: "database is locked", sql: "BEGIN IMMEDIATE"))
+        var unchanged = HookError(hook: "broken", step: "V1 → V2", message: "SQLite: no such table: Nope")
+        unchanged.storeUnchanged = true
         return [
             ("store.notFound (no file)", ErrorHints.text(StoreError(.notFound, path: store, "no such store file"))),
             ("store.notFound (SQLite cannot open)", ErrorHints.text(StoreError(
@@ -43,6 +46,18 @@ import InstarTestSupport
             ("hook.notDefined", ErrorHints.text(
                 HookError(hook: "fill", step: "V1 → V2", message: "the plan does not define it", kind: .notDefined),
                 resume: resume)),
+            ("hook.failed (a fresh run's first transaction: the store unchanged)", ErrorHints.text(unchanged, resume: resume)),
+            ("resume.stepChanged", ErrorHints.text(
+                ResumeRefused(path: store, reason: .stepChanged(index: 1, from: "V1", to: "V2")), resume: resume)),
+            ("resume.otherTarget", ErrorHints.text(
+                ResumeRefused(path: store, reason: .otherTarget(unfinishedTarget: "V2", requested: "V1")), resume: resume)),
+            ("resume.versionMissing", ErrorHints.text(ResumeRefused(path: store, reason: .versionMissing("V2")), resume: resume)),
+            ("lease", ErrorHints.text(LeaseError(path: store, holder: Lease(
+                owner: "instar pid 4242 on elsewhere", pid: 4242, host: "elsewhere",
+                since: Date(timeIntervalSince1970: 1_000_000_000), heartbeat: Date(timeIntervalSince1970: 1_000_000_000))))),
+            ("store.alreadyExists (a backup, instar migrate --backup)", ErrorHints.text(
+                StoreError(.alreadyExists, path: "/nonexistent/dir/backup.sqlite", "a file already exists where the backup should go"),
+                store: store)),
         ]
     }
 
