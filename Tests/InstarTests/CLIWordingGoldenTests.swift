@@ -26,6 +26,15 @@ import InstarTestSupport
         let locked = StoreError(
             .locked, path: store, "the store is locked by another connection while migrating; nothing was changed",
             sqlite: SQLiteFailure(code: 5, extendedCode: 5, message: "database is locked", sql: "BEGIN IMMEDIATE"))
+        // The library's own refusal of an empty backup file, moved to a fixed path.
+        var emptyBackup = StoreError(.notFound, path: "", "the library did not refuse an empty backup")
+        if let folder = try? temporaryDirectory() {
+            let empty = folder.appendingPathComponent("backup.sqlite").path
+            FileManager.default.createFile(atPath: empty, contents: Data())
+            do { try SQLiteStore.checkBackup(empty) } catch { emptyBackup = error }
+            try? FileManager.default.removeItem(at: folder)
+        }
+        emptyBackup.path = "/nonexistent/dir/backup.sqlite"
         var unchanged = HookError(hook: "broken", step: "V1 → V2", message: "SQLite: no such table: Nope")
         unchanged.storeUnchanged = true
         return [
@@ -55,6 +64,7 @@ import InstarTestSupport
             ("lease", ErrorHints.text(LeaseError(path: store, holder: Lease(
                 owner: "instar pid 4242 on elsewhere", pid: 4242, host: "elsewhere",
                 since: Date(timeIntervalSince1970: 1_000_000_000), heartbeat: Date(timeIntervalSince1970: 1_000_000_000))))),
+            ("store.notADatabase (an empty backup, instar restore)", ErrorHints.text(emptyBackup, store: store)),
             ("store.alreadyExists (a backup, instar migrate --backup)", ErrorHints.text(
                 StoreError(.alreadyExists, path: "/nonexistent/dir/backup.sqlite", "a file already exists where the backup should go"),
                 store: store)),
