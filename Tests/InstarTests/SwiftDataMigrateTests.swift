@@ -164,7 +164,10 @@ import InstarTestSupport
         let planned = try runInstar(["plan", "--swiftdata", folder.path, "--store", path])
         #expect(planned.status == 0, "\(planned.stderr)")
         #expect(planned.stderr.contains("one inferred step from the store's own model"), "\(planned.stderr)")
-        #expect(planned.stdout.contains("lightweight cached 1.0.0 → Schema"), "\(planned.stdout)")
+        let plannedJSON = try runInstar(["plan", "--swiftdata", folder.path, "--store", path, "--format", "json"])
+        #expect(plannedJSON.status == 0, "\(plannedJSON.stderr)")
+        let steps = try plannedJSON.decoded(DryRunJSON.self).steps
+        #expect(steps.map(\.kind) == ["lightweight"] && steps.map(\.from) == ["cached 1.0.0"] && steps.map(\.to) == ["Schema"], "\(plannedJSON.stdout)")
 
         let result = try runInstar(["migrate", "--swiftdata", folder.path, "--store", path])
         #expect(result.status == 0, "\(result.stderr)")
