@@ -137,7 +137,7 @@ import InstarTestSupport
         do {
             _ = try PlainSQLLayout().storageMap(for: tables)
         } catch {
-            #expect(error.description.hasPrefix("tables.yaml:5:12: "), "\(error)")
+            #expect(error.location == SourceLocation(file: "tables.yaml", line: 5, column: 12), "\(error)")
         }
         let columns = try model(
             """
@@ -166,7 +166,7 @@ import InstarTestSupport
             _ = try PlainSQLLayout().storageMap(for: defaultColumn)
             Issue.record("a column key equal (but for case) to another attribute's column was accepted")
         } catch {
-            #expect(error.description.hasPrefix("column.yaml:4:37: "), "\(error)")
+            #expect(error.location == SourceLocation(file: "column.yaml", line: 4, column: 37), "\(error)")
         }
         let defaultName = try model(
             """
@@ -179,7 +179,7 @@ import InstarTestSupport
             _ = try PlainSQLLayout().storageMap(for: defaultName)
             Issue.record("a table key equal to another entity's table was accepted")
         } catch {
-            #expect(error.description.hasPrefix("default.yaml:4:12: "), "\(error)")
+            #expect(error.location == SourceLocation(file: "default.yaml", line: 4, column: 12), "\(error)")
         }
     }
 

@@ -216,6 +216,20 @@ struct CLIGoldenCase: Sendable, CustomTestStringConvertible {
                 ["plan", garage, "--no-such-flag"],
                 ["restore", "--backup", s.path("missing-backup.sqlite"), "--store", s.store],
                 ["store", "create", garageModels[0], "--store", s.store],
+                ["store", "create", garageModels[0], "--store", s.path("new.sqlite"), "--layout", "sqll"],
+                ["inspect", "--store", s.store, "--layout", "sqll"],
+                ["store", "seed", s.store, "--rows", "1", "--layout", "sqll"],
+            ]
+        },
+        // What `model import`/`model export` refuse to write over (HostileFileTests checks that nothing is).
+        CLIGoldenCase(name: "output-refusals", setUp: { try $0.writeOutputTargets() }) { s in
+            [
+                ["model", "import", "--store", s.path("app.sqlite"), "--output", s.path("app.sqlite"), "--force"],
+                ["model", "import", "--store", s.path("app.sqlite"), "--output", s.path("./app.sqlite"), "--force"],
+                ["model", "import", "--store", s.path("app.sqlite"), "--output", s.path("model.yaml")],
+                ["model", "import", "--store", s.path("app.sqlite"), "--output", s.path("link.yaml"), "--force"],
+                ["model", "import", "--store", s.path("app.sqlite"), "--output", s.path("dangling.yaml"), "--force"],
+                ["model", "export", "--store", s.path("app.sqlite"), "--output", s.path("dangling.yaml")],
             ]
         },
     ]
@@ -321,6 +335,17 @@ struct Scratch {
         try "name: B\nentities:\n  E:\n    attributes:\n      title: string?\n      paint: string?\n".write(
             toFile: path("b.yaml"), atomically: true, encoding: .utf8)
         try "name: drop\nversions: [a.yaml, b.yaml]\n".write(toFile: path("plan.yaml"), atomically: true, encoding: .utf8)
+    }
+
+    /// A store with one table (a model to import), an existing file, a link to a file and a dangling link.
+    func writeOutputTargets() throws {
+        let queue = try DatabaseQueue(path: path("app.sqlite"))
+        try queue.write { db in try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)") }
+        try queue.close()
+        try "keep me\n".write(toFile: path("model.yaml"), atomically: true, encoding: .utf8)
+        try "target\n".write(toFile: path("target.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: path("link.yaml"), withDestinationPath: path("target.txt"))
+        try FileManager.default.createSymbolicLink(atPath: path("dangling.yaml"), withDestinationPath: path("nowhere.yaml"))
     }
 
     /// A plan whose only step retypes an attribute: no chain, and a proposal.

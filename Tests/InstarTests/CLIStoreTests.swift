@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import Instar
 import InstarTestSupport
+@testable import InstarCLI  // ErrorHints, the words the CLI adds to a library error
 
 /// `instar store create`, `instar inspect` and `instar migrate`, run as a user would.
 @Suite struct CLIStoreTests {
@@ -66,7 +68,12 @@ import InstarTestSupport
         let before = try Data(contentsOf: URL(fileURLWithPath: store))
         let refused = try runInstar(["migrate", "--store", store, "--to-model", model("v3.yaml"), "--model", model("v1.yaml")])
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("the store's version is not one of the plan's versions; closest is Garage 1"), "\(refused.stderr)")
+        // The library refuses the same plan with the facts (the closest version and its drift), which the CLI prints.
+        let implied = try ImpliedPlan.toModel(
+            URL(fileURLWithPath: model("v3.yaml")), from: [URL(fileURLWithPath: model("v1.yaml"))], store: URL(fileURLWithPath: store))
+        let unknown = try #require(#expect(throws: StoreError.self) { try Migrator(plan: implied.plan).migrate(storeAt: store) })
+        #expect(unknown.kind == .unknownVersion && unknown.closestVersion == "Garage 1" && !unknown.drift.isEmpty, "\(unknown)")
+        #expect(refused.stderr == "instar: \(ErrorHints.text(unknown))\n", "\(refused.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
     }
 

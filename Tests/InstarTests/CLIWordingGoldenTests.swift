@@ -3,6 +3,7 @@ import Instar
 import Testing
 
 @testable import InstarCLI
+@testable import InstarRuntime  // Lease's memberwise initializer, for a lease held elsewhere
 @testable import InstarStore  // SchemaDifference's memberwise initializer: the library builds drift items, apps read them
 import InstarTestSupport
 
@@ -25,6 +26,17 @@ import InstarTestSupport
         let locked = StoreError(
             .locked, path: store, "the store is locked by another connection while migrating; nothing was changed",
             sqlite: SQLiteFailure(code: 5, extendedCode: 5, message: "database is locked", sql: "BEGIN IMMEDIATE"))
+        // The library's own refusal of an empty backup file, moved to a fixed path.
+        var emptyBackup = StoreError(.notFound, path: "", "the library did not refuse an empty backup")
+        if let folder = try? temporaryDirectory() {
+            let empty = folder.appendingPathComponent("backup.sqlite").path
+            FileManager.default.createFile(atPath: empty, contents: Data())
+            do { try SQLiteStore.checkBackup(empty) } catch { emptyBackup = error }
+            try? FileManager.default.removeItem(at: folder)
+        }
+        emptyBackup.path = "/nonexistent/dir/backup.sqlite"
+        var unchanged = HookError(hook: "broken", step: "V1 → V2", message: "SQLite: no such table: Nope")
+        unchanged.storeUnchanged = true
         return [
             ("store.notFound (no file)", ErrorHints.text(StoreError(.notFound, path: store, "no such store file"))),
             ("store.notFound (SQLite cannot open)", ErrorHints.text(StoreError(
@@ -43,6 +55,19 @@ import InstarTestSupport
             ("hook.notDefined", ErrorHints.text(
                 HookError(hook: "fill", step: "V1 → V2", message: "the plan does not define it", kind: .notDefined),
                 resume: resume)),
+            ("hook.failed (a fresh run's first transaction: the store unchanged)", ErrorHints.text(unchanged, resume: resume)),
+            ("resume.stepChanged", ErrorHints.text(
+                ResumeRefused(path: store, reason: .stepChanged(index: 1, from: "V1", to: "V2")), resume: resume)),
+            ("resume.otherTarget", ErrorHints.text(
+                ResumeRefused(path: store, reason: .otherTarget(unfinishedTarget: "V2", requested: "V1")), resume: resume)),
+            ("resume.versionMissing", ErrorHints.text(ResumeRefused(path: store, reason: .versionMissing("V2")), resume: resume)),
+            ("lease", ErrorHints.text(LeaseError(path: store, holder: Lease(
+                owner: "instar pid 4242 on elsewhere", pid: 4242, host: "elsewhere",
+                since: Date(timeIntervalSince1970: 1_000_000_000), heartbeat: Date(timeIntervalSince1970: 1_000_000_000))))),
+            ("store.notADatabase (an empty backup, instar restore)", ErrorHints.text(emptyBackup, store: store)),
+            ("store.alreadyExists (a backup, instar migrate --backup)", ErrorHints.text(
+                StoreError(.alreadyExists, path: "/nonexistent/dir/backup.sqlite", "a file already exists where the backup should go"),
+                store: store)),
         ]
     }
 

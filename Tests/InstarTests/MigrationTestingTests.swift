@@ -136,7 +136,10 @@ import InstarTestSupport
         let rows = try #require(failed.first { $0.kind == "rows" })
         #expect(rows.step == "Lib 1 → Lib 2")
         #expect(rows.message.contains("4 row(s) missing") && rows.message.contains("hooks: fillEditions"))
-        #expect(rows.message.contains("Book row 7 is missing"))
+        // The first row missing, as a value: Book 7 (the hook deletes every seventh).
+        let rowsCheck = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks)
+            .first { $0.kind == .rows && $0.status == .failed })
+        #expect(rowsCheck.difference?.entity == "Book" && rowsCheck.difference?.primaryKey == 7, "\(String(describing: rowsCheck.difference))")
         // The deleted books' links are gone too, but what the hook computes is not a value difference.
         #expect(!failed.contains { $0.kind == "values" })
         // --keep leaves the failing run's stores; the Markdown table names the failure.
@@ -169,7 +172,10 @@ import InstarTestSupport
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         let values = try #require(Self.failures(try Self.json(result)).first { $0.kind == "values" })
         #expect(values.step == "Lib 1 → Lib 2")
-        #expect(values.message.contains("Book row") && values.message.contains("price was"))
+        let valuesCheck = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks)
+            .first { $0.kind == .values && $0.status == .failed })
+        let difference = try #require(valuesCheck.difference, "\(valuesCheck)")
+        #expect(difference.entity == "Book" && difference.property == "price" && difference.before != difference.after, "\(difference)")
         // Integer 32 → Integer 16: the seed's edge values (Int32.max) are kept as they are, but do not fit.
         let narrowing = Self.version2().replacingOccurrences(of: "pageCount: {type: int32,", with: "pageCount: {type: int16,")
         let folder = try Self.library(version2: narrowing)

@@ -43,7 +43,7 @@ import InstarTestSupport
         #expect(found.first?.severity == .error)
         #expect(
             found.first?.message == "V1 → V2: the raw view 'ShelfList' refers to table 'Shelf', and this step renames it to 'Collection'")
-        #expect(found.first?.location.description.hasPrefix("V2.yaml:") == true, "\(String(describing: found.first?.location))")
+        #expect(found.first?.location.file == "V2.yaml" && found.first?.location.line != nil, "\(String(describing: found.first?.location))")
         #expect(found.first?.hint?.contains("edit the raw SQL of 'ShelfList'") == true)
         // Edited as the hint says: clean.
         let edited = Self.version(

@@ -229,7 +229,9 @@ import InstarTestSupport
         #expect(try f.journal() == nil, "refused before anything is written")
 
         let cli = try f.instar(["migrate", f.plan, "--store", f.store])
-        #expect(cli.status == 1 && cli.stderr.contains("--allow-commands"), "\(cli)")
+        // The CLI prints the library's error with its flag (the words: golden error-hints.txt, hook.commandsNotAllowed).
+        let hinted = ErrorHints.text(try #require(error), resume: "instar migrate \(f.plan) --store \(f.store)")
+        #expect(cli.status == 1 && cli.stderr == "instar: \(hinted)\n", "\(cli)")
         let allowed = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands"])
         #expect(allowed.status == 0, "\(allowed)")
         #expect(try f.version() == "V2")
@@ -340,9 +342,16 @@ import InstarTestSupport
         let bytes = try Data(contentsOf: URL(fileURLWithPath: f.store))
         let cli = try f.instar(["migrate", f.plan, "--store", f.store])
         #expect(cli.status == 1, "\(cli)")
-        #expect(cli.stderr.contains("hook 'broken' failed in step V1 → V2: SQLite: no such table: Nope"), "\(cli.stderr)")
-        #expect(cli.stderr.contains("the store was not changed") && cli.stderr.contains("then run again: instar migrate"))
         #expect(!cli.stderr.contains("instar status"), "\(cli.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: f.store)) == bytes)
+        try expectNoJournal(f)
+        // The same run in the library: the facts the CLI's words come from (the words: golden
+        // error-hints.txt, "hook.failed (a fresh run's first transaction: the store unchanged)").
+        let error = try #require(#expect(throws: HookError.self) { try f.migrator().migrate(storeAt: f.store) })
+        #expect(error.kind == .failed && error.hook == "broken" && error.step == "V1 → V2" && error.storeUnchanged, "\(error)")
+        let sqlite = try #require(error.underlying as? StoreError, "\(String(describing: error.underlying))")
+        #expect(sqlite.sqlite?.code == 1 && sqlite.sqlite?.message == "no such table: Nope", "\(sqlite)")
+        #expect(cli.stderr == "instar: \(ErrorHints.text(error, resume: "instar migrate \(f.plan) --store \(f.store)"))\n", "\(cli.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: f.store)) == bytes)
         try expectNoJournal(f)
     }
@@ -452,10 +461,10 @@ import InstarTestSupport
         try f.writePlan(stage: "after: [bump]", hooks: original.replacingOccurrences(of: "+ 1", with: "+ 2"))
         let refused = try f.instar(["migrate", f.plan, "--store", f.store])
         #expect(refused.status == 1, "\(refused)")
-        #expect(refused.stderr.contains("cannot resume the unfinished migration"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("step 1 (V1 → V2) is different in the plan now"), "\(refused.stderr)")
-        let error = #expect(throws: ResumeRefused.self) { try f.migrator().migrate(storeAt: f.store) }
-        #expect(error?.reason == .stepChanged(index: 1, from: "V1", to: "V2"))
+        let error = try #require(#expect(throws: ResumeRefused.self) { try f.migrator().migrate(storeAt: f.store) })
+        #expect(error.reason == .stepChanged(index: 1, from: "V1", to: "V2"))
+        // The CLI prints that refusal (its words: golden error-hints.txt, resume.stepChanged).
+        #expect(refused.stderr == "instar: \(ErrorHints.text(error, resume: "instar migrate \(f.plan) --store \(f.store)"))\n", "\(refused.stderr)")
         let journal = try #require(try f.journal())
         #expect(journal.status == .running && journal.checkpoint == "6" && journal.attempts == 1)
         #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 6) + Array(repeating: 0, count: 6))
@@ -464,9 +473,14 @@ import InstarTestSupport
         // An unknown target is refused before the store is opened; a resumed run keeps its target.
         let before = try Data(contentsOf: URL(fileURLWithPath: f.store))
         let unknown = try f.instar(["migrate", f.plan, "--store", f.store, "--to", "V9"])
-        #expect(unknown.status == 1 && unknown.stderr.contains("the target 'V9' is not a version of the plan"), "\(unknown)")
+        let unknownTarget = try #require(#expect(throws: StoreError.self) { try f.migrator().migrate(storeAt: f.store, to: "V9") })
+        #expect(unknownTarget.kind == .unknownVersion, "\(unknownTarget)")
+        #expect(unknown.status == 1 && unknown.stderr == "instar: \(ErrorHints.text(unknownTarget))\n", "\(unknown)")
         let elsewhere = try f.instar(["migrate", f.plan, "--store", f.store, "--to", "V1"])
-        #expect(elsewhere.status == 1 && elsewhere.stderr.contains("it goes to V2, not V1"), "\(elsewhere)")
+        let otherTarget = try #require(#expect(throws: ResumeRefused.self) { try f.migrator().migrate(storeAt: f.store, to: "V1") })
+        #expect(otherTarget.reason == .otherTarget(unfinishedTarget: "V2", requested: "V1"), "\(otherTarget)")
+        let resumeV1 = "instar migrate \(f.plan) --store \(f.store) --to 'V1'"
+        #expect(elsewhere.status == 1 && elsewhere.stderr == "instar: \(ErrorHints.text(otherTarget, resume: resumeV1))\n", "\(elsewhere)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: f.store)) == before)
         let resumed = try f.instar(["migrate", f.plan, "--store", f.store])
         #expect(resumed.status == 0, "\(resumed)")
@@ -488,12 +502,18 @@ import InstarTestSupport
 
         let locked = try f.instar(["migrate", f.plan, "--store", f.store, "--allow-commands"])
         #expect(locked.status == 2, "\(locked)")
-        #expect(locked.stderr.contains("another migration holds the store: instar pid \(first.pid) "), "\(locked.stderr)")
+        let sameRun = try f.migrator()
+        sameRun.allowCommands = true  // as the CLI's --allow-commands: the lease is what refuses it
+        let held = try #require(#expect(throws: LeaseError.self) { try sameRun.migrate(storeAt: f.store) })
+        #expect(held.holder.pid == first.pid && held.path == f.store, "\(held)")
+        // The CLI prints that error with its hint (the words: golden error-hints.txt, lease).
+        #expect(locked.stderr == "instar: \(ErrorHints.text(held))\n", "\(locked.stderr)")
         let status = try f.instar(["status", "--store", f.store, "--format", "json"])
         let lease = status.json?["lease"] as? [String: Any]
         #expect(lease?["pid"] as? Int == Int(first.pid) && lease?["alive"] as? Bool == true, "\(status)")
         let restore = try f.instar(["restore", "--backup", f.dir.appendingPathComponent("any.sqlite").path, "--store", f.store])
-        #expect(restore.status == 2 && restore.stderr.contains("pid \(first.pid)"), "\(restore)")
+        #expect(restore.status == 2, "\(restore)")
+        #expect(restore.stderr == "instar: \(ErrorHints.text(held))\n", "the same holder, named by its pid: \(restore)")
 
         let waiting = try f.start(["migrate", f.plan, "--store", f.store, "--allow-commands", "--wait", "10"])
         defer { waiting.kill() }
@@ -523,9 +543,9 @@ import InstarTestSupport
         defer { stopProcess(sleeper) }
         try f.writeLease(pid: sleeper.processIdentifier, host: host)
         let locked = try f.instar(["migrate", f.plan, "--store", f.store])
-        #expect(locked.status == 2 && locked.stderr.contains("pid \(sleeper.processIdentifier)"), "\(locked)")
-        let error = #expect(throws: LeaseError.self) { try f.migrator().migrate(storeAt: f.store) }
-        #expect(error?.holder.pid == sleeper.processIdentifier)
+        let error = try #require(#expect(throws: LeaseError.self) { try f.migrator().migrate(storeAt: f.store) })
+        #expect(error.holder.pid == sleeper.processIdentifier)
+        #expect(locked.status == 2 && locked.stderr == "instar: \(ErrorHints.text(error))\n", "naming the holder: \(locked)")
         #expect(try f.version() == "V1")
 
         // Another host, fresh heartbeat: alive; stale heartbeat: taken over.
@@ -704,11 +724,16 @@ import InstarTestSupport
         #expect(try f.rows(#"SELECT * FROM "Item" ORDER BY "_pk""#) == items)
         #expect(try f.rows(#"SELECT * FROM "Log" ORDER BY "_pk""#) == logs)
         let missing = try f.instar(["restore", "--backup", f.dir.appendingPathComponent("nope.sqlite").path, "--store", f.store])
-        #expect(missing.status != 0 && missing.stderr.contains("no such backup file"), "\(missing)")
+        #expect(missing.status == 66, "a missing file (its words: golden cli/refusals.txt): \(missing)")
 
         // The restored store migrates again; an existing backup file is refused before anything runs.
         let occupied = try f.instar(["migrate", f.plan, "--store", f.store, "--backup", backup])
-        #expect(occupied.status == 1 && occupied.stderr.contains("a file already exists where the backup should go"), "\(occupied)")
+        #expect(occupied.status == 1, "\(occupied)")
+        #expect(try f.version() == "V1")
+        let exists = try #require(#expect(throws: StoreError.self) { try f.migrator().migrate(storeAt: f.store, backup: backup) })
+        #expect(exists.kind == .alreadyExists && exists.path == backup, "\(exists)")
+        // Its words: golden error-hints.txt, store.alreadyExists.
+        #expect(occupied.stderr == "instar: \(ErrorHints.text(exists))\n", "\(occupied)")
         #expect(try f.version() == "V1")
         #expect(try f.rows(#"SELECT * FROM "Item" ORDER BY "_pk""#) == items)
         let second = try f.instar(["migrate", f.plan, "--store", f.store, "--backup", backup + ".2"])
@@ -730,7 +755,9 @@ import InstarTestSupport
         defer { stopProcess(sleeper) }
         try f.writeLease(pid: sleeper.processIdentifier, host: ProcessInfo.processInfo.hostName)
         let refused = try f.instar(["restore", "--backup", backup, "--store", f.store])
-        #expect(refused.status == 2 && refused.stderr.contains("another migration holds the store"), "\(refused)")
+        let holder = try #require(try Migrator.status(ofStoreAt: f.store).lease)
+        #expect(holder.pid == sleeper.processIdentifier)
+        #expect(refused.status == 2 && refused.stderr == "instar: \(ErrorHints.text(LeaseError(path: f.store, holder: holder)))\n", "\(refused)")
         #expect(try f.version() == "V2")
         stopProcess(sleeper)
         let restored = try f.instar(["restore", "--backup", backup, "--store", f.store])

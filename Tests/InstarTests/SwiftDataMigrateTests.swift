@@ -9,6 +9,7 @@ import InstarSwiftData
 import Testing
 import InstarLayouts
 import InstarTestSupport
+@testable import InstarCLI  // LintJSON, to decode `lint --format json`
 
 /// `instar migrate --swiftdata`: a SwiftData store migrated through the app's plan (or, unversioned, the
 /// one step SwiftData infers), leaving the metadata SwiftData itself writes at the target schema.
@@ -163,7 +164,10 @@ import InstarTestSupport
         let planned = try runInstar(["plan", "--swiftdata", folder.path, "--store", path])
         #expect(planned.status == 0, "\(planned.stderr)")
         #expect(planned.stderr.contains("one inferred step from the store's own model"), "\(planned.stderr)")
-        #expect(planned.stdout.contains("lightweight cached 1.0.0 → Schema"), "\(planned.stdout)")
+        let plannedJSON = try runInstar(["plan", "--swiftdata", folder.path, "--store", path, "--format", "json"])
+        #expect(plannedJSON.status == 0, "\(plannedJSON.stderr)")
+        let steps = try plannedJSON.decoded(DryRunJSON.self).steps
+        #expect(steps.map(\.kind) == ["lightweight"] && steps.map(\.from) == ["cached 1.0.0"] && steps.map(\.to) == ["Schema"], "\(plannedJSON.stdout)")
 
         let result = try runInstar(["migrate", "--swiftdata", folder.path, "--store", path])
         #expect(result.status == 0, "\(result.stderr)")
@@ -224,10 +228,11 @@ import InstarTestSupport
     @Test func lintChecksAnUnversionedAppsCurrentSchema() throws {
         let folder = try Self.folder(Self.unversioned("@Attribute(.unique) var name: String;"))
         defer { try? FileManager.default.removeItem(at: folder) }
-        let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit"])
+        let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit", "--format", "json"])
         #expect(!result.stderr.contains("no SchemaMigrationPlan"), "\(result.stderr)")
         #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
-        #expect(result.stdout.contains("Models.swift:2:"), "at the property: \(result.stdout)")
+        let lint = try result.decoded(LintJSON.self)
+        #expect(lint.errors > 0 && lint.findings.contains { $0.file.hasSuffix("/Models.swift") && $0.line == 2 }, "at the property: \(lint.findings)")
     }
 
     /// lint with the shipped store, or that release's sources: the inferred step is linted, each change it
@@ -242,9 +247,14 @@ import InstarTestSupport
         for source in [["--store", path], ["--from-swiftdata", shipped.path]] {
             let result = try runInstar(["lint", "--swiftdata", current.path] + source)
             #expect(result.status == 1, "\(source): \(result.stdout) \(result.stderr)")
-            #expect(result.stdout.contains("Models.swift:2:") && result.stdout.contains("Trip.name"), "\(result.stdout)")
+            #expect(result.stdout.contains("Trip.name"), "\(result.stdout)")
             #expect(result.stdout.contains("introduce VersionedSchemas") && result.stdout.contains("--scaffold <dir>"), "\(result.stdout)")
-            #expect(result.stdout.contains("1 error(s)"), "one finding, at the property, not a second for the whole step: \(result.stdout)")
+            let json = try runInstar(["lint", "--swiftdata", current.path, "--format", "json"] + source)
+            #expect(json.status == 1, "\(source): \(json.stderr)")
+            let lint = try json.decoded(LintJSON.self)
+            let errors = lint.findings.filter { $0.severity == "error" }
+            #expect(lint.errors == 1 && errors.count == 1, "one finding, at the property, not a second for the whole step: \(lint.findings)")
+            #expect(errors.first?.file.hasSuffix("/Models.swift") == true && errors.first?.line == 2, "at the property: \(errors)")
         }
         let alone = try runInstar(["lint", "--swiftdata", current.path])
         #expect(alone.status == 0, "the current schema alone is fine: \(alone.stdout) \(alone.stderr)")

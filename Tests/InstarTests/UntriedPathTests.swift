@@ -3,6 +3,7 @@ import GRDB
 import Instar
 import Testing
 import InstarTestSupport
+@testable import InstarCLI  // ErrorHints, the words the CLI adds to a library error
 
 /// Paths a user takes that the authors did not design for: what a hook reports, what a second
 /// `batches` call sees, what `instar restore` is handed. Each test names the path and what broke.
@@ -83,7 +84,10 @@ import InstarTestSupport
         let before = try f.userContent()
         let restored = try f.instar(["restore", "--backup", backup, "--store", f.store])
         #expect(restored.status == 65, "\(restored)")
-        #expect(restored.stderr.contains("empty database") && restored.stderr.contains("nothing was changed"), "\(restored)")
+        // The library's check refuses it (not a database to restore: no tables), as the CLI prints it.
+        let refusal = try #require(#expect(throws: StoreError.self) { try SQLiteStore.checkBackup(backup) })
+        #expect(refusal.kind == .notADatabase && refusal.path == backup && refusal.sqlite == nil, "\(refusal)")
+        #expect(restored.stderr == "instar: \(ErrorHints.text(refusal, store: f.store))\n", "\(restored)")
         #expect(try f.userContent() == before)
         #expect(try f.version() == "V1")
     }
