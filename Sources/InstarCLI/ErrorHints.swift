@@ -70,7 +70,7 @@ enum ErrorHints {
             error.description
                 + "\n  hint: define each hook under the plan's hooks (SQL runs inside the step's transaction); Swift hooks run only in an app that registers them"
         case .failed where error.storeUnchanged:
-            error.description + "; the store was not changed\n  hint: fix the hook, then run again: \(resume)"
+            error.description + "\n  hint: fix the hook, then run again: \(resume)"
         case .failed:
             error.description + " ('instar status' shows it)\n  hint: fix the hook, then run again to retry from there: \(resume)"
         }

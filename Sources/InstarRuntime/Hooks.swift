@@ -255,6 +255,8 @@ public struct HookError: InstarError, CustomStringConvertible {
 
     public var description: String {
         if kind == .notDefined && !missing.isEmpty { return message }
+        // A fresh run that committed nothing leaves no journal: the store is exactly as it was.
+        if storeUnchanged { return "hook '\(hook)' failed in step \(step): \(message)\n  the store was not changed" }
         return "hook '\(hook)' failed in step \(step): \(message)\n  the store is at the last committed point; the journal records the error"
     }
 }
