@@ -111,6 +111,7 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
     var hooks: String? { swiftDataHooks.hooks }
 
     func validate() throws {
+        _ = try slicingMode()  // a bad --slices is a usage error, shown with migrate's usage
         if !swiftdata.isEmpty || migrationPlan != nil || hooks != nil || classes != nil || !fromSwiftdata.isEmpty {
             try validateSwiftData()
             return
