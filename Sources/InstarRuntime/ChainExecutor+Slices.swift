@@ -88,11 +88,7 @@ extension ChainExecutor {
             // The step's filter may leave rows out: a finished copy counts as all of them.
             if table.next == nil { table.rowsCopied = max(table.rowsCopied, table.rowsTotal) }
             next.slices!.tables[index] = table
-            let seconds = Date().timeIntervalSince(began)
-            if copied > 0, seconds > 0 {
-                let measured = Double(copied) / seconds
-                next.slices!.rowsPerSecond = next.slices!.rowsPerSecond.map { ($0 + measured) / 2 } ?? measured
-            }
+            next.slices!.rowsPerSecond = Self.rate(next.slices!.rowsPerSecond, rows: copied, since: began)
             return next
         }
         let progress = entry.slices!
@@ -111,6 +107,15 @@ extension ChainExecutor {
         let rows = try store.withDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.sqlQuoted)") } ?? 0
         let rate = (copyRate ?? 200_000) * 2
         return deadline.remaining > 2 * Double(rows) / rate
+    }
+
+    /// The rate after a slice of `rows` that began at `began`: the mean of the last rate and this
+    /// slice's, so one slow slice (a checkpoint, another process) moves the next sizes only halfway.
+    static func rate(_ last: Double?, rows: Int, since began: Date) -> Double? {
+        let seconds = Date().timeIntervalSince(began)
+        guard rows > 0, seconds > 0 else { return last }
+        let measured = Double(rows) / seconds
+        return last.map { ($0 + measured) / 2 } ?? measured
     }
 
     func sliceRows(rate: Double?) -> Int {
@@ -154,11 +159,7 @@ extension ChainExecutor {
                 entry = try commitUnit(failpoint: "retire") { [entry] db in
                     let (deleted, gone) = try store.deleteRetiredSlice(table, rows: rows, db)
                     dropped = gone
-                    let seconds = Date().timeIntervalSince(began)
-                    if deleted > 0, seconds > 0 {
-                        let measured = Double(deleted) / seconds
-                        retireRate = retireRate.map { ($0 + measured) / 2 } ?? measured
-                    }
+                    retireRate = Self.rate(retireRate, rows: deleted, since: began)
                     return entry
                 }
             }
