@@ -91,6 +91,9 @@ final class ProgressReporter: Sendable {
             return "  \(name): \(done)\(total.map { "/\($0)" } ?? "")"
         case .slice(let table, let copied, let total, let left):
             return "  copied \(copied)/\(total) rows ahead (last into \(table))" + (left.map { String(format: ", about %.1f s left", $0) } ?? "")
+        case .reclaiming(let rows, let pages):
+            guard rows > 0 || (pages ?? 0) > 0 else { return "  old tables deleted, their space given back" }
+            return "  giving back the old tables' space: " + (rows > 0 ? "at most \(rows) rows" : "\(pages ?? 0) free pages") + " left"
         case .stepFinished(let i, let n, let seconds):
             return String(format: "step %d/%d done in %.2f s", i + 1, n, seconds)
         case .paused(let reason):
@@ -110,7 +113,7 @@ final class ProgressReporter: Sendable {
 
 /// One line of `migrate --progress json`: an event and its fields (those of other events absent).
 struct ProgressEventJSON: Codable, Sendable, Equatable {
-    /// `started`, `stepStarted`, `hook`, `stepFinished`, `paused`, `finished`.
+    /// `started`, `stepStarted`, `hook`, `slice`, `stepFinished`, `reclaiming`, `paused`, `finished`.
     var event: String
     var run: String?
     /// `started`: the chain's steps; `finished`: the steps run.
@@ -131,6 +134,10 @@ struct ProgressEventJSON: Codable, Sendable, Equatable {
     var table: String?
     var copied: Int?
     var secondsLeft: Double?
+    /// `reclaiming`: at most how many rows of the tables a sliced run retired are left to delete,
+    /// then how many free pages to give back (absent until the rows are gone).
+    var rowsLeft: Int?
+    var freePagesLeft: Int?
     var seconds: Double?
     var reason: String?
 
@@ -150,6 +157,9 @@ struct ProgressEventJSON: Codable, Sendable, Equatable {
         case .slice(let table, let copied, let total, let left):
             self.init(event: "slice")
             (self.table, self.copied, of, secondsLeft) = (table, copied, total, left)
+        case .reclaiming(let rows, let pages):
+            self.init(event: "reclaiming")
+            (rowsLeft, freePagesLeft) = (rows, pages)
         case .stepFinished(let i, let n, let seconds):
             self.init(event: "stepFinished")
             (step, of, self.seconds) = (i + 1, n, seconds)

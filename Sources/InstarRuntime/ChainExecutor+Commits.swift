@@ -159,10 +159,11 @@ extension ChainExecutor {
         if record.phase == .before || record.status == .finished, let timing = stepTiming {
             record.timings[timing.label, default: 0] += Date().timeIntervalSince(timing.start)
         }
-        // Pages the steps freed go back to the file system before the run ends (``reclaimThenFinish(_:)``).
-        if record.status == .finished, incrementalVacuum, try Self.freePages(db) > 0 { record.status = .running }
-        // Tables the step retired are deleted in slices before the run ends (``dropRetiredTables(_:)``).
-        if record.status == .finished, try !store.retiredTables(db).isEmpty { record.status = .running }
+        // Pages the steps freed go back to the file system before the run ends (``reclaimThenFinish(_:)``),
+        // unless the step retired tables: the run ends at the target and they go after (``tidyUp()``).
+        if record.status == .finished, incrementalVacuum, try Self.freePages(db) > 0, try store.retiredTables(db).isEmpty {
+            record.status = .running
+        }
         try seal(record, db, failpoint: "step")
         return record
     }

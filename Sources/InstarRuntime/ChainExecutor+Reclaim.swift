@@ -8,15 +8,14 @@ import InstarStore
 /// 73.8 MB after its migration, a third of its pages free. Core Data creates its stores with
 /// `auto_vacuum = INCREMENTAL`, which lets `PRAGMA incremental_vacuum(N)` truncate the file by N free
 /// pages at a time, in an ordinary write transaction. The run does that before it ends, a slice of
-/// pages per commit (each with the journal record, so a budget, a cancel or a kill keeps the slices
-/// done and the next call continues), the last slice carrying the finished record: a run that freed
-/// nothing, or little, makes no extra commit. A store without incremental auto-vacuum keeps its free
+/// pages per commit, sized like a slice of rows from the rate measured (each with the journal record,
+/// so a budget, a cancel or a kill keeps the slices done and the next call continues), the last
+/// slice carrying the finished record: a run that freed
+/// nothing, or little, makes no extra commit. (A sliced run's retired tables and their pages go after
+/// the finish instead: ``tidyUp()``.) A store without incremental auto-vacuum keeps its free
 /// pages (SQLite reuses them); only a full `VACUUM`, which rewrites the whole file outside any
 /// transaction, would shrink it, and the dry run says so.
 extension ChainExecutor {
-    /// Pages given back per commit: 8 MB of 4 KB pages.
-    static let reclaimSlicePages = 2048
-
     /// Whether the store gives free pages back (`auto_vacuum = INCREMENTAL`), read when the run
     /// reads the store (``run(start:)``).
     static func readIncrementalVacuum(_ db: Database) throws -> Bool {
@@ -33,10 +32,14 @@ extension ChainExecutor {
     func reclaimThenFinish(_ entry: inout JournalEntry) throws -> MigrationResult? {
         while entry.status != .finished {
             if let reason = pauseReason() { return try pause(&entry, reason) }
+            let pages = sliceRows(rate: pageRate)
+            let began = Date()
             entry = try commitUnit(failpoint: "reclaim") { [entry] db in
-                try db.execute(sql: "PRAGMA incremental_vacuum(\(Self.reclaimSlicePages))")
+                let free = try Self.freePages(db)
+                try db.execute(sql: "PRAGMA incremental_vacuum(\(pages))")
                 var next = entry
                 if try Self.freePages(db) == 0 { next.status = .finished }
+                pageRate = Self.rate(pageRate, rows: min(pages, free), since: began)
                 return next
             }
         }

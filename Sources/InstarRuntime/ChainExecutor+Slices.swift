@@ -96,19 +96,6 @@ extension ChainExecutor {
         emit(.slice(table: copy.target, copied: progress.rowsCopied, of: progress.rowsTotal, secondsLeft: progress.secondsLeft))
     }
 
-    /// Rows for the next slice: fixed with ``Slicing/rows(_:)``; otherwise the measured rate times the
-    /// slice's time (a quarter of a second, or ``Slicing/seconds(_:)``, and at most half the budget
-    /// left), at least 100; the first slice, before any rate is known, is the floor.
-    /// Whether dropping the retired `table` at once fits: always without a budget; with one, when
-    /// twice the drop's estimated time is left (a drop frees pages at about twice the rate a copy
-    /// writes rows, measured at 1M rows with `secure_delete` on: Measurements.md).
-    private func dropFits(_ table: String) throws -> Bool {
-        guard let deadline else { return true }
-        let rows = try store.withDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.sqlQuoted)") } ?? 0
-        let rate = (copyRate ?? 200_000) * 2
-        return deadline.remaining > 2 * Double(rows) / rate
-    }
-
     /// The rate after a slice of `rows` that began at `began`: the mean of the last rate and this
     /// slice's, so one slow slice (a checkpoint, another process) moves the next sizes only halfway.
     static func rate(_ last: Double?, rows: Int, since began: Date) -> Double? {
@@ -118,6 +105,9 @@ extension ChainExecutor {
         return last.map { ($0 + measured) / 2 } ?? measured
     }
 
+    /// Rows for the next slice: fixed with ``Slicing/rows(_:)``; otherwise the measured rate times the
+    /// slice's time (a quarter of a second, or ``Slicing/seconds(_:)``, and at most half the budget
+    /// left), at least 100; the first slice, before any rate is known, is the floor.
     func sliceRows(rate: Double?) -> Int {
         let floor = 100
         var seconds = 0.25
@@ -129,41 +119,5 @@ extension ChainExecutor {
         if let deadline { seconds = min(seconds, max(0, deadline.remaining) / 2) }
         guard let rate, rate.isFinite else { return floor }
         return max(floor, Int(min(rate * seconds, Double(Int32.max))))
-    }
-}
-
-extension ChainExecutor {
-    /// Drops the tables a step retired (the sources of sliced copies), each in a commit of its own
-    /// when the run has no budget or the drop is estimated to fit well in what is left of it;
-    /// otherwise deletes its rows a slice per commit (slower than a drop, which only frees pages, but
-    /// within any budget) and drops it once empty. Returns the pause when a stop comes first. The
-    /// journal's position does not move: a run killed here finds the retired tables again and goes on.
-    func dropRetiredTables(_ entry: inout JournalEntry) throws -> MigrationResult? {
-        let tables = try StoreError.wrapping(path: store.path, doing: "reading the retired tables") {
-            try store.withDatabase { db in try store.retiredTables(db) }
-        }
-        for table in tables {
-            if let reason = pauseReason() { return try pause(&entry, reason) }
-            if try dropFits(table) {
-                entry = try commitUnit(failpoint: "retire") { [entry] db in
-                    try db.execute(sql: "DROP TABLE \(table.sqlQuoted)")
-                    return entry
-                }
-                continue
-            }
-            var dropped = false
-            while !dropped {
-                if let reason = pauseReason() { return try pause(&entry, reason) }
-                let rows = sliceRows(rate: retireRate)
-                let began = Date()
-                entry = try commitUnit(failpoint: "retire") { [entry] db in
-                    let (deleted, gone) = try store.deleteRetiredSlice(table, rows: rows, db)
-                    dropped = gone
-                    retireRate = Self.rate(retireRate, rows: deleted, since: began)
-                    return entry
-                }
-            }
-        }
-        return nil
     }
 }

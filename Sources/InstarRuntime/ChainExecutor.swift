@@ -53,6 +53,8 @@ final class ChainExecutor {
     var retireRate: Double?
     /// Rows per second of this call's slices, which estimates a retired table's drop.
     var copyRate: Double?
+    /// Free pages per second given back (``givePagesBack()``), measured by this call.
+    var pageRate: Double?
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: RegisteredHook], mappingHooks: [String: MappingSwiftHook] = [:],
@@ -91,8 +93,6 @@ final class ChainExecutor {
         incrementalVacuum = try store.withDatabase(Self.readIncrementalVacuum)
         guard var entry = try resumeOrStart(start) else { return .finished(steps: 0) }
         if let reason = pauseReason() { return .paused(reason) }
-        // A run killed while it deleted a retired table goes on with it first.
-        if resumedRun, let paused = try dropRetiredTables(&entry) { return paused }
         // No commit of its own for the start: the first unit's transaction carries the lease claim and
         // the start record (a hook that commits on its own is preceded by them: ``recordStart(_:)``).
         let started = Date()
@@ -105,6 +105,8 @@ final class ChainExecutor {
             return try recover(from: error, &entry)
         }
         if entry.status != .finished, let paused = try finish(&entry) { return paused }
+        // At the target: the space the run retired goes back within the time left (``tidyUp()``).
+        try tidyUp()
         emit(.finished(steps: entry.chain.count, seconds: Date().timeIntervalSince(started)))
         return .finished(steps: entry.chain.count)
     }
@@ -216,8 +218,7 @@ final class ChainExecutor {
     /// Where the store gives free pages back, they go first (``reclaimThenFinish(_:)``); returns the
     /// pause when a stop comes before the end.
     private func finish(_ entry: inout JournalEntry, failpoint: String = "journal.finish") throws -> MigrationResult? {
-        if let paused = try dropRetiredTables(&entry) { return paused }
-        if incrementalVacuum, try store.withDatabase({ db in try Self.freePages(db) }) > 0 {
+        if incrementalVacuum, try store.withDatabase({ db in try Self.freePages(db) > 0 && store.retiredTables(db).isEmpty }) {
             return try reclaimThenFinish(&entry)
         }
         entry.status = .finished
@@ -311,7 +312,6 @@ final class ChainExecutor {
                     through: versions, fuse: fuse, hooks: hooks, prefilled: prefilled, beforeCommit: beforeCommit,
                     onStatement: onStatement)
             }
-            if !prefilled.isEmpty, let paused = try dropRetiredTables(&entry) { return paused }
             if entry.status == .finished { return nil }
             if let reason = pauseReason() { return try pause(&entry, reason) }
         }

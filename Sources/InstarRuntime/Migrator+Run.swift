@@ -93,23 +93,29 @@ extension Migrator {
         // recovers it, as any opening would.
         let layout = try plan.storeLayout(path: path)
         var decision: RunDecision?
+        // A store at the target may still hold tables a sliced run retired: the call deletes them.
+        var leftRetiredTables = false
         if !FileManager.default.fileExists(atPath: path + "-journal") {
             do {
                 let reader = try SQLiteStore.open(
                     at: path, layout: layout, readOnly: true, configuration: request.configuration)
                 defer { try? reader.close() }
                 decision = try decide(reader, target: request.target)
+                leftRetiredTables = try Self.hasRetiredTables(reader)
             } catch let error as StoreError where [.readOnly, .needsRecovery].contains(error.kind) {
                 decision = nil
             }
         }
-        if case .upToDate? = decision { return .finished(steps: 0) }
+        if case .upToDate? = decision, !leftRetiredTables { return .finished(steps: 0) }
         if let reason = request.stopReason() { return .paused(reason) }  // nothing written yet
 
         let store = try SQLiteStore.open(at: path, layout: layout, configuration: request.configuration)
         defer { try? store.close() }
-        if decision == nil { decision = try decide(store, target: request.target) }
-        if case .upToDate? = decision { return .finished(steps: 0) }
+        if decision == nil {
+            decision = try decide(store, target: request.target)
+            leftRetiredTables = try Self.hasRetiredTables(store)
+        }
+        if case .upToDate? = decision, !leftRetiredTables { return .finished(steps: 0) }
         let settings = self.settings
         if let mode = settings.secureDelete ?? plan.options.secureDelete {
             try store.setSecureDelete(mode)
@@ -134,6 +140,10 @@ extension Migrator {
         // The lease is claimed by the run's first write transaction, not by a commit of its own; until
         // then another run may get there first (its claim is not readable before its first commit): a
         // run that committed nothing waits for it and starts again, within `wait`.
+        if case .upToDate? = decision {
+            try executor.tidyUp()
+            return .finished(steps: 0)
+        }
         let giveUp = Date().addingTimeInterval(request.wait)
         while true {
             guard try executor.awaitLease(until: giveUp) else { return .paused(request.stopReason() ?? .cancelled) }
@@ -151,6 +161,13 @@ extension Migrator {
                 if let reason = request.stopReason() { return .paused(reason) }
                 Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
             }
+        }
+    }
+
+    /// Whether the store holds tables a sliced run retired and has not deleted yet (``ChainExecutor/tidyUp()``).
+    static func hasRetiredTables(_ store: SQLiteStore) throws -> Bool {
+        try StoreError.wrapping(path: store.path, doing: "reading the retired tables") {
+            try store.withDatabase { db in try !store.retiredTables(db).isEmpty }
         }
     }
 

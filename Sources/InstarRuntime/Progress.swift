@@ -17,6 +17,11 @@ public enum ProgressEvent: Sendable, Equatable {
     /// rows of the step's rebuilt tables are copied ahead, the last slice into `table`; `secondsLeft`
     /// is the time the rest needs at the rate measured so far (nil before it is known).
     case slice(table: String, copied: Int, of: Int, secondsLeft: Double?)
+    /// The store is at the target, and the space a sliced run retired is being given back (``Slicing``):
+    /// at most `rowsLeft` rows of the old tables are left to delete, then `freePagesLeft` pages to
+    /// return to the file system (nil until the rows are gone, or on a store without incremental
+    /// auto-vacuum). The app may open the store meanwhile: a later call goes on with what is left.
+    case reclaiming(rowsLeft: Int, freePagesLeft: Int?)
     /// Step `index` (zero-based) of `of` is done and committed, after `seconds` (wall clock).
     case stepFinished(index: Int, of: Int, seconds: Double)
     /// Stopped at a safe point (time budget, cancellation or signal); the journal says where.

@@ -114,9 +114,10 @@ import Testing
         #expect(try content(sliced) == content(whole))
     }
 
-    /// Killed after a slice committed, in the swap, and while the retired old table's rows are deleted:
-    /// each time the next run resumes from the last commit and the store ends as an unsliced run leaves it.
-    @Test(arguments: ["slice.after-commit@3", "slice.before-commit@5", "step.before-commit", "retire.after-commit@1"])
+    /// Killed after a slice committed, in the swap, and while the retired old table's rows are deleted
+    /// (after the finish: the store is at the target then, and the journal says so): each time the next
+    /// run resumes from the last commit and the store ends as an unsliced run leaves it.
+    @Test(arguments: ["slice.after-commit@3", "slice.before-commit@5", "step.before-commit", "retire.after-commit@2"])
     func aKilledSlicedRunResumesExactly(failpoint: String) throws {
         let whole = try Self.fixture(rows: 500)
         let sliced = try Self.fixture(rows: 500)
@@ -125,15 +126,67 @@ import Testing
         reference.slicing = .off
         _ = try reference.migrate(storeAt: whole.store)
 
-        let killed = try sliced.instar(
-            ["migrate", sliced.plan, "--store", sliced.store, "--slices", "100rows"], environment: ["INSTAR_FAILPOINT": failpoint])
+        // A budget far above the run's time, so that the retired rows go a slice at a time.
+        let arguments = ["migrate", sliced.plan, "--store", sliced.store, "--slices", "100rows", "--time-budget", "3600"]
+        let killed = try sliced.instar(arguments, environment: ["INSTAR_FAILPOINT": failpoint])
         #expect(killed.reason == .uncaughtSignal, "\(killed)")
         let journal = try sliced.journal()
-        #expect(journal?.status == .running)
+        if failpoint.hasPrefix("retire") {
+            #expect(journal == nil || journal?.status == .finished)
+            #expect(try sliced.ints(#"SELECT count(*) FROM "_instar_retired_1""#) == [300])
+        } else {
+            #expect(journal?.status == .running)
+        }
         if failpoint.hasPrefix("slice.after-commit") { #expect(journal?.slices?.rowsCopied == 300) }
-        let resumed = try sliced.instar(["migrate", sliced.plan, "--store", sliced.store, "--slices", "100rows"])
+        let resumed = try sliced.instar(arguments)
         #expect(resumed.status == 0, "\(resumed)")
         #expect(try content(sliced) == content(whole))
+    }
+
+    /// With a budget, the run ends when the store is at the target: the old table it retired is
+    /// deleted within the time left and by the calls after (each returns `.finished`, and a call
+    /// with nothing else to do gives back the space), never holding the app back a launch for it.
+    @Test func theRetiredTableGoesAfterTheFinishWithinEachBudget() throws {
+        let whole = try Self.fixture(rows: 1000)
+        let sliced = try Self.fixture(rows: 1000)
+        defer { whole.remove(); sliced.remove() }
+        let reference = try whole.migrator()
+        reference.slicing = .off
+        _ = try reference.migrate(storeAt: whole.store)
+
+        let time = ManualBudgetClock()
+        let migrator = try sliced.migrator()
+        migrator.slicing = .rows(100)
+        migrator.budgetClock = time.clock
+        var results: [MigrationResult] = []
+        var retiredLeft: [Int] = []
+        for _ in 0..<20 {
+            var reclaimed: [Int] = []
+            let result = try migrator.migrate(storeAt: sliced.store, timeBudget: 0.35) { event in
+                switch event {
+                case .slice: time.advance(by: 0.1)
+                case .reclaiming(let rows, _):
+                    reclaimed.append(rows)
+                    time.advance(by: 0.1)
+                default: break
+                }
+            }
+            results.append(result)
+            let left = try sliced.read { db in
+                try db.tableExists("_instar_retired_1") ? try Int.fetchOne(db, sql: #"SELECT count(*) FROM "_instar_retired_1""#) ?? -1 : 0
+            }
+            if result.isFinished { retiredLeft.append(left) }
+            #expect(reclaimed == reclaimed.sorted(by: >), "rows left only go down: \(reclaimed)")
+            if result.isFinished && left == 0 { break }
+        }
+        // Copying takes three calls (400, 800, then 1000 and the swap); the third ends at the target.
+        #expect(Array(results.prefix(3)) == [.paused(.timeBudget), .paused(.timeBudget), .finished(steps: 1)])
+        #expect(results.dropFirst(3).allSatisfy { $0 == .finished(steps: 0) })
+        // After the finish, each call deletes what its budget allows, a slice at a time.
+        #expect(retiredLeft.count >= 3 && retiredLeft.first! > 0 && retiredLeft.last == 0)
+        #expect(retiredLeft == retiredLeft.sorted(by: >))
+        #expect(try content(sliced) == content(whole))
+        #expect(try sliced.journal() == nil || sliced.journal()?.status == .finished)
     }
 
     /// Without a budget and with the default setting nothing is sliced: one commit, as before.

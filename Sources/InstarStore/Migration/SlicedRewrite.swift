@@ -60,6 +60,7 @@ extension SQLiteStore {
     /// change capture goes in both cases.
     func takeSlicedCopies(_ copies: [SlicedCopy], unit: TransactionPlan.Unit, _ db: Database) throws -> [String: String] {
         guard !copies.isEmpty else { return [:] }
+        try moveAsideRetiredTables(of: copies, db)
         let wanted = Set(StepSQLPlanner.sliceable(unit.program, actual: try readSchema(db)))
         var taken: [String: String] = [:]
         for copy in copies {
@@ -110,14 +111,35 @@ extension SQLiteStore {
             arguments: [SlicedCopy.retiredPrefix.count, SlicedCopy.retiredPrefix])
     }
 
-    /// Inside the caller's transaction: deletes up to `rows` rows of the retired `table`, in rowid order,
-    /// and drops it once it is empty. Returns the rows deleted and whether it is gone.
-    package func deleteRetiredSlice(_ table: String, rows: Int, _ db: Database) throws -> (deleted: Int, dropped: Bool) {
+    /// At most how many rows the retired `table` still has: the span of its rowids, read from the
+    /// two ends of its b-tree (a count would read every page, a launch's budget on a big table).
+    package func retiredRowsAtMost(_ table: String, _ db: Database) throws -> Int {
+        let name = table.sqlQuoted
+        let span = try Row.fetchOne(db, sql: "SELECT min(rowid) AS low, max(rowid) AS high FROM \(name)")
+        guard let low: Int64 = span?["low"], let high: Int64 = span?["high"] else { return 0 }
+        let (width, overflow) = high.subtractingReportingOverflow(low)
+        return overflow || width >= Int64(Int.max) ? Int.max : Int(width) + 1
+    }
+
+    /// Inside the caller's transaction: deletes up to `rows` rows of the retired `table`, in rowid
+    /// order. Returns the rows deleted: fewer than `rows` when the table is now empty.
+    package func deleteRetiredSlice(_ table: String, rows: Int, _ db: Database) throws -> Int {
         let name = table.sqlQuoted
         try db.execute(sql: "DELETE FROM \(name) WHERE rowid IN (SELECT rowid FROM \(name) ORDER BY rowid LIMIT ?)", arguments: [rows])
-        let deleted = db.changesCount
-        guard deleted < rows else { return (deleted, false) }
-        try db.execute(sql: "DROP TABLE \(name)")
-        return (deleted, true)
+        return db.changesCount
+    }
+
+    /// Inside the step's transaction, before it retires the sources of `copies`: a table already
+    /// under a retired name (left by an earlier run whose tidy-up has not ended) moves to a free name
+    /// with the same prefix, so that the new retirement never collides with it and both are tidied.
+    func moveAsideRetiredTables(of copies: [SlicedCopy], _ db: Database) throws {
+        let existing = Set(try retiredTables(db))
+        for copy in copies {
+            let name = SlicedCopy.retiredName(copy.staging)
+            guard existing.contains(name) else { continue }
+            var suffix = 2
+            while try existing.contains("\(name)_\(suffix)") || db.tableExists("\(name)_\(suffix)") { suffix += 1 }
+            try db.execute(sql: "ALTER TABLE \(name.sqlQuoted) RENAME TO \("\(name)_\(suffix)".sqlQuoted)")
+        }
     }
 }
