@@ -141,7 +141,7 @@ public final class Migrator: Sendable {
             else { continue }
             let program = try store.compileMapping(mapping.model, from: from, to: to)
             missing += resolver.missing(in: program).map {
-                MissingHook(hook: $0.name, step: "\(step.from) → \(step.to)", reason: .mapping($0.line))
+                MissingHook(hook: $0.requirement.name, step: "\(step.from) → \(step.to)", reason: .mapping($0.requirement, $0.gap))
             }
         }
         return missing
