@@ -134,6 +134,9 @@ public enum ModelValidation: Sendable, Hashable {
 public struct ModelError: InstarError, CustomStringConvertible {
     /// Every problem found, in the order found; never empty.
     public var problems: [ModelProblem]
+    /// The reader's own error behind the problems, when one reader failure is all they say (a compiled
+    /// model's broken keyed archive), kept as a value so that callers can tell which failure it was.
+    package var underlying: (any Error)? = nil
 
     /// Wraps the problems a reader or validation collected.
     public init(_ problems: [ModelProblem]) {

@@ -20,7 +20,7 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
         /// A key the object must have is absent.
         case missingKey(at: String, key: String)
         /// A model archive without any entity (what `NSEntities` held instead): no real model is.
-        case noEntities(at: String, found: String)
+        case noEntities(at: String, found: EntitiesFound)
 
         package var description: String {
             switch self {
@@ -32,7 +32,24 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
                 "\(from) refers to $objects[\(uid)], but the archive has only \(count) objects"
             case .malformed(let at, let problem): "\(at): \(problem)"
             case .missingKey(let at, let key): "\(at) has no \(key)"
-            case .noEntities(let at, let found): "\(at): the model has no entity: \(found); a Core Data model always has one"
+            case .noEntities(let at, let found): "\(at): the model has no entity: \(found.description(root: at)); a Core Data model always has one"
+            }
+        }
+    }
+
+    /// What a model archive without entities holds where `NSEntities` should list them.
+    package enum EntitiesFound: Sendable, Hashable {
+        /// `NSEntities` is an object of `className` with no entity, and these keys.
+        case emptyCollection(className: String, keys: [String])
+        /// The root has no `NSEntities`; these are its keys.
+        case noEntitiesKey(rootKeys: [String])
+
+        func description(root: String) -> String {
+            switch self {
+            case .emptyCollection(let className, let keys):
+                "NSEntities is an \(className) with no entity (its keys: \(keys.joined(separator: ", ")))"
+            case .noEntitiesKey(let rootKeys):
+                "the root \(root) has no NSEntities (its keys: \(rootKeys.joined(separator: ", ")))"
             }
         }
     }
