@@ -71,6 +71,11 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
     /// hook a plan names, the version listed twice, the model file that cannot be read. Kept beside the
     /// message so that tools and tests can tell which one without reading the prose.
     package var value: String? = nil
+    /// The model file's key whose value is refused (`columnType`, `onDelete`, `columnSQL`), when the
+    /// problem is about one key of a property rather than the property as a whole.
+    package var key: String? = nil
+    /// For text refused before it is parsed: the reader's limit it passes, with the amount measured.
+    package var limit: ReadLimit? = nil
 
     /// Creates an error-severity problem.
     public init(
@@ -103,6 +108,15 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
         if let hint { text += "\n  hint: \(hint)" }
         return text
     }
+}
+
+/// A limit a reader applies to text before parsing it (so that a damaged or hostile file cannot exhaust
+/// the stack or memory), with what the text measured against it.
+package enum ReadLimit: Sendable, Hashable {
+    /// The text nests about `depth` levels deep, more than `maximum`.
+    case depth(Int, maximum: Int)
+    /// Aliases expand the text to about `bytes`, more than `maximum`.
+    case expandedBytes(Int, maximum: Int)
 }
 
 /// How strictly a model is validated.

@@ -7,6 +7,9 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
     package enum Reason: Error, Sendable, Hashable, CustomStringConvertible {
         /// PropertyListSerialization refused the bytes (truncated, or not a property list at all).
         case notAPropertyList(String)
+        /// A text property list nested `levels` deep, more than the `maximum` read (Foundation's reader
+        /// recurses once per level), refused before Foundation sees it.
+        case nestsTooDeep(levels: Int, maximum: Int)
         /// A property list, but without the `$archiver`/`$objects`/`$top` frame of a keyed archive.
         case notAKeyedArchive(String)
         /// `$archiver` names another archiver class.
@@ -25,6 +28,7 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
         package var description: String {
             switch self {
             case .notAPropertyList(let detail): "not a property list (\(detail))"
+            case .nestsTooDeep(let levels, let maximum): "not a property list (it nests \(levels) levels deep, more than \(maximum))"
             case .notAKeyedArchive(let detail): "not a keyed archive: \(detail)"
             case .unsupportedArchiver(let name): "archived by '\(name)', not by NSKeyedArchiver"
             case .unsupportedVersion(let version): "unsupported keyed-archive version \(version) (expected 100000)"
