@@ -76,6 +76,9 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
     package var key: String? = nil
     /// For text refused before it is parsed: the reader's limit it passes, with the amount measured.
     package var limit: ReadLimit? = nil
+    /// For a misspelt key or name: the closest one that would do, which the hint offers ("did you
+    /// mean …?").
+    package var suggestion: String? = nil
 
     /// Creates an error-severity problem.
     public init(

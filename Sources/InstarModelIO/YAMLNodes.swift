@@ -112,10 +112,12 @@ package struct YAMLWalker {
         entity: String? = nil, property: String? = nil
     ) {
         for pair in pairs where !allowed.contains(pair.key) {
-            let hint = Spelling.suggestion(for: pair.key, among: allowed).map { $0 + " " } ?? ""
+            let closest = Spelling.closest(to: pair.key, among: allowed)
+            let hint = closest.map { Spelling.didYouMean($0) + " " } ?? ""
             report(
                 .unknownKey, "unknown key '\(pair.key)' in \(what)", at: pair.keyNode, entity: entity,
                 property: property, hint: hint + "allowed keys: \(allowed.joined(separator: ", "))")
+            problems[problems.count - 1].suggestion = closest
         }
     }
 
