@@ -82,11 +82,13 @@ package struct YAMLWalker {
 
     package mutating func report(
         _ kind: ModelProblem.Kind, _ message: String, at node: Node, entity: String? = nil, property: String? = nil,
-        hint: String? = nil
+        hint: String? = nil, key: String? = nil, value: String? = nil
     ) {
-        problems.append(
-            ModelProblem(
-                kind, message, location: source.location(of: node), entity: entity, property: property, hint: hint))
+        var problem = ModelProblem(
+            kind, message, location: source.location(of: node), entity: entity, property: property, hint: hint)
+        problem.key = key
+        problem.value = value
+        problems.append(problem)
     }
 
     /// The key/value pairs of a mapping node, or a reported problem and an empty list.

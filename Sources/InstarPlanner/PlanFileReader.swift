@@ -42,7 +42,8 @@ public enum PlanFileReader {
         guard let value = walker.int(node, what: what) else { return nil }
         guard range.contains(value) else {
             walker.report(
-                .invalidValue, "\(what) must be between \(range.lowerBound) and \(range.upperBound), not \(value)", at: node)
+                .invalidValue, "\(what) must be between \(range.lowerBound) and \(range.upperBound), not \(value)", at: node,
+                key: what, value: String(value))
             return nil
         }
         return value
