@@ -79,6 +79,8 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
     /// For a misspelt key or name: the closest one that would do, which the hint offers ("did you
     /// mean …?").
     package var suggestion: String? = nil
+    /// The plan's versions the problem is about, in order: a stage's two ends.
+    package var versions: [String] = []
 
     /// Creates an error-severity problem.
     public init(

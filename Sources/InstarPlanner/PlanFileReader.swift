@@ -343,16 +343,18 @@ enum PlanValidator {
             check(stage.from, "stages[\(i)].from")
             check(stage.to, "stages[\(i)].to")
             if let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a == b {
-                problems.append(
-                    ModelProblem(
-                        .invalidValue, "stage \(stage.from) → \(stage.to) goes nowhere: 'from' and 'to' are the same version",
-                        location: plan.location("stages[\(i)]"),
-                        hint: "a stage migrates from one version to a newer one; to run code without a schema change, add a version with a new hashModifier"))
+                var problem = ModelProblem(
+                    .invalidValue, "stage \(stage.from) → \(stage.to) goes nowhere: 'from' and 'to' are the same version",
+                    location: plan.location("stages[\(i)]"),
+                    hint: "a stage migrates from one version to a newer one; to run code without a schema change, add a version with a new hashModifier")
+                problem.versions = [stage.from, stage.to]
+                problems.append(problem)
             } else if let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a > b {
-                problems.append(
-                    ModelProblem(
-                        .invalidValue, "stage \(stage.from) → \(stage.to) goes backwards",
-                        location: plan.location("stages[\(i)]"), hint: "a stage goes from an older to a newer version"))
+                var problem = ModelProblem(
+                    .invalidValue, "stage \(stage.from) → \(stage.to) goes backwards",
+                    location: plan.location("stages[\(i)]"), hint: "a stage goes from an older to a newer version")
+                problem.versions = [stage.from, stage.to]
+                problems.append(problem)
             }
             for hook in stage.hooks where plan.hooks[hook] == nil {
                 var problem = ModelProblem(
