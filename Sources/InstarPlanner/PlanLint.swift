@@ -93,6 +93,11 @@ package struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     package var stopsInside: [StageStop] = []
     /// For a probable rename: what the step drops, by the older version's names.
     package var dropped: Warning.DroppedData?
+    /// For a CloudKit uniqueness-constraint finding: the constraint's properties.
+    package var constraint: [String] = []
+    /// For a CloudKit model rule that several versions break: how many versions older than the one it
+    /// is reported at break it too.
+    package var alsoInOlderVersions = 0
     /// For ``Check/invalidPlan``: the value the reader's problem is about (an unknown version or hook),
     /// when there is one.
     package var value: String?
