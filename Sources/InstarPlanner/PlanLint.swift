@@ -264,7 +264,7 @@ package enum PlanLint {
             // A chain must stop at pinned versions and at the ends of other stages: one inside this
             // stage splits it, and the stage is never taken.
             guard b <= targetIndex else { continue }
-            var inside: [StageStop] = []
+            var inside: [LintFinding.StageStop] = []
             for pinned in plan.pinned {
                 if let p = plan.index(of: pinned), p > a, p < b { inside.append(.pinned(pinned)) }
             }
