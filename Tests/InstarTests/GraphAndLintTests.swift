@@ -312,7 +312,7 @@ private func dotEdges(_ text: String) -> [DotEdge] {
         #expect(unknownVersion.errors == 1 && unknownVersion.warnings == 0)
         let finding = try #require(unknownVersion.findings.first)
         #expect(finding.file == unknown.path && finding.line == 2 && finding.column == 1 && finding.severity == "error")
-        #expect(finding.check == "invalidPlan" && finding.message.contains("'G9'") && finding.hint != nil)
+        #expect(finding.check == "invalidPlan" && finding.value == "G9" && finding.hint != nil)
 
         let hookless = try PlanFixture(models: growingModels, plan: """
             versions: [models/v1.yaml, models/v2.yaml]
