@@ -17,13 +17,21 @@ struct SwiftDataPlan {
         let message: String
         let hint: String
         let location: SourceLocation?
+        /// The schemas it is about, in order (a stage's two ends, or two schemas no stages connect).
+        var versions: [String]? = nil
+        /// The entity a change that cannot be inferred is about.
+        var entity: String? = nil
+        /// The property a change that cannot be inferred is about, when it is one property.
+        var property: String? = nil
 
         var text: String {
             (location.map { "\($0): " } ?? "") + "error: \(message)\n  hint: \(hint)"
         }
 
         var json: SwiftDataProblemsJSON.Problem {
-            SwiftDataProblemsJSON.Problem(kind: kind, message: message, hint: hint, location: location?.description)
+            SwiftDataProblemsJSON.Problem(
+                kind: kind, message: message, hint: hint, location: location?.description, versions: versions, entity: entity,
+                property: property)
         }
     }
 
@@ -181,14 +189,14 @@ struct SwiftDataPlan {
                         kind: "not-inferable",
                         message: "SwiftData cannot migrate the store to the current sources in one inferred step: \(change.subject): \(change.verdict.reason)",
                         hint: "introduce VersionedSchemas: the shipped schema (the store's) as V1, the current one as V2, and a SchemaMigrationPlan with `.custom(fromVersion: V1.self, toVersion: V2.self, willMigrate:didMigrate:)` that moves the data (or an intermediate schema so each stage makes one inferable change); `instar plan --swiftdata <sources> --store <shipped store> --scaffold <dir>` (or `--from-swiftdata <its sources>` for the store) writes them to start from",
-                        location: at))
+                        location: at, versions: [from.name, to.name], entity: change.entity, property: change.property))
                     continue
                 }
                 findings.append(Finding(
                     kind: "not-inferable",
                     message: "the lightweight stage \(from.name) → \(to.name) cannot be inferred: \(change.subject): \(change.verdict.reason)",
                     hint: "make it `.custom(fromVersion:toVersion:willMigrate:didMigrate:)` and move the data in willMigrate/didMigrate, or add an intermediate schema so each stage makes one inferable change",
-                    location: stage.location))
+                    location: stage.location, versions: [from.name, to.name], entity: change.entity, property: change.property))
             }
         }
         for (i, start) in names.enumerated() {
@@ -201,7 +209,7 @@ struct SwiftDataPlan {
                 findings.append(Finding(
                     kind: "unreachable", message: "no stages lead from \(start) to \(later): a store at \(start) cannot be migrated",
                     hint: "add a stage from \(start) (or a schema it reaches) to the next schema, e.g. `.lightweight(fromVersion: \(start).self, toVersion: \(names[i + 1]).self)`",
-                    location: migrationPlan.location))
+                    location: migrationPlan.location, versions: [start, later]))
                 break
             }
         }
@@ -298,5 +306,11 @@ struct SwiftDataProblemsJSON: Codable, Sendable, Equatable {
         var hint: String
         /// file:line:column, when the problem has a place in the sources.
         var location: String?
+        /// The schemas it is about, in order, when it is about schemas.
+        var versions: [String]?
+        /// The entity a change that cannot be inferred is about.
+        var entity: String?
+        /// The property a change that cannot be inferred is about.
+        var property: String?
     }
 }

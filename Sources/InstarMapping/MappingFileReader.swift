@@ -252,11 +252,14 @@ package struct MappingFile: Sendable {
         let names = versions.map(\.name)
         func find(_ name: String, _ location: SourceLocation, _ side: String) -> Model? {
             if let model = versions.first(where: { $0.name == name }) { return model }
-            let close = Spelling.suggestion(for: name, among: names).map { $0 + " " } ?? ""
-            problems.append(
-                ModelProblem(
-                    .invalidValue, "the \(side) version '\(name)' is not one of the plan's versions", location: location,
-                    hint: close + "versions: \(names.joined(separator: ", "))"))
+            let closest = Spelling.closest(to: name, among: names)
+            let close = closest.map { Spelling.didYouMean($0) + " " } ?? ""
+            var problem = ModelProblem(
+                .invalidValue, "the \(side) version '\(name)' is not one of the plan's versions", location: location,
+                hint: close + "versions: \(names.joined(separator: ", "))")
+            problem.value = name
+            problem.suggestion = closest
+            problems.append(problem)
             return nil
         }
         let source = find(sourceVersion, sourceLocation, "source")
@@ -282,12 +285,15 @@ package struct MappingFile: Sendable {
             guard let entity else { return true }
             if version.entity(named: entity) != nil { return true }
             let names = version.entities.map(\.name)
-            let close = Spelling.suggestion(for: entity, among: names).map { $0 + " " } ?? ""
-            problems.append(
-                ModelProblem(
-                    .invalidValue, "entity mapping '\(mapping.name)': \(side) entity '\(entity)' is not in \(version.name)",
-                    location: mapping.location,
-                    hint: close + "entities of \(version.name): \(names.joined(separator: ", "))"))
+            let closest = Spelling.closest(to: entity, among: names)
+            let close = closest.map { Spelling.didYouMean($0) + " " } ?? ""
+            var problem = ModelProblem(
+                .invalidValue, "entity mapping '\(mapping.name)': \(side) entity '\(entity)' is not in \(version.name)",
+                location: mapping.location,
+                hint: close + "entities of \(version.name): \(names.joined(separator: ", "))")
+            problem.value = entity
+            problem.suggestion = closest
+            problems.append(problem)
             return false
         }
         completed.entityMappings = model.entityMappings.map { mapping in
@@ -303,11 +309,14 @@ package struct MappingFile: Sendable {
                 (mapping.attributeMappings, attributes, "attribute"), (mapping.relationshipMappings, relationships, "relationship"),
             ] {
                 for property in listed where !names.contains(property.name) {
-                    let close = Spelling.suggestion(for: property.name, among: names).map { $0 + " " } ?? ""
-                    problems.append(
-                        ModelProblem(
-                            .invalidValue, "entity mapping '\(mapping.name)': '\(entity)' has no \(kind) '\(property.name)' in \(destination.name)",
-                            location: property.location, hint: close + "\(kind)s: \(names.joined(separator: ", "))"))
+                    let closest = Spelling.closest(to: property.name, among: names)
+                    let close = closest.map { Spelling.didYouMean($0) + " " } ?? ""
+                    var problem = ModelProblem(
+                        .invalidValue, "entity mapping '\(mapping.name)': '\(entity)' has no \(kind) '\(property.name)' in \(destination.name)",
+                        location: property.location, hint: close + "\(kind)s: \(names.joined(separator: ", "))")
+                    problem.value = property.name
+                    problem.suggestion = closest
+                    problems.append(problem)
                 }
             }
             // Xcode makes one property mapping per destination property, in the model's order.

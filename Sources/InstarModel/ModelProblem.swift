@@ -71,6 +71,16 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
     /// hook a plan names, the version listed twice, the model file that cannot be read. Kept beside the
     /// message so that tools and tests can tell which one without reading the prose.
     package var value: String? = nil
+    /// The model file's key whose value is refused (`columnType`, `onDelete`, `columnSQL`), when the
+    /// problem is about one key of a property rather than the property as a whole.
+    package var key: String? = nil
+    /// For text refused before it is parsed: the reader's limit it passes, with the amount measured.
+    package var limit: ReadLimit? = nil
+    /// For a misspelt key or name: the closest one that would do, which the hint offers ("did you
+    /// mean …?").
+    package var suggestion: String? = nil
+    /// The plan's versions the problem is about, in order: a stage's two ends.
+    package var versions: [String] = []
 
     /// Creates an error-severity problem.
     public init(
@@ -105,6 +115,15 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// A limit a reader applies to text before parsing it (so that a damaged or hostile file cannot exhaust
+/// the stack or memory), with what the text measured against it.
+package enum ReadLimit: Sendable, Hashable {
+    /// The text nests about `depth` levels deep, more than `maximum`.
+    case depth(Int, maximum: Int)
+    /// Aliases expand the text to about `bytes`, more than `maximum`.
+    case expandedBytes(Int, maximum: Int)
+}
+
 /// How strictly a model is validated.
 ///
 /// Instar's own model files are checked strictly: a mistake there is the user's to fix now. An Xcode
@@ -134,6 +153,9 @@ public enum ModelValidation: Sendable, Hashable {
 public struct ModelError: InstarError, CustomStringConvertible {
     /// Every problem found, in the order found; never empty.
     public var problems: [ModelProblem]
+    /// The reader's own error behind the problems, when one reader failure is all they say (a compiled
+    /// model's broken keyed archive), kept as a value so that callers can tell which failure it was.
+    package var underlying: (any Error)? = nil
 
     /// Wraps the problems a reader or validation collected.
     public init(_ problems: [ModelProblem]) {

@@ -40,11 +40,13 @@ struct ModelValidator {
     }
 
     private mutating func report(
-        _ kind: ModelProblem.Kind, _ message: String, entity: String, property: String? = nil, hint: String? = nil
+        _ kind: ModelProblem.Kind, _ message: String, entity: String, property: String? = nil, hint: String? = nil,
+        key: String? = nil
     ) {
-        problems.append(
-            ModelProblem(
-                kind, message, location: where_(entity, property), entity: entity, property: property, hint: hint))
+        var problem = ModelProblem(
+            kind, message, location: where_(entity, property), entity: entity, property: property, hint: hint)
+        problem.key = key
+        problems.append(problem)
     }
 
     private mutating func indexEntities() {
@@ -172,21 +174,23 @@ struct ModelValidator {
             report(
                 .invalidValue,
                 "columnType '\(type)' is not a SQLite type name (\(SQLTypeName.shape)); it is not written into SQL",
-                entity: entity, property: property, hint: "write the declared type alone, e.g. columnType: \"varchar(40)\"")
+                entity: entity, property: property, hint: "write the declared type alone, e.g. columnType: \"varchar(40)\"",
+                key: "columnType")
         }
         if let action = column.onDelete, SQLForeignKeyAction.normalized(action) == nil {
             report(
                 .invalidValue,
                 "onDelete '\(action)' is not one of SQLite's actions (\(SQLForeignKeyAction.all.joined(separator: ", "))); "
                     + "it is not written into SQL",
-                entity: entity, property: property)
+                entity: entity, property: property, key: "onDelete")
         }
         if let clause = column.sql, !SQLColumnClause.staysInItsColumn(clause) {
             report(
                 .invalidValue,
                 "columnSQL '\(clause)' does not stay inside its column (unbalanced quotes or parentheses, or a ',', ';' "
                     + "or comment outside them); it is not written into SQL",
-                entity: entity, property: property, hint: "columnSQL holds column clauses only, e.g. CHECK (price >= 0)")
+                entity: entity, property: property, hint: "columnSQL holds column clauses only, e.g. CHECK (price >= 0)",
+                key: "columnSQL")
         }
     }
 

@@ -2,7 +2,12 @@
 package enum Spelling {
     /// A hint naming the closest candidate, or nil when none is close enough to be a likely typo.
     package static func suggestion(for name: String, among candidates: [String]) -> String? {
-        closest(to: name, among: candidates).map { "did you mean '\($0)'?" }
+        closest(to: name, among: candidates).map(didYouMean)
+    }
+
+    /// The words offering `candidate` in place of a misspelt name.
+    package static func didYouMean(_ candidate: String) -> String {
+        "did you mean '\(candidate)'?"
     }
 
     package static func closest(to name: String, among candidates: [String]) -> String? {

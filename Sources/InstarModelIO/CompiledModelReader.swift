@@ -79,10 +79,12 @@ public enum CompiledModelReader {
         } catch {
             // An archive without entities lacks what makes it a model; anything else is a broken archive.
             let kind: ModelProblem.Kind = if case .noEntities = error.reason { .missingKey } else { .syntax }
-            throw ModelError(
+            var failure = ModelError(
                 ModelProblem(
                     kind, error.reason.description, location: SourceLocation(file: error.file),
                     hint: "this is not an intact compiled Core Data model (.mom); copy it again from the app"))
+            failure.underlying = error
+            throw failure
         }
         let model: Model
         do {
@@ -116,12 +118,11 @@ public enum CompiledModelReader {
     private static func noEntities(in root: ArchivedObject, archive: KeyedArchive, file: String)
         throws(KeyedArchiveError) -> KeyedArchiveError
     {
-        let found: String
+        let found: KeyedArchiveError.EntitiesFound
         if let dictionary = try root.object("NSEntities") {
-            let fields = dictionary.fieldNames.joined(separator: ", ")
-            found = "NSEntities is an \(dictionary.className) with no entity (its keys: \(fields))"
+            found = .emptyCollection(className: dictionary.className, keys: dictionary.fieldNames)
         } else {
-            found = "the root \(root.label) has no NSEntities (its keys: \(root.fieldNames.joined(separator: ", ")))"
+            found = .noEntitiesKey(rootKeys: root.fieldNames)
         }
         return KeyedArchiveError(file: file, .noEntities(at: root.label, found: found))
     }

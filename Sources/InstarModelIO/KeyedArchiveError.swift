@@ -7,6 +7,9 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
     package enum Reason: Error, Sendable, Hashable, CustomStringConvertible {
         /// PropertyListSerialization refused the bytes (truncated, or not a property list at all).
         case notAPropertyList(String)
+        /// A text property list nested `levels` deep, more than the `maximum` read (Foundation's reader
+        /// recurses once per level), refused before Foundation sees it.
+        case nestsTooDeep(levels: Int, maximum: Int)
         /// A property list, but without the `$archiver`/`$objects`/`$top` frame of a keyed archive.
         case notAKeyedArchive(String)
         /// `$archiver` names another archiver class.
@@ -20,11 +23,12 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
         /// A key the object must have is absent.
         case missingKey(at: String, key: String)
         /// A model archive without any entity (what `NSEntities` held instead): no real model is.
-        case noEntities(at: String, found: String)
+        case noEntities(at: String, found: EntitiesFound)
 
         package var description: String {
             switch self {
             case .notAPropertyList(let detail): "not a property list (\(detail))"
+            case .nestsTooDeep(let levels, let maximum): "not a property list (it nests \(levels) levels deep, more than \(maximum))"
             case .notAKeyedArchive(let detail): "not a keyed archive: \(detail)"
             case .unsupportedArchiver(let name): "archived by '\(name)', not by NSKeyedArchiver"
             case .unsupportedVersion(let version): "unsupported keyed-archive version \(version) (expected 100000)"
@@ -32,7 +36,24 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
                 "\(from) refers to $objects[\(uid)], but the archive has only \(count) objects"
             case .malformed(let at, let problem): "\(at): \(problem)"
             case .missingKey(let at, let key): "\(at) has no \(key)"
-            case .noEntities(let at, let found): "\(at): the model has no entity: \(found); a Core Data model always has one"
+            case .noEntities(let at, let found): "\(at): the model has no entity: \(found.description(root: at)); a Core Data model always has one"
+            }
+        }
+    }
+
+    /// What a model archive without entities holds where `NSEntities` should list them.
+    package enum EntitiesFound: Sendable, Hashable {
+        /// `NSEntities` is an object of `className` with no entity, and these keys.
+        case emptyCollection(className: String, keys: [String])
+        /// The root has no `NSEntities`; these are its keys.
+        case noEntitiesKey(rootKeys: [String])
+
+        func description(root: String) -> String {
+            switch self {
+            case .emptyCollection(let className, let keys):
+                "NSEntities is an \(className) with no entity (its keys: \(keys.joined(separator: ", ")))"
+            case .noEntitiesKey(let rootKeys):
+                "the root \(root) has no NSEntities (its keys: \(rootKeys.joined(separator: ", ")))"
             }
         }
     }

@@ -33,7 +33,7 @@ indirect enum PlistNode {
         // `<plist>` and the root element add two levels to what the value itself nests.
         let nesting = CheckedPropertyList.textNesting(data)
         guard nesting <= BinaryPropertyList.maximumDepth + 2 else {
-            throw .notAPropertyList("it nests \(nesting) levels deep, more than \(BinaryPropertyList.maximumDepth)")
+            throw .nestsTooDeep(levels: nesting, maximum: BinaryPropertyList.maximumDepth)
         }
         let plist: Any
         do {

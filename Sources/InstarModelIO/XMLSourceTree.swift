@@ -55,11 +55,13 @@ package enum XMLSourceTree {
             // FoundationXML traps on element and attribute names that are not UTF-8, before any
             // error callback: such a file must not reach the parser.
             let (line, column) = text.position(of: offset)
-            throw ModelError(
-                ModelProblem(
-                    .syntax, "the file is not valid UTF-8 (byte 0x\(String(data[data.startIndex + offset], radix: 16)))",
-                    location: SourceLocation(file: file, line: line, column: column),
-                    hint: "Xcode writes these files in UTF-8: this one is damaged"))
+            let byte = "0x" + String(data[data.startIndex + offset], radix: 16)
+            var problem = ModelProblem(
+                .syntax, "the file is not valid UTF-8 (byte \(byte))",
+                location: SourceLocation(file: file, line: line, column: column),
+                hint: "Xcode writes these files in UTF-8: this one is damaged")
+            problem.value = byte
+            throw ModelError(problem)
         }
         let recorder = Recorder(file: file, text: text)
         let parser = XMLParser(data: data)

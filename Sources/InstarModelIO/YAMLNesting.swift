@@ -188,22 +188,26 @@ enum YAMLNesting {
 
     /// The problem to report for text that nests too deeply.
     static func problem(file: String, line: Int, depth: Int) -> ModelProblem {
-        ModelProblem(
+        var problem = ModelProblem(
             .syntax,
             "the text nests about \(depth) levels deep (indentation, '- ' items, brackets and what aliases stand for), "
                 + "more than the \(maximumDepth) Instar reads",
             location: SourceLocation(file: file, line: line),
             hint: "a model, plan or mapping file nests a few levels; this one is damaged or generated")
+        problem.limit = .depth(depth, maximum: maximumDepth)
+        return problem
     }
 
     /// The problem to report for text whose aliases expand past ``maximumExpandedBytes``.
     static func problem(file: String, line: Int, expandedBytes: Int) -> ModelProblem {
-        ModelProblem(
+        var problem = ModelProblem(
             .syntax,
             "the aliases (*name) up to here expand the text to about \(expandedBytes >> 20) MiB, more than the "
                 + "\(maximumExpandedBytes >> 20) MiB Instar reads",
             location: SourceLocation(file: file, line: line),
             hint: "an alias repeats its anchor's whole node; aliases of aliases multiply it (an 'alias bomb')")
+        problem.limit = .expandedBytes(expandedBytes, maximum: maximumExpandedBytes)
+        return problem
     }
 
     /// The problem for an excess.

@@ -82,11 +82,13 @@ package struct YAMLWalker {
 
     package mutating func report(
         _ kind: ModelProblem.Kind, _ message: String, at node: Node, entity: String? = nil, property: String? = nil,
-        hint: String? = nil
+        hint: String? = nil, key: String? = nil, value: String? = nil
     ) {
-        problems.append(
-            ModelProblem(
-                kind, message, location: source.location(of: node), entity: entity, property: property, hint: hint))
+        var problem = ModelProblem(
+            kind, message, location: source.location(of: node), entity: entity, property: property, hint: hint)
+        problem.key = key
+        problem.value = value
+        problems.append(problem)
     }
 
     /// The key/value pairs of a mapping node, or a reported problem and an empty list.
@@ -112,10 +114,12 @@ package struct YAMLWalker {
         entity: String? = nil, property: String? = nil
     ) {
         for pair in pairs where !allowed.contains(pair.key) {
-            let hint = Spelling.suggestion(for: pair.key, among: allowed).map { $0 + " " } ?? ""
+            let closest = Spelling.closest(to: pair.key, among: allowed)
+            let hint = closest.map { Spelling.didYouMean($0) + " " } ?? ""
             report(
                 .unknownKey, "unknown key '\(pair.key)' in \(what)", at: pair.keyNode, entity: entity,
                 property: property, hint: hint + "allowed keys: \(allowed.joined(separator: ", "))")
+            problems[problems.count - 1].suggestion = closest
         }
     }
 

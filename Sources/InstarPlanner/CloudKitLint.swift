@@ -104,7 +104,10 @@ package enum CloudKitLint {
         }
         for key in order {
             guard var finding = reported[key] else { continue }
-            if let older = seen[key], older > 0 { finding.message += " (also in \(older) older version(s))" }
+            if let older = seen[key], older > 0 {
+                finding.message += " (also in \(older) older version(s))"
+                finding.alsoInOlderVersions = older
+            }
             findings.append(finding)
         }
         return findings
@@ -140,15 +143,17 @@ package enum CloudKitLint {
     /// Findings keyed by what they are about (without the version), to merge them across versions.
     static func modelFindings(_ model: Model) -> [(String, LintFinding)] {
         var findings: [(String, LintFinding)] = []
-        func add(_ check: LintFinding.Check, entity: String, property: String?, _ message: String, hint: String) {
+        func add(
+            _ check: LintFinding.Check, entity: String, property: String?, _ message: String, hint: String,
+            constraint: [String] = []
+        ) {
             let location =
                 model.location(ofEntity: entity, property: property) ?? SourceLocation(file: model.source ?? model.name)
             let subject = property.map { "\(entity).\($0)" } ?? entity
-            findings.append(
-                (
-                    "\(check.rawValue)\u{0}\(subject)\u{0}\(message)",
-                    LintFinding(.error, check, "\(model.name): \(message)", location: location, hint: hint)
-                ))
+            var finding = LintFinding(.error, check, "\(model.name): \(message)", location: location, hint: hint)
+                .about(versions: [model.name], entity: entity, property: property)
+            finding.constraint = constraint
+            findings.append(("\(check.rawValue)\u{0}\(subject)\u{0}\(message)", finding))
         }
         for entity in model.entities {
             for constraint in entity.uniquenessConstraints {
@@ -156,7 +161,8 @@ package enum CloudKitLint {
                     .cloudKitUniqueConstraint, entity: entity.name, property: nil,
                     "entity '\(entity.name)' has a uniqueness constraint on (\(constraint.joined(separator: ", "))): CloudKit does not support unique constraints",
                     hint:
-                        "remove the constraint: devices create objects independently and CloudKit cannot enforce uniqueness across them; deduplicate in app code after import (for example on NSPersistentStoreRemoteChange, keep one object per key and merge or delete the others)"
+                        "remove the constraint: devices create objects independently and CloudKit cannot enforce uniqueness across them; deduplicate in app code after import (for example on NSPersistentStoreRemoteChange, keep one object per key and merge or delete the others)",
+                    constraint: constraint
                 )
             }
             for attribute in entity.attributes {

@@ -42,7 +42,8 @@ public enum PlanFileReader {
         guard let value = walker.int(node, what: what) else { return nil }
         guard range.contains(value) else {
             walker.report(
-                .invalidValue, "\(what) must be between \(range.lowerBound) and \(range.upperBound), not \(value)", at: node)
+                .invalidValue, "\(what) must be between \(range.lowerBound) and \(range.upperBound), not \(value)", at: node,
+                key: what, value: String(value))
             return nil
         }
         return value
@@ -342,16 +343,18 @@ enum PlanValidator {
             check(stage.from, "stages[\(i)].from")
             check(stage.to, "stages[\(i)].to")
             if let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a == b {
-                problems.append(
-                    ModelProblem(
-                        .invalidValue, "stage \(stage.from) → \(stage.to) goes nowhere: 'from' and 'to' are the same version",
-                        location: plan.location("stages[\(i)]"),
-                        hint: "a stage migrates from one version to a newer one; to run code without a schema change, add a version with a new hashModifier"))
+                var problem = ModelProblem(
+                    .invalidValue, "stage \(stage.from) → \(stage.to) goes nowhere: 'from' and 'to' are the same version",
+                    location: plan.location("stages[\(i)]"),
+                    hint: "a stage migrates from one version to a newer one; to run code without a schema change, add a version with a new hashModifier")
+                problem.versions = [stage.from, stage.to]
+                problems.append(problem)
             } else if let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a > b {
-                problems.append(
-                    ModelProblem(
-                        .invalidValue, "stage \(stage.from) → \(stage.to) goes backwards",
-                        location: plan.location("stages[\(i)]"), hint: "a stage goes from an older to a newer version"))
+                var problem = ModelProblem(
+                    .invalidValue, "stage \(stage.from) → \(stage.to) goes backwards",
+                    location: plan.location("stages[\(i)]"), hint: "a stage goes from an older to a newer version")
+                problem.versions = [stage.from, stage.to]
+                problems.append(problem)
             }
             for hook in stage.hooks where plan.hooks[hook] == nil {
                 var problem = ModelProblem(

@@ -84,6 +84,38 @@ package struct LintFinding: Sendable, Hashable, CustomStringConvertible {
     package var property: String?
     /// The hook concerned, when there is one.
     package var hook: String?
+    /// For an unreachable target: the versions it strands (those with no chain to the target), in
+    /// the plan's order.
+    package var stranded: [String] = []
+    /// For a stage declared twice: where the first declaration is.
+    package var earlier: SourceLocation?
+    /// For a stage no chain can take: the stops inside it that split it.
+    package var stopsInside: [StageStop] = []
+    /// For a probable rename: what the step drops, by the older version's names.
+    package var dropped: Warning.DroppedData?
+    /// For a CloudKit uniqueness-constraint finding: the constraint's properties.
+    package var constraint: [String] = []
+    /// For a CloudKit model rule that several versions break: how many versions older than the one it
+    /// is reported at break it too.
+    package var alsoInOlderVersions = 0
+    /// For ``Check/invalidPlan``: the value the reader's problem is about (an unknown version or hook),
+    /// when there is one.
+    package var value: String?
+
+    /// A place where every chain stops, inside a stage that therefore is never taken.
+    package enum StageStop: Sendable, Hashable, CustomStringConvertible {
+        /// A pinned version.
+        case pinned(String)
+        /// The end of another stage, from `from` to `to`.
+        case stage(from: String, to: String)
+
+        package var description: String {
+            switch self {
+            case .pinned(let version): "pinned version '\(version)'"
+            case .stage(let from, let to): "stage \(from) → \(to)"
+            }
+        }
+    }
 
     /// A finding.
     package init(_ severity: Severity, _ check: Check, _ message: String, location: SourceLocation, hint: String? = nil) {
@@ -153,9 +185,12 @@ package enum PlanLint {
         if let entity = problem.entity { subject.append("entity '\(entity)'") }
         if let property = problem.property { subject.append("property '\(property)'") }
         let prefix = subject.isEmpty ? "" : subject.joined(separator: ", ") + ": "
-        return LintFinding(
+        var finding = LintFinding(
             .error, .invalidPlan, prefix + problem.message, location: problem.location ?? SourceLocation(file: ""),
-            hint: problem.hint)
+            hint: problem.hint
+        ).about(versions: problem.versions)
+        finding.value = problem.value
+        return finding
     }
 
     /// Errors first within a line; otherwise in file order, then in the order the checks ran.
@@ -202,13 +237,14 @@ package enum PlanLint {
             // Declared twice: the graph takes the first, so the second one's hooks never run.
             let key = "\(a)→\(b)"
             if let first = firstStage[key] {
-                findings.append(
-                    LintFinding(
-                        .error, .duplicateStage,
-                        "stage \(arrow) is declared twice (first at \(line(stageLocation(plan, first)))); only the first one's hooks run",
-                        location: stageLocation(plan, i),
-                        hint: "merge the two stages into one: list every hook under its 'before:' or 'after:'"
-                    ).about(versions: [stage.from, stage.to]))
+                var finding = LintFinding(
+                    .error, .duplicateStage,
+                    "stage \(arrow) is declared twice (first at \(line(stageLocation(plan, first)))); only the first one's hooks run",
+                    location: stageLocation(plan, i),
+                    hint: "merge the two stages into one: list every hook under its 'before:' or 'after:'"
+                ).about(versions: [stage.from, stage.to])
+                finding.earlier = stageLocation(plan, first)
+                findings.append(finding)
                 continue
             }
             firstStage[key] = i
@@ -228,24 +264,25 @@ package enum PlanLint {
             // A chain must stop at pinned versions and at the ends of other stages: one inside this
             // stage splits it, and the stage is never taken.
             guard b <= targetIndex else { continue }
-            var inside: [String] = []
+            var inside: [LintFinding.StageStop] = []
             for pinned in plan.pinned {
-                if let p = plan.index(of: pinned), p > a, p < b { inside.append("pinned version '\(pinned)'") }
+                if let p = plan.index(of: pinned), p > a, p < b { inside.append(.pinned(pinned)) }
             }
             for (j, other) in plan.stages.enumerated() where j != i {
                 guard let c = plan.index(of: other.from), let d = plan.index(of: other.to), c < d, d <= targetIndex,
                     (c > a && c < b) || (d > a && d < b)
                 else { continue }
-                inside.append("stage \(other.from) → \(other.to)")
+                inside.append(.stage(from: other.from, to: other.to))
             }
             if !inside.isEmpty {
-                findings.append(
-                    LintFinding(
-                        .error, .unreachableStage,
-                        "stage \(arrow) is never taken: chains stop at \(inside.joined(separator: " and ")), which lies inside it, so its hooks never run",
-                        location: stageLocation(plan, i),
-                        hint: "stages must not overlap and must not span a pinned version: end the stage there, or split it in two"
-                    ).about(versions: [stage.from, stage.to]))
+                var finding = LintFinding(
+                    .error, .unreachableStage,
+                    "stage \(arrow) is never taken: chains stop at \(inside.map(\.description).joined(separator: " and ")), which lies inside it, so its hooks never run",
+                    location: stageLocation(plan, i),
+                    hint: "stages must not overlap and must not span a pinned version: end the stage there, or split it in two"
+                ).about(versions: [stage.from, stage.to])
+                finding.stopsInside = inside
+                findings.append(finding)
             }
         }
         return findings
@@ -289,13 +326,15 @@ package enum PlanLint {
                 ? "from the oldest version, \(starts[0])"
                 : "from \(starts.joined(separator: ", "))"
             let location = plan.index(of: gap.to).map { versionLocation(plan, $0) } ?? plan.location("versions")
-            return LintFinding(
+            var finding = LintFinding(
                 .error, .unreachableTarget,
                 "the target \(target) cannot be reached \(affected): \(gap.from) → \(gap.to) is not inferable (\(blockingSummary(gap.blocking, limit: 5)))",
                 location: location,
                 hint:
                     "a custom stage alone does not help, its schema change is still inferred: insert versions between \(gap.from) and \(gap.to) that make the change in inferable parts (add the new shape beside the old, fill it in a stage's hook, then drop the old); the diff of the two versions shows every change"
             ).about(versions: [gap.from, gap.to], blocking: gap.blocking)
+            finding.stranded = starts
+            return finding
         }
         return other + findings
     }
@@ -341,13 +380,14 @@ package enum PlanLint {
                 let location =
                     warning.entity.flatMap { newer.location(ofEntity: $0, property: warning.property) }
                     ?? versionLocation(plan, n)
-                findings.append(
-                    LintFinding(
-                        .warning, .probableRename, "\(plan.versions[k].name) → \(newer.name): \(warning.message)",
-                        location: location,
-                        hint:
-                            "without a renaming identifier ('renamedFrom:' in Instar model files, the Renaming ID in Xcode) Core Data and Instar treat it as a removal plus an addition, and the old values are dropped"
-                    ).about(versions: [plan.versions[k].name, newer.name], entity: warning.entity, property: warning.property))
+                var finding = LintFinding(
+                    .warning, .probableRename, "\(plan.versions[k].name) → \(newer.name): \(warning.message)",
+                    location: location,
+                    hint:
+                        "without a renaming identifier ('renamedFrom:' in Instar model files, the Renaming ID in Xcode) Core Data and Instar treat it as a removal plus an addition, and the old values are dropped"
+                ).about(versions: [plan.versions[k].name, newer.name], entity: warning.entity, property: warning.property)
+                finding.dropped = warning.dropped
+                findings.append(finding)
             }
         }
         return findings

@@ -19,7 +19,7 @@ extension ChainExecutor {
         let resolver = MappingHookResolver(plan: plan, swift: mappingHooks, stop: stop)
         let missing = resolver.missing(in: program)
         if !missing.isEmpty {
-            throw HookError(missing: missing.map { MissingHook(hook: $0.name, step: label, reason: .mapping($0.line)) })
+            throw HookError(missing: missing.map { MissingHook(hook: $0.requirement.name, step: label, reason: .mapping($0.requirement, $0.gap)) })
         }
         var next = recordAfterSchema(entry.entering(.after))
         next.updatedAt = Date()

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InstarCompiler
 import InstarModel
 import InstarPlanner
 import InstarSQL
@@ -270,8 +271,31 @@ public struct MissingHook: Sendable, Hashable, CustomStringConvertible {
         case notInPlan
         /// The plan declares it as a Swift hook registered under this name, which the app did not register.
         case notRegistered(String)
-        /// A mapping step needs it (a custom policy or an expression SQL cannot compute).
-        case mapping(String)
+        /// A mapping step needs it (a custom policy or an expression SQL cannot compute): which hook
+        /// the step requires, and why nothing provides it.
+        case mapping(MappingHookRequirement, MappingGap)
+    }
+
+    /// Why a hook a mapping step requires is not provided, as a value; ``description`` renders it.
+    public enum MappingGap: Sendable, Hashable, CustomStringConvertible {
+        /// Neither declared in the plan's hooks nor registered on the `Migrator`.
+        case notProvided
+        /// The plan declares it as the Swift hook of this name, which the app has not registered.
+        case swiftHookNotRegistered(String)
+        /// The plan declares it as a hook of this kind (batched SQL, a command), which cannot run inside
+        /// the step's transaction.
+        case cannotRunInTransaction(kind: String)
+
+        public var description: String {
+            switch self {
+            case .notProvided:
+                "neither declared in the plan's hooks nor registered on the Migrator"
+            case .swiftHookNotRegistered(let name):
+                "the plan declares it as the Swift hook '\(name)', which is not registered (migrator.register(mappingHook: \"\(name)\"))"
+            case .cannotRunInTransaction(let kind):
+                "a \(kind) hook cannot run inside a mapping step's transaction; declare SQL or a Swift hook"
+            }
+        }
     }
 
     /// The hook's name, as the plan or mapping model gives it.
@@ -292,7 +316,7 @@ public struct MissingHook: Sendable, Hashable, CustomStringConvertible {
         switch reason {
         case .notInPlan: "step \(step): '\(hook)' is named by the stage but not defined in the plan's hooks"
         case .notRegistered(let name): "step \(step): '\(hook)' is the Swift hook '\(name)', which the app has not registered"
-        case .mapping(let detail): "step \(step): \(detail)"
+        case .mapping(let requirement, let gap): "step \(step): \(requirement): \(gap)"
         }
     }
 }

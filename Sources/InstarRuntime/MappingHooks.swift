@@ -33,7 +33,7 @@ struct MappingHookResolver {
     enum Provision {
         case sql([String])
         case swift(MappingSwiftHook)
-        case missing(String)
+        case missing(MissingHook.MappingGap)
     }
 
     func provision(_ name: String) -> Provision {
@@ -41,20 +41,20 @@ struct MappingHookResolver {
         case .sql(let statements)?: return .sql(statements)
         case .swift(let registered)?:
             if let hook = swift[registered] { return .swift(hook) }
-            return .missing("the plan declares it as the Swift hook '\(registered)', which is not registered (migrator.register(mappingHook: \"\(registered)\"))")
+            return .missing(.swiftHookNotRegistered(registered))
         case .batchedSQL?, .command?:
-            return .missing("a \(plan.hooks[name]!.kindName) hook cannot run inside a mapping step's transaction; declare SQL or a Swift hook")
+            return .missing(.cannotRunInTransaction(kind: plan.hooks[name]!.kindName))
         case nil:
             if let hook = swift[name] { return .swift(hook) }
-            return .missing("neither declared in the plan's hooks nor registered on the Migrator")
+            return .missing(.notProvided)
         }
     }
 
     /// Every required hook that is not provided: its name, and a line naming hook, mapping and property.
-    func missing(in program: MappingProgram) -> [(name: String, line: String)] {
+    func missing(in program: MappingProgram) -> [(requirement: MappingHookRequirement, gap: MissingHook.MappingGap)] {
         program.hooks.compactMap { hook in
             guard case .missing(let why) = provision(hook.name) else { return nil }
-            return (hook.name, "\(hook): \(why)")
+            return (hook, why)
         }
     }
 
@@ -67,7 +67,7 @@ struct MappingHookResolver {
             case .swift(let body):
                 try body(MappingHookContext(db: db, hook: hook, step: step, stop: stop))
             case .missing(let why):
-                throw HookError(hook: hook.name, step: step, message: why)
+                throw HookError(hook: hook.name, step: step, message: why.description)
             }
         } catch let error as HookError {
             throw error

@@ -141,7 +141,7 @@ public final class Migrator: Sendable {
             else { continue }
             let program = try store.compileMapping(mapping.model, from: from, to: to)
             missing += resolver.missing(in: program).map {
-                MissingHook(hook: $0.name, step: "\(step.from) → \(step.to)", reason: .mapping($0.line))
+                MissingHook(hook: $0.requirement.name, step: "\(step.from) → \(step.to)", reason: .mapping($0.requirement, $0.gap))
             }
         }
         return missing
@@ -200,9 +200,11 @@ public final class Migrator: Sendable {
             if detection.metadataVersionName == nil, try store.schema().tables.isEmpty {
                 // An empty file is a valid, empty SQLite database: no version to start from, and
                 // nothing a plan could add would make it one.
-                throw StoreError(
+                var error = StoreError(
                     .unknownVersion, path: store.path, "the store is empty (no tables): it is at no version; nothing was changed",
                     hint: "create it at one of the plan's versions first (as the app does on its first launch), or check the path")
+                error.storeIsEmpty = true
+                throw error
             }
             var message = "the store's version is not one of the plan's versions"
             if let name = detection.metadataVersionName { message += " (its metadata says '\(name)')" }

@@ -30,7 +30,7 @@ extension SQLiteStore {
         if !drift.isEmpty {
             throw SeedError(
                 path: path,
-                refusals: drift.map { SeedError.Refusal(reason: "the store is not at version \(model.name): \($0)") })
+                refusals: drift.map { SeedError.Refusal(reason: .storeNotAtVersion(model.name, difference: $0)) })
         }
         do {
             return try queue.inDatabase { db in try seed(db, model: model, map: map, options: options) }

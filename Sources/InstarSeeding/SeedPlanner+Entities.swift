@@ -91,11 +91,7 @@ extension SeedPlanner {
         let source = pool(of: key.entity)
         guard !destination.isEmpty, let offset = source.offset(of: entity) else {
             if !relationship.isOptional {
-                refuse(
-                    entity, relationship.name,
-                    "a required to-one to '\(relationship.destination)', which gets no rows in this seed "
-                        + "(its count is 0, or it is abstract without seeded sub-entities); seeding links only to rows "
-                        + "it writes, so give '\(relationship.destination)' rows or make the relationship optional")
+                refuse(entity, relationship.name, .requiredToOneWithoutRows(destination: relationship.destination))
             }
             return nil
         }

@@ -25,36 +25,31 @@ extension SeedPlanner {
                 let properties = columns.compactMap { propertyOfColumn[$0] }
                 guard properties.count == columns.count else { continue }  // some column is not this entity's
                 let attributes = properties.map { model.property($0, of: entity)?.property.attribute }
-                let label = "unique (" + constraint.joined(separator: ", ") + ")"
                 if let chosen = attributes.compactMap({ $0 }).first(where: { SeedUniqueValues.keyLimit(for: $0.type) != 0 }) {
                     if let limit = SeedUniqueValues.keyLimit(for: chosen.type), keys.upperBound > limit {
                         refuse(
                             entity, chosen.name,
-                            "\(label): a \(chosen.type.xcodeName) attribute is made distinct from the row's key, and this "
-                                + "seed's keys reach \(keys.upperBound), beyond the \(limit) distinct values it can take")
+                            .uniqueValuesExhausted(constraint: constraint, type: chosen.type, keys: keys.upperBound, limit: limit))
                     }
                     roles[chosen.name] = .distinct
                 } else if attributes.allSatisfy({ $0?.type == .boolean }) {
                     guard let free = try freeCombinations(columns, table: table, db) else {
-                        refuse(entity, nil, "\(label): too many Boolean attributes to enumerate their combinations")
+                        refuse(entity, nil, .tooManyBooleans(constraint: constraint))
                         continue
                     }
                     let needed = keys.count
                     if needed > free.count {
                         refuse(
                             entity, properties.first,
-                            "\(label) over Boolean attributes allows \(1 << columns.count) rows in all; "
-                                + "\(free.count) combinations are free and this seed writes \(needed) rows")
+                            .booleanCombinationsExhausted(
+                                constraint: constraint, total: 1 << columns.count, free: free.count, needed: Int(needed)))
                         continue
                     }
                     for (bit, property) in properties.enumerated() {
                         roles[property] = .combination(bit: bit, combinations: free, firstKey: keys.lowerBound)
                     }
                 } else {
-                    refuse(
-                        entity, properties.first,
-                        "\(label) has no attribute whose values can be made distinct (relationships or undefined types "
-                            + "only), so uniqueness cannot be guaranteed by construction")
+                    refuse(entity, properties.first, .noDistinctAttribute(constraint: constraint))
                 }
             }
         }

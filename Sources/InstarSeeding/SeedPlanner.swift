@@ -48,7 +48,7 @@ package struct SeedPlanner {
                 let (after, overflow) = next.addingReportingOverflow(count)
                 // The store's own keys decide where new ones start: near 2^63 they cannot follow.
                 guard highest < Int64.max, !overflow else {
-                    refuse(kind, nil, "new keys would pass \(Int64.max): the table's highest key is \(highest)")
+                    refuse(kind, nil, .keysOverflow(highest: highest))
                     return SeedPlan(entities: [], joins: [], keyRanges: [])
                 }
                 next = after
@@ -79,21 +79,21 @@ package struct SeedPlanner {
 
     /// Rows per entity: the request, abstract entities none; unknown or impossible requests refused.
     mutating func decideCounts() {
-        if options.rows < 0 { refuse(nil, nil, "the number of rows must be 0 or more, not \(options.rows)") }
+        if options.rows < 0 { refuse(nil, nil, .negativeRows(options.rows)) }
         if options.rows > Self.maximumRows {
-            refuse(nil, nil, "the number of rows must be at most \(Self.maximumRows), not \(options.rows)")
+            refuse(nil, nil, .tooManyRows(options.rows, maximum: Self.maximumRows))
         }
         for name in options.rowsPerEntity.keys.sorted() {
             guard let entity = model.entity(named: name) else {
-                refuse(name, nil, "no such entity in version \(model.name)")
+                refuse(name, nil, .unknownEntity(version: model.name))
                 continue
             }
             let rows = options.rowsPerEntity[name]!
             if rows < 0 || rows > Self.maximumRows {
-                refuse(name, nil, "a row count must be between 0 and \(Self.maximumRows), not \(rows)")
+                refuse(name, nil, .rowCountOutOfRange(rows, maximum: Self.maximumRows))
             }
             if entity.isAbstract && rows > 0 {
-                refuse(name, nil, "the entity is abstract: it has no rows of its own (seed its sub-entities)")
+                refuse(name, nil, .abstractEntity)
             }
         }
         for entity in model.entities {
@@ -109,7 +109,7 @@ package struct SeedPlanner {
         return SeedPool(blocks: (tableBlocks[storage.table] ?? []).filter { kinds.contains($0.entity) })
     }
 
-    mutating func refuse(_ entity: String?, _ property: String?, _ reason: String) {
+    mutating func refuse(_ entity: String?, _ property: String?, _ reason: SeedError.Refusal.Reason) {
         refusals.append(SeedError.Refusal(entity: entity, property: property, reason: reason))
     }
 }

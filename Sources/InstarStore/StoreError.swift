@@ -72,6 +72,9 @@ public struct StoreError: InstarError, CustomStringConvertible {
     public var drift: [SchemaDifference] = []
     /// For ``Kind/unknownVersion``: the plan's version the store's schema is closest to, when one is.
     public var closestVersion: String?
+    /// For ``Kind/unknownVersion``: the store has no tables at all (an empty SQLite file), so it is at no
+    /// version, rather than at one the plan lacks.
+    package var storeIsEmpty = false
     /// For ``Kind/dataCondition``: the condition the store's data breaks (no NULLs in a property, no
     /// rows, no duplicates), as the step's inference stated it.
     public var condition: DataCondition?

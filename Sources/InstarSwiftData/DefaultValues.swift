@@ -31,7 +31,7 @@ extension AttributeMapper {
         diagnostics.append(SwiftDataDiagnostic(
             .warning,
             "default `\(expression.trimmedDescription)` is not a literal (\(note)); no default recorded (defaults do not enter the version hash)",
-            at: location, subject: owner))
+            at: location, subject: owner, finding: .defaultNotLiteral(expression: expression.trimmedDescription)))
         return nil
     }
 }

@@ -69,15 +69,17 @@ struct EntityBuilder {
                 result.append(reached)
                 diagnostics.append(SwiftDataDiagnostic(
                     .warning, "\(reached) is not listed in the schema's models but '\(property.name)' leads to it: added, as SwiftData adds reachable models",
-                    at: property.location, subject: decl.name))
+                    at: property.location, subject: decl.name, finding: .reachableModelAdded(model: reached, property: property.name)))
             }
             index += 1
         }
         return result
     }
 
-    mutating func error(_ message: String, at location: SourceLocation, subject: String?) {
-        diagnostics.append(SwiftDataDiagnostic(.error, message, at: location, subject: subject))
+    mutating func error(
+        _ message: String, at location: SourceLocation, subject: String?, finding: SwiftDataDiagnostic.Finding? = nil
+    ) {
+        diagnostics.append(SwiftDataDiagnostic(.error, message, at: location, subject: subject, finding: finding))
     }
 
     private mutating func entity(

@@ -86,7 +86,8 @@ extension EntityBuilder {
         }
         if candidates.isEmpty { return }
         guard destination != owner, candidates.count == 1, outgoing.count == 1 else {
-            error("relationship '\(relationship.name)' to \(destination) has no `inverse:` and \(destination) has \(candidates.count) relationship(s) back (\(outgoing.count) this way): which pair SwiftData links is not verified by any store; declare `inverse:`", at: pending[owner]![index].location, subject: owner)
+            error("relationship '\(relationship.name)' to \(destination) has no `inverse:` and \(destination) has \(candidates.count) relationship(s) back (\(outgoing.count) this way): which pair SwiftData links is not verified by any store; declare `inverse:`", at: pending[owner]![index].location, subject: owner,
+                finding: .ambiguousInverse(relationship: relationship.name, destination: destination, candidates: candidates.count))
             return
         }
         let other = candidates[0]

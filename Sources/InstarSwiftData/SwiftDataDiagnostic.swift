@@ -35,6 +35,15 @@ package struct SwiftDataDiagnostic: Sendable, Hashable, CustomStringConvertible 
         /// A stage of the migration plan `plan` goes from a later schema to an earlier one (a downgrade
         /// plan, or stages in the wrong order).
         case stageGoesBackwards(plan: String, from: String, to: String)
+        /// A property's initial value is not a literal (`Date()`, `UUID()`, a constant): the app evaluates
+        /// it, so no default is recorded.
+        case defaultNotLiteral(expression: String)
+        /// `model` is not listed in the schema's models but the relationship `property` leads to it, so
+        /// it was added, as SwiftData adds reachable models.
+        case reachableModelAdded(model: String, property: String)
+        /// The relationship `relationship` has no `inverse:` and `destination` has `candidates` relationships
+        /// back, so which pair SwiftData links is not known.
+        case ambiguousInverse(relationship: String, destination: String, candidates: Int)
     }
 
     /// Creates a diagnostic.

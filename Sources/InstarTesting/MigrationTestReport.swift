@@ -1,4 +1,5 @@
 import Foundation
+import InstarModel
 import InstarRuntime
 
 /// What ``MigrationTester`` found: one ``MigrationTestRun`` per starting store (a version of the
@@ -25,6 +26,8 @@ public struct MigrationTestReport: Sendable, Codable, Hashable {
         public var version: String
         /// Why no run started from it.
         public var reason: String
+        /// The target it is declared after in the plan's order (a plan migrates forward only).
+        package var afterTarget: String?
     }
 
     /// Makes a report from runs already made (``MigrationTester/run(_:)`` builds them).
@@ -120,6 +123,15 @@ public struct MigrationCheck: Sendable, Codable, Hashable {
     public var difference: RowDifference?
     /// Things compared loosely or not at all, said so the report does not overclaim.
     public var notes: [String]
+    /// For a failed rows, values or drops check: how many rows or values it found missing, changed or
+    /// dropped.
+    package var count: Int?
+    /// For a failed check blamed on a custom stage: the stage's hooks, whose code ran in that step.
+    package var hooks: [String]?
+    /// For a failed migration check: the hook that failed, when a hook did.
+    package var hook: String?
+    /// For a failed drops check: what the step drops and the addition that looks like it renamed.
+    package var probableRename: ProbableRename?
 
     /// Makes a check result (the tester makes these; an app's tests read them).
     package init(
@@ -149,11 +161,45 @@ public struct RowDifference: Sendable, Codable, Hashable, CustomStringConvertibl
     public var after: String?
     /// Why the values are not the same, when it is not plain inequality (`does not fit Integer 16`).
     public var reason: String?
+    /// ``reason`` as a value.
+    package var mismatch: ValueMismatch?
 
     public var description: String {
         guard let property else { return "\(entity) row \(primaryKey) is missing" }
         var text = "\(entity) row \(primaryKey): \(property) was \(before ?? "?"), is \(after ?? "?")"
         if let reason { text += " (\(reason))" }
         return text
+    }
+}
+
+/// Data a step drops (`Entity` or `Entity.property`, by the names of the version it starts from) and
+/// what the step adds that looks like the same data renamed without a renaming identifier.
+package struct ProbableRename: Sendable, Codable, Hashable {
+    /// What the step drops.
+    package var dropped: String
+    /// The addition that looks like it renamed.
+    package var candidate: String
+
+    package init(dropped: String, candidate: String) {
+        self.dropped = dropped
+        self.candidate = candidate
+    }
+}
+
+/// Why two values that should read the same do not, when it is more than plain inequality.
+package enum ValueMismatch: Sendable, Codable, Hashable, CustomStringConvertible {
+    /// An integer and a real differ in a fraction.
+    case fractionLostOrAdded
+    /// An integer outside the range of the attribute's narrower integer type (or of a Boolean).
+    case doesNotFit(AttributeType)
+    /// A value that is not of the attribute's type at all (text, a blob, a fraction).
+    case notOfType(AttributeType)
+
+    package var description: String {
+        switch self {
+        case .fractionLostOrAdded: "the fraction is lost or added"
+        case .doesNotFit(let type): "does not fit \(type.xcodeName)"
+        case .notOfType(let type): "is not a \(type.xcodeName)"
+        }
     }
 }

@@ -63,6 +63,8 @@ extension MigrationTester {
             rows = MigrationCheck(
                 .rows, .failed, "\(total) row(s) missing after \(blamed); first: \(culprit?.outcome.firstMissing ?? first)",
                 step: culprit.map { Self.label($0.step) }, difference: culprit?.outcome.firstMissing ?? first)
+            rows.count = total
+            rows.hooks = culprit?.step.stage.map(\.hooks).flatMap { $0.isEmpty ? nil : $0 }
         }
         rows.notes = outcome.notes.filter { !$0.contains(": dropped by step") }
         guard let first = outcome.firstChanged else {
@@ -78,22 +80,20 @@ extension MigrationTester {
             }
             let difference = finding.outcome.firstChanged!
             let total = finding.outcome.changed.values.reduce(0) { $0 + $1.count }
-            return [
-                rows,
-                MigrationCheck(
-                    .values, .failed, "\(total) value(s) changed by step \(describe(finding.step)); first: \(difference)",
-                    step: Self.label(finding.step), difference: difference, notes: notes),
-            ]
+            var values = MigrationCheck(
+                .values, .failed, "\(total) value(s) changed by step \(describe(finding.step)); first: \(difference)",
+                step: Self.label(finding.step), difference: difference, notes: notes)
+            values.count = total
+            return [rows, values]
         }
         if findings?.isEmpty == false && !notes.isEmpty {
             return [rows, MigrationCheck(.values, .passed, "kept and renamed properties read the same, except values computed by app code", notes: notes)]
         }
         let total = outcome.changed.values.reduce(0) { $0 + $1.count }
-        return [
-            rows,
-            MigrationCheck(
-                .values, .failed, "\(total) value(s) changed by the chain run as a whole (no single step changes them); first: \(first)",
-                step: chain.steps.map(Self.label).joined(separator: ", "), difference: first),
-        ]
+        var values = MigrationCheck(
+            .values, .failed, "\(total) value(s) changed by the chain run as a whole (no single step changes them); first: \(first)",
+            step: chain.steps.map(Self.label).joined(separator: ", "), difference: first)
+        values.count = total
+        return [rows, values]
     }
 }

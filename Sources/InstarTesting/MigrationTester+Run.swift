@@ -49,6 +49,7 @@ extension MigrationTester {
             }
         } catch let error as HookError {
             migration = MigrationCheck(.migration, .failed, "failed: " + Self.message(error, path: path, source: source), step: error.step)
+            migration.hook = error.hook
         } catch {
             migration = MigrationCheck(
                 .migration, .failed, "failed: " + Self.message(error, path: path, source: source), step: failingStep(path))
@@ -147,8 +148,11 @@ extension MigrationTester {
                 dropped.append("\(suspect.stepName): accepted drop of \(subject) in step \(suspect.step) (the diff calls it a probable rename)")
                 continue
             }
-            return MigrationCheck(
+            var check = MigrationCheck(
                 .drops, .failed, "step \(suspect.step) drops \(subject): \(suspect.message)", step: suspect.step, notes: dropped)
+            check.count = count
+            check.probableRename = suspect.rename
+            return check
         }
         return MigrationCheck(.drops, .passed, "only what the steps' diffs drop is dropped (\(dropped.count) drop(s))", notes: dropped)
     }

@@ -113,7 +113,8 @@ public struct MigrationTester: Sendable {
         return plan.versions.filter { $0.name != target && !starting.contains($0.name) }.map {
             MigrationTestReport.SkippedVersion(
                 version: $0.name,
-                reason: "declared after the target \(target) in the plan's order: a plan migrates forward only")
+                reason: "declared after the target \(target) in the plan's order: a plan migrates forward only",
+                afterTarget: target)
         }
     }
 

@@ -135,11 +135,11 @@ struct RowComparison {
                     for (index, pair) in pairs.enumerated() {
                         let a = SQLValue(row[index + 1] as DatabaseValue)
                         let b = SQLValue(match[index + 1] as DatabaseValue)
-                        guard let reason = ValueEquivalence.difference(a, b, from: pair.from, to: pair.to, layout: after.store.layout)
+                        guard let found = ValueEquivalence.difference(a, b, from: pair.from, to: pair.to, layout: after.store.layout)
                         else { continue }
                         let difference = RowDifference(
                             entity: source, primaryKey: key, property: pair.property, before: ValueEquivalence.render(a),
-                            after: ValueEquivalence.render(b), reason: reason.isEmpty ? nil : reason)
+                            after: ValueEquivalence.render(b), reason: found.mismatch?.description, mismatch: found.mismatch)
                         note(&outcome.changed, "\(source).\(pair.property)", difference)
                     }
                 }

@@ -36,6 +36,8 @@ struct RowCorrespondence {
         /// `Entity.property` (or `Entity`) by the names of the version the step starts from.
         var stepName: String
         var message: String
+        /// What the step drops and what it adds that looks like the same data renamed.
+        var rename: ProbableRename
     }
 
     var entities: [String: EntityPath] = [:]
@@ -81,7 +83,10 @@ struct RowCorrespondence {
             path.target = nil
             path.droppedAt = label
             if let warning = suspicion(in: step, .probableEntityRename, Warning.DroppedData(entity: current)) {
-                suspectDrops.append(SuspectDrop(step: label, entity: source, property: nil, stepName: current, message: warning.message))
+                suspectDrops.append(
+                    SuspectDrop(
+                        step: label, entity: source, property: nil, stepName: current, message: warning.message,
+                        rename: ProbableRename(dropped: current, candidate: warning.entity ?? "")))
             }
             return
         }
@@ -94,21 +99,22 @@ struct RowCorrespondence {
                 // The diff says the links are dropped (a destination that is not the old one's counterpart).
                 path.properties[sourceProperty] = nil
                 path.droppedProperties[sourceProperty] = label
-                if let message = suspectedEntityRename(change, in: step, entity: current, property: currentProperty) {
+                if let (message, rename) = suspectedEntityRename(change, in: step, entity: current, property: currentProperty) {
                     suspectDrops.append(
                         SuspectDrop(
                             step: label, entity: source, property: sourceProperty, stepName: "\(current).\(currentProperty)",
-                            message: message))
+                            message: message, rename: rename))
                 }
                 continue
             }
             path.properties[sourceProperty] = nil
             path.droppedProperties[sourceProperty] = label
             if let warning = suspicion(in: step, .probableRename, Warning.DroppedData(entity: current, property: currentProperty)) {
+                let candidate = [warning.entity, warning.property].compactMap { $0 }.joined(separator: ".")
                 suspectDrops.append(
                     SuspectDrop(
                         step: label, entity: source, property: sourceProperty, stepName: "\(current).\(currentProperty)",
-                        message: warning.message))
+                        message: warning.message, rename: ProbableRename(dropped: "\(current).\(currentProperty)", candidate: candidate)))
             }
         }
         path.target = next
@@ -133,7 +139,9 @@ struct RowCorrespondence {
     /// Why dropping a retargeted to-one's links looks like a mistake: its old destination is removed
     /// and the new one added by the same versions, the way an entity renamed without its renaming
     /// identifier shows (one with fewer than two attributes gives no probable-entity-rename warning).
-    private func suspectedEntityRename(_ change: Change, in step: Step, entity: String, property: String) -> String? {
+    private func suspectedEntityRename(
+        _ change: Change, in step: Step, entity: String, property: String
+    ) -> (String, ProbableRename)? {
         func renamedLike(_ diff: ModelDiff, _ old: String?, _ new: String?) -> Bool {
             guard let old, let new else { return false }
             return diff.destination(ofEntity: old) == nil && diff.source(ofEntity: new) == nil
@@ -141,16 +149,17 @@ struct RowCorrespondence {
         guard let old = change.before, let new = change.after, renamedLike(step.diff, old, new) else { return nil }
         let message =
             "links of '\(entity).\(property)' are dropped: its destination '\(old)' is removed and '\(new)' added. If '\(new)' is '\(old)' renamed, set the renaming identifier of '\(new)' to '\(old)'"
+        let rename = ProbableRename(dropped: old, candidate: new)
         guard let start = versions.firstIndex(where: { $0.name == step.from }),
             let end = versions.firstIndex(where: { $0.name == step.to }), end - start > 1
-        else { return message }
+        else { return (message, rename) }
         // A skip: only when one of the versions it crosses retargets the link that way itself.
         for k in start..<end {
             let diff = ModelDiff(from: versions[k], to: versions[k + 1])
             if diff.changes.contains(where: {
                 $0.kind == .relationshipDestinationChanged && $0.property == property && renamedLike(diff, $0.before, $0.after)
             }) {
-                return message
+                return (message, rename)
             }
         }
         return nil

@@ -14,11 +14,16 @@ import InstarLayouts
 /// inline tag a layout puts before external-storage bytes; and a NULL that became the default of an
 /// attribute made required (the step says it replaces NULLs so).
 enum ValueEquivalence {
-    /// nil when `after` is `before`; else why not ("" when they simply differ).
+    /// How two values differ: by a ``ValueMismatch``, or simply (nil).
+    struct Difference {
+        var mismatch: ValueMismatch?
+    }
+
+    /// nil when `after` is `before`; else how they differ.
     static func difference(
         _ before: SQLValue, _ after: SQLValue, from: Attribute?, to: Attribute?, layout: any StoreLayout
-    ) -> String? {
-        if let reason = fit(after, in: to, changed: from?.type != to?.type) { return reason }
+    ) -> Difference? {
+        if let mismatch = fit(after, in: to, changed: from?.type != to?.type) { return Difference(mismatch: mismatch) }
         // An optional attribute made required with a default: NULLs become the default (the step says so).
         if before == .null, from?.isOptional == true, let to, !to.isOptional, let stored = layout.storedDefault(of: to),
             difference(stored, after, from: to, to: to, layout: layout) == nil
@@ -27,23 +32,23 @@ enum ValueEquivalence {
         }
         switch (before, after) {
         case (.null, .null): return nil
-        case (.integer(let a), .integer(let b)): return a == b ? nil : ""
-        case (.real(let a), .real(let b)): return a == b || (a.isNaN && b.isNaN) ? nil : ""
+        case (.integer(let a), .integer(let b)): return a == b ? nil : Difference()
+        case (.real(let a), .real(let b)): return a == b || (a.isNaN && b.isNaN) ? nil : Difference()
         case (.integer(let a), .real(let b)), (.real(let b), .integer(let a)):
-            return Double(exactly: a) == b ? nil : (b.rounded(.towardZero) == b ? "" : "the fraction is lost or added")
-        case (.text(let a), .text(let b)): return a == b ? nil : ""
+            return Double(exactly: a) == b ? nil : Difference(mismatch: b.rounded(.towardZero) == b ? nil : .fractionLostOrAdded)
+        case (.text(let a), .text(let b)): return a == b ? nil : Difference()
         case (.blob(let a), .blob(let b)):
-            return strip(a, from, layout) == strip(b, to, layout) ? nil : ""
+            return strip(a, from, layout) == strip(b, to, layout) ? nil : Difference()
         case (.text(let a), .blob(let b)), (.blob(let b), .text(let a)):
-            return Data(a.utf8) == b ? nil : ""
+            return Data(a.utf8) == b ? nil : Difference()
         default:
-            return ""
+            return Difference()
         }
     }
 
     /// Why `value` cannot be read as the attribute's type after a type change (a narrowing Core Data
     /// would truncate when it reads the row), or nil.
-    static func fit(_ value: SQLValue, in attribute: Attribute?, changed: Bool) -> String? {
+    static func fit(_ value: SQLValue, in attribute: Attribute?, changed: Bool) -> ValueMismatch? {
         guard changed, let attribute else { return nil }
         let range: ClosedRange<Int64>? =
             switch attribute.type {
@@ -55,11 +60,11 @@ enum ValueEquivalence {
         guard let range else { return nil }
         switch value {
         case .integer(let v) where !range.contains(v):
-            return "does not fit \(attribute.type.xcodeName)"
+            return .doesNotFit(attribute.type)
         case .real(let v) where v.rounded(.towardZero) != v || !(Double(range.lowerBound)...Double(range.upperBound)).contains(v):
-            return "is not a \(attribute.type.xcodeName)"
+            return .notOfType(attribute.type)
         case .text, .blob:
-            return "is not a \(attribute.type.xcodeName)"
+            return .notOfType(attribute.type)
         default:
             return nil
         }

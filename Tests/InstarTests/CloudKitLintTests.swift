@@ -115,7 +115,7 @@ import InstarTestSupport
             #expect(lines[line - 1].contains(name + ":"), "\(finding) points at line \(line): \(lines[line - 1])")
         }
         let unique = try #require(findings.first { $0.check == .cloudKitUniqueConstraint })
-        #expect(unique.message.contains("(code)"))
+        #expect(unique.constraint == ["code"])
         #expect(unique.hint?.contains("deduplicate") == true)
         let deny = try #require(findings.first { $0.check == .cloudKitDenyDeleteRule })
         #expect(deny.hint?.contains("Nullify") == true)
@@ -228,8 +228,8 @@ import InstarTestSupport
         let all = CloudKitLint.check(plan)
         let unique = all.filter { $0.check == .cloudKitUniqueConstraint }
         #expect(unique.count == 1)
-        #expect(unique.first?.message.hasPrefix("V3:") == true)
-        #expect(unique.first?.message.contains("(also in 2 older version(s))") == true)
+        #expect(unique.first?.versions == ["V3"])
+        #expect(unique.first?.alsoInOlderVersions == 2)
         #expect(unique.first?.location.file == "V3.yaml")
         // Each step removes the previous version's attribute.
         #expect(all.filter { $0.check == .cloudKitRemoved }.map(\.message).count == 2)

@@ -126,7 +126,11 @@ import InstarTestSupport
             #expect(error.problems.first?.kind == .syntax)
             #expect(error.problems.first?.location?.line != nil)
             #expect(error.problems.first?.location?.file == "deep.yaml", "\(error)")
-            #expect(error.description.contains("more than the \(400) Instar reads"), "\(error)")
+            guard case .depth(let depth, let maximum)? = error.problems.first?.limit else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(maximum == 400 && depth > maximum, "\(error)")
         }
     }
 
@@ -151,7 +155,11 @@ import InstarTestSupport
                 _ = try CheckedPropertyList.foundationValue(Data(text.utf8))
                 Issue.record("a nested property list was read")
             } catch {
-                #expect(error.description.contains("nests 20"), "\(error)")
+                guard case .nestsTooDeep(let levels, let maximum) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
+                #expect(levels >= 20_000 && levels > maximum, "\(error)")
             }
         }
     }

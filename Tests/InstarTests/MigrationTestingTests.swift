@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Instar
+import InstarModel
 import InstarTesting
 import InstarTestSupport
 @testable import InstarCLI
@@ -99,7 +100,8 @@ import InstarTestSupport
         let failed = Self.failures(try Self.json(result))
         #expect(failed.count == 1)
         #expect(failed.first?.kind == "drops" && failed.first?.step == "Lib 1 → Lib 2")
-        #expect(failed.first?.message.contains("Book.pages") == true && failed.first?.message.contains("renaming identifier") == true)
+        let drops = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks).first { $0.status == .failed })
+        #expect(drops.probableRename?.dropped == "Book.pages", "\(drops)")
         #expect(try runInstar(["test", folder.appendingPathComponent("plan.yaml").path, "--rows", "30"]).status == 1)
     }
 
@@ -113,7 +115,8 @@ import InstarTestSupport
         let failed = Self.failures(try Self.json(result))
         #expect(failed.map(\.kind) == ["drops"])
         #expect(failed.first?.step == "Lib 1 → Lib 2")
-        #expect(failed.first?.message.contains("set the renaming identifier of 'Rack' to 'Shelf'") == true)
+        let drops = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks).first { $0.status == .failed })
+        #expect(drops.probableRename == ProbableRename(dropped: "Shelf", candidate: "Rack"), "\(drops)")
     }
 
     @Test func aHookThatForgetsRowsFailsNamingTheStepAndHook() throws {
@@ -135,7 +138,8 @@ import InstarTestSupport
         let failed = Self.failures(try Self.json(result))
         let rows = try #require(failed.first { $0.kind == "rows" })
         #expect(rows.step == "Lib 1 → Lib 2")
-        #expect(rows.message.contains("4 row(s) missing") && rows.message.contains("hooks: fillEditions"))
+        let rowsFacts = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks).first { $0.kind == .rows })
+        #expect(rowsFacts.count == 4 && rowsFacts.hooks == ["fillEditions"], "\(rowsFacts)")
         // The first row missing, as a value: Book 7 (the hook deletes every seventh).
         let rowsCheck = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks)
             .first { $0.kind == .rows && $0.status == .failed })
@@ -185,7 +189,7 @@ import InstarTestSupport
         let checks = try json.decoded(TestReportJSON.self).report.runs.flatMap(\.checks)
         let narrowed = try #require(checks.first { $0.kind == .values && $0.status == .failed })
         #expect(narrowed.step == "Lib 1 → Lib 2")
-        #expect(narrowed.message.contains("does not fit Integer 16"))
+        #expect(narrowed.difference?.mismatch == .doesNotFit(.integer16), "\(narrowed)")
     }
 
     @Test func anUnknownStartingVersionIsBadInput() throws {
@@ -242,8 +246,8 @@ import InstarTestSupport
             ["test", copy.appendingPathComponent("plan.yaml").path, "--rows", "20", "--from", "Tracks 1", "--format", "json"])
         #expect(arbitrary.status == 1)
         let failed = try arbitrary.decoded(TestReportJSON.self).report.runs.flatMap(\.checks).filter { $0.status == .failed }
-        let hookFailure = try #require(failed.first { $0.message.contains("'artistsFromJSON'") }, "\(failed)")
-        #expect(hookFailure.kind == .migration && hookFailure.message.contains("Tracks 4 → Tracks 5"), "\(hookFailure)")
+        let hookFailure = try #require(failed.first { $0.hook == "artistsFromJSON" }, "\(failed)")
+        #expect(hookFailure.kind == .migration && hookFailure.step == "Tracks 4 → Tracks 5", "\(hookFailure)")
         let plan = packageRoot.appendingPathComponent("Plans/bench-tracks/plan.yaml").path
         guard benchGeneratorIsPresent else { return }
         let fixtures = folder.appendingPathComponent("fixtures")

@@ -55,7 +55,8 @@ import InstarTestSupport
         #expect(result.status == 1)
         let problem = try #require(try result.decoded(SwiftDataProblemsJSON.self).problems.first)
         #expect(problem.kind == "not-inferable" && problem.location?.contains("Models.swift:") == true, "\(problem)")
-        #expect(problem.message.contains("Drink.when") && problem.hint.contains(".custom(fromVersion:toVersion:willMigrate:didMigrate:)"))
+        #expect(problem.entity == "Drink" && problem.property == "when" && problem.versions == ["V1", "V2"], "\(problem)")
+        #expect(problem.hint.contains(".custom(fromVersion:toVersion:willMigrate:didMigrate:)"))
     }
 
     @Test func aSchemaNoStageReachesIsNamed() throws {
@@ -68,7 +69,7 @@ import InstarTestSupport
         #expect(result.status == 1)
         let problems = try result.decoded(SwiftDataProblemsJSON.self).problems
         #expect(problems.map(\.kind) == ["unreachable", "unreachable"], "\(problems)")
-        #expect(problems.contains { $0.message.contains("V1 to V3") } && problems.contains { $0.message.contains("V2 to V3") })
+        #expect(problems.compactMap(\.versions).sorted { $0.lexicographicallyPrecedes($1) } == [["V1", "V3"], ["V2", "V3"]], "\(problems)")
     }
 
     @Test func customStagesBecomeHooksThatRunAsSQL() throws {
@@ -117,7 +118,7 @@ extension SwiftDataPlanTests {
         let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit", "--format", "json"])
         #expect(result.status == 1)
         let required = try result.decoded(LintJSON.self).findings.filter { $0.check == "cloudKitRequiredAttribute" }
-        #expect(required.count == 1 && required[0].message.contains("'Drink.name'"), "\(required)")
+        #expect(required.count == 1 && required[0].entity == "Drink" && required[0].property == "name", "\(required)")
     }
 }
 

@@ -33,6 +33,11 @@ struct LintJSON: Codable, Sendable, Equatable {
         var line: Int?
         var column: Int?
         var hint: String?
+        /// The entity and property the finding is about, when it is about one.
+        var entity: String?
+        var property: String?
+        /// The value an invalid plan's problem is about (an unknown version or hook), when there is one.
+        var value: String?
 
         init(_ finding: LintFinding) {
             severity = finding.severity.rawValue
@@ -42,6 +47,9 @@ struct LintJSON: Codable, Sendable, Equatable {
             line = finding.location.line
             column = finding.location.column
             hint = finding.hint
+            entity = finding.entity
+            property = finding.property
+            value = finding.value
         }
     }
 

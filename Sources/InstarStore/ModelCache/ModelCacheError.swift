@@ -1,4 +1,5 @@
 import Foundation
+import InstarModelIO
 
 /// Why a store's cached model (`Z_MODELCACHE`) could not be read, with the facts found.
 package struct ModelCacheError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -26,10 +27,14 @@ package struct ModelCacheError: Error, Sendable, Hashable, CustomStringConvertib
     package let kind: Kind
     /// The store file.
     package let path: String
+    /// For ``Kind/notAModelArchive`` and ``Kind/noEntities``: the keyed-archive reader's reason as a
+    /// value, when the archive itself is what is wrong (nil when the model inside is).
+    package let archiveReason: KeyedArchiveError.Reason?
 
-    package init(_ kind: Kind, path: String) {
+    package init(_ kind: Kind, path: String, archiveReason: KeyedArchiveError.Reason? = nil) {
         self.kind = kind
         self.path = path
+        self.archiveReason = archiveReason
     }
 
     /// One line: where and what (a host adds how to give the model: the command line names `--model`).

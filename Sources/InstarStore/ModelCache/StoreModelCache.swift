@@ -46,8 +46,11 @@ package struct CachedStoreModel: Sendable {
                 entities: read.entities, source: file, validatesDefaultValues: false)
         } catch {
             let text = error.problems.map(\.message).joined(separator: "; ")
-            if error.problems.contains(where: { $0.kind == .missingKey }) { throw ModelCacheError(.noEntities(text), path: path) }
-            throw ModelCacheError(.notAModelArchive(text), path: path)
+            let archiveReason = (error.underlying as? KeyedArchiveError)?.reason
+            if error.problems.contains(where: { $0.kind == .missingKey }) {
+                throw ModelCacheError(.noEntities(text), path: path, archiveReason: archiveReason)
+            }
+            throw ModelCacheError(.notAModelArchive(text), path: path, archiveReason: archiveReason)
         }
         return CachedStoreModel(model: model, compressedSize: compressedSize, archiveSize: archive.count, archive: archive)
     }
