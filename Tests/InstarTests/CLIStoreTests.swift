@@ -26,7 +26,7 @@ import InstarTestSupport
         #expect((json["drift"] as? [Any])?.isEmpty == true)
 
         // The dry run's text (its SQL renames color to finish): golden cli/migrate-dry-run.txt.
-        let dry = try runInstar(["migrate", "--store", store, "--to-model", model("v3.yaml"), "--dry-run"])
+        let dry = runInstarInProcess(["migrate", "--store", store, "--to-model", model("v3.yaml"), "--dry-run"])
         #expect(dry.status == 0)
         let migrated = try runInstar(["migrate", "--store", store, "--to-model", model("v3.yaml")])
         #expect(migrated.status == 0, "\(migrated.stderr)")

@@ -68,6 +68,14 @@ let inProcessCommands: Set<String> = [
     "model", "diff", "inspect", "plan", "graph", "lint", "mapping", "export", "store", "status", "restore", "test",
 ]
 
+/// Runs any command in this process, `migrate` included, for a call that ends before a migration runs (a
+/// bad command line, a dry run, a refusal while the plan is made) and of which a test checks only the
+/// status and output. A `migrate` that runs a plan installs signal handlers: run those with ``runInstar(_:environment:currentDirectory:)``.
+func runInstarInProcess(_ arguments: [String]) -> CLIResult {
+    let result = InstarCommand.runInProcess(arguments)
+    return CLIResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
+}
+
 /// Runs the `instar` binary as a process, as a script would.
 func runInstarProcess(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> CLIResult {
     let process = Process()

@@ -266,7 +266,7 @@ import InstarRuntime
 
         let plan = try runInstar(["plan", "--model", bundle, "--store", path, "--format", "json"])
         #expect(plan.status == 0, "\(plan.stderr)")
-        let unknown = try runInstar(["migrate", "--store", path, "--model", bundle, "--to", "v9"])
+        let unknown = runInstarInProcess(["migrate", "--store", path, "--model", bundle, "--to", "v9"])  // refused before a run
         #expect(unknown.status == 1)
         let refusal = try #require(#expect(throws: ImpliedPlanError.self) {
             try ImpliedPlan(models: [URL(fileURLWithPath: bundle)], store: URL(fileURLWithPath: path), target: "v9")

@@ -132,7 +132,7 @@ import InstarTestSupport
             } throws: { ($0 as? StoreError)?.kind == .corrupt && "\($0)".contains("nothing was changed") }
         }
         #expect(FileManager.default.contents(atPath: store + "-wal") == wal)
-        let result = try runInstarOrKill(["inspect", "--store", store])
+        let result = try runInstar(["inspect", "--store", store])  // in-process: nothing here can block
         #expect(result.status != 0)
         #expect(FileManager.default.contents(atPath: store + "-wal") == wal)
     }
@@ -157,7 +157,7 @@ import InstarTestSupport
         let mainBefore = FileManager.default.contents(atPath: snapshot)
         let empty = folder.appendingPathComponent("empty.sqlite").path
         FileManager.default.createFile(atPath: empty, contents: Data())
-        let result = try runInstarOrKill(["restore", "--backup", empty, "--store", snapshot])
+        let result = try runInstar(["restore", "--backup", empty, "--store", snapshot])  // in-process: nothing here can block
         #expect(result.status != 0)
         let refusal = try #require(#expect(throws: StoreError.self) { try SQLiteStore.checkBackup(empty) })
         #expect(result.stderr == "instar: \(ErrorHints.text(refusal, store: snapshot))\n", "\(result.stderr)")
@@ -248,7 +248,7 @@ import InstarTestSupport
             return text.contains("table 't'") && text.contains("column 'x'") && text.contains("not a SQLite type name")
         }
         let output = folder.appendingPathComponent("model.yaml").path
-        let result = try runInstarOrKill(["model", "import", "--store", path, "--output", output])
+        let result = try runInstar(["model", "import", "--store", path, "--output", output])  // in-process: nothing here can block
         #expect(result.status != 0)
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let refusal = try #require(#expect(throws: StoreError.self) { try SchemaImporter.importModel(path: path, name: name) })

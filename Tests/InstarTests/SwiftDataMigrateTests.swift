@@ -195,7 +195,7 @@ import InstarTestSupport
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
 
         for command in ["plan", "migrate"] {
-            let result = try runInstar([command, "--swiftdata", folder.path, "--store", path])
+            let result = runInstarInProcess([command, "--swiftdata", folder.path, "--store", path])  // refused before a run
             #expect(result.status == 1, "\(command): \(result.stdout)")  // the words: golden cli/swiftdata-not-inferable.txt
         }
         let refused = try runInstar(["plan", "--swiftdata", folder.path, "--store", path, "--format", "json"])
@@ -399,10 +399,11 @@ import InstarTestSupport
         let path = current.appendingPathComponent("default.store").path
         try Self.swiftDataStore(try Self.schema(Self.unversioned("var name: String;"), "1.0.0"), at: path)
 
-        let noCache = try runInstar(["migrate", "--swiftdata", current.path, "--store", path])
+        // Both refused while the plan is made, before a run: in-process.
+        let noCache = runInstarInProcess(["migrate", "--swiftdata", current.path, "--store", path])
         #expect(noCache.status == 65, "\(noCache.stdout) \(noCache.stderr)")  // the words: golden cli/swiftdata-sources.txt
 
-        let wrong = try runInstar(["migrate", "--swiftdata", current.path, "--from-swiftdata", current.path, "--store", path])
+        let wrong = runInstarInProcess(["migrate", "--swiftdata", current.path, "--from-swiftdata", current.path, "--store", path])
         #expect(wrong.status == 65, "\(wrong.stderr)")
 
         let result = try runInstar(["migrate", "--swiftdata", current.path, "--from-swiftdata", shipped.path, "--store", path])

@@ -151,7 +151,7 @@ import InstarTestSupport
         let f = try RuntimeFixture(rows: 3, stage: "after: []", hooks: "  unused: {sql: ['SELECT 1']}\n")
         defer { f.remove() }
         let before = try f.bytes()
-        let cli = try f.instar(["migrate", f.plan, "--store", f.store, option])
+        let cli = runInstarInProcess(["migrate", f.plan, "--store", f.store, option])  // refused while parsing: no run
         #expect(cli.status == 64, "a bad command line (the words: golden cli/migrate-refusals.txt): \(cli)")
         #expect(try f.bytes() == before)
         if option.hasPrefix("--time-budget") {
