@@ -77,8 +77,11 @@ import InstarTestSupport
             stages: ".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { context in try context.save() })",
             plan: ["V1", "V2"])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let missing = try runInstar(["test", "--swiftdata", folder.path, "--rows", "5"])
-        #expect(missing.status == 1, "\(missing.stderr)")  // the hook named: golden cli/swiftdata-sources.txt
+        // The run's words (the hook named): golden cli/swiftdata-sources.txt.
+        let missing = try runInstar(["test", "--swiftdata", folder.path, "--rows", "5", "--format", "json"])
+        #expect(missing.status == 1, "\(missing.stderr)")
+        let failure = try missing.decoded(TestReportJSON.self).report.runs.first?.firstFailure
+        #expect(failure?.kind == .migration && failure?.step == "V1 → V2", "the step whose closure is missing: \(missing.stdout)")
         let hooks = folder.appendingPathComponent("hooks.yaml")
         try "V1→V2.didMigrate: UPDATE ZDRINK SET ZNOTE = 'migrated'\n".write(to: hooks, atomically: true, encoding: .utf8)
         let given = try runInstar(["test", "--swiftdata", folder.path, "--hooks", hooks.path, "--rows", "5", "--format", "json"])
