@@ -19,6 +19,11 @@ import InstarTestSupport
 @Suite struct CLIGoldenTests {
     @Test(arguments: CLIGoldenCase.all)
     func transcriptMatchesItsGoldenFile(_ golden: CLIGoldenCase) throws {
+        try Self.check(golden)
+    }
+
+    /// Runs a case's commands in a fresh temporary folder and compares their transcript with its golden file.
+    static func check(_ golden: CLIGoldenCase) throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         try golden.setUp(scratch)
@@ -230,6 +235,8 @@ struct CLIGoldenCase: Sendable, CustomTestStringConvertible {
                 ["model", "import", "--store", s.path("app.sqlite"), "--output", s.path("link.yaml"), "--force"],
                 ["model", "import", "--store", s.path("app.sqlite"), "--output", s.path("dangling.yaml"), "--force"],
                 ["model", "export", "--store", s.path("app.sqlite"), "--output", s.path("dangling.yaml")],
+                ["model", "import", "--store", s.path("app.sqlite"), "--output", s.path("pipe.yaml"), "--force"],
+                ["model", "import", "--store", s.path("app.sqlite"), "--output", "/dev/null", "--force"],
             ]
         },
     ]
@@ -337,7 +344,7 @@ struct Scratch {
         try "name: drop\nversions: [a.yaml, b.yaml]\n".write(toFile: path("plan.yaml"), atomically: true, encoding: .utf8)
     }
 
-    /// A store with one table (a model to import), an existing file, a link to a file and a dangling link.
+    /// A store with one table (a model to import), an existing file, a link to a file, a dangling link and a FIFO.
     func writeOutputTargets() throws {
         let queue = try DatabaseQueue(path: path("app.sqlite"))
         try queue.write { db in try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)") }
@@ -346,6 +353,7 @@ struct Scratch {
         try "target\n".write(toFile: path("target.txt"), atomically: true, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: path("link.yaml"), withDestinationPath: path("target.txt"))
         try FileManager.default.createSymbolicLink(atPath: path("dangling.yaml"), withDestinationPath: path("nowhere.yaml"))
+        guard mkfifo(path("pipe.yaml"), 0o600) == 0 else { throw GoldenSetUpError("mkfifo pipe.yaml") }
     }
 
     /// A plan whose only step retypes an attribute: no chain, and a proposal.

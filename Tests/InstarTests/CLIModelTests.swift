@@ -64,8 +64,11 @@ import InstarTestSupport
         #expect(problem.entity == "E" && problem.property == "v", "\(problem)")
         #expect(result.stderr == "instar: \(problem)\n", "\(result.stderr)")
         #expect(result.stdout.isEmpty)
-        let missing = try runInstar(["diff", dir.appendingPathComponent("nope.yaml").path, bad])
+        let nope = dir.appendingPathComponent("nope.yaml").path
+        let missing = try runInstar(["diff", nope, bad])
         #expect(missing.status == 66)
-        #expect(missing.stderr.contains("no such file"))
+        let unreadable = try #require(#expect(throws: ModelError.self) { try ModelLoader.load(nope) })
+        #expect(unreadable.problems.map(\.kind) == [.unreadable], "\(unreadable)")
+        #expect(missing.stderr == "instar: \(unreadable)\n", "the library's refusal: \(missing.stderr)")
     }
 }

@@ -15,6 +15,9 @@ struct CLIResult {
 
     /// Standard output decoded as the command's JSON output type (`InspectJSON`, `DryRunJSON`…).
     func decoded<Output: Decodable>(_ type: Output.Type) throws -> Output { try decodeOutput(type, stdout) }
+
+    /// The events `migrate --progress json` printed (see ``progressEvents(_:)``).
+    var progressEvents: [ProgressEventJSON] { InstarTests.progressEvents(stdout) }
 }
 
 /// A command's JSON output decoded into its `Codable` type (dates as the journal writes them).
@@ -22,6 +25,12 @@ func decodeOutput<Output: Decodable>(_ type: Output.Type, _ stdout: String) thro
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
     return try decoder.decode(type, from: Data(stdout.utf8))
+}
+
+/// The events of `migrate --progress json`: one JSON object a line of standard output (the lines of
+/// text a run ends with are skipped). A run with nothing to do reports none.
+func progressEvents(_ stdout: String) -> [ProgressEventJSON] {
+    stdout.split(separator: "\n").filter { $0.first == "{" }.compactMap { try? decodeOutput(ProgressEventJSON.self, String($0)) }
 }
 
 /// The `instar` binary next to the test bundle (or `INSTAR_BIN`).
@@ -58,6 +67,14 @@ func runInstar(_ arguments: [String], environment: [String: String] = [:], curre
 let inProcessCommands: Set<String> = [
     "model", "diff", "inspect", "plan", "graph", "lint", "mapping", "export", "store", "status", "restore", "test",
 ]
+
+/// Runs any command in this process, `migrate` included, for a call that ends before a migration runs (a
+/// bad command line, a dry run, a refusal while the plan is made) and of which a test checks only the
+/// status and output. A `migrate` that runs a plan installs signal handlers: run those with ``runInstar(_:environment:currentDirectory:)``.
+func runInstarInProcess(_ arguments: [String]) -> CLIResult {
+    let result = InstarCommand.runInProcess(arguments)
+    return CLIResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
+}
 
 /// Runs the `instar` binary as a process, as a script would.
 func runInstarProcess(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> CLIResult {

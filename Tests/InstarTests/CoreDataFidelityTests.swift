@@ -6,6 +6,8 @@ import InstarStore
 import Testing
 import InstarLayouts
 import InstarTestSupport
+import InstarRuntime
+@testable import InstarCLI  // ImplicitPlan.words, the CLI's words for the library's refusal
 
 /// Issue 11: what a real app's models and stores need beyond the layout's naming rules — Xcode's
 /// leniency, version identity among hash-identical versions, merged models, and progressive migration
@@ -263,9 +265,13 @@ import InstarTestSupport
 
         let plan = try runInstar(["plan", "--model", bundle, "--store", path, "--format", "json"])
         #expect(plan.status == 0, "\(plan.stderr)")
-        let unknown = try runInstar(["migrate", "--store", path, "--model", bundle, "--to", "v9"])
+        let unknown = runInstarInProcess(["migrate", "--store", path, "--model", bundle, "--to", "v9"])  // refused before a run
         #expect(unknown.status == 1)
-        #expect(unknown.stderr.contains("not one of the given versions"))
+        let refusal = try #require(#expect(throws: ImpliedPlanError.self) {
+            try ImpliedPlan(models: [URL(fileURLWithPath: bundle)], store: URL(fileURLWithPath: path), target: "v9")
+        })
+        #expect({ if case .unknownTarget("v9", _) = refusal.kind { true } else { false } }(), "\(refusal)")
+        #expect(unknown.stderr == "instar: \(ImplicitPlan.words(refusal, store: path))\n", "\(unknown.stderr)")
 
         let run = try runInstar(["migrate", "--store", path, "--model", bundle, "--progress", "none"])
         #expect(run.status == 0, "\(run.stderr)")

@@ -9,6 +9,7 @@ import InstarPlanner
 import InstarSQL
 import InstarStore
 import InstarTestSupport
+@testable import InstarCLI  // ErrorHints, the words the CLI adds to a library error
 
 /// Files that are not what they claim (issue 32, items 6 and 7): a FIFO, a device or a directory where a
 /// store should be, a store whose -wal SQLite would delete, YAML whose aliases nest or multiply past the
@@ -66,10 +67,17 @@ import InstarTestSupport
             ["test", Self.musicPlan, "--fixtures", fifo],
             ["restore", "--backup", fifo, "--store", fifo],
         ]
+        // The library's refusal (the FIFO named, and its role: a store, a database to import, a fixture).
+        func refusal(_ role: String) -> StoreError? {
+            #expect(throws: StoreError.self) { try StoreFile.checkBeforeOpening(fifo, what: role) }
+        }
+        let roles = ["import": "a database to import", "test": "a fixture"]
         for command in commands {
             let result = try runInstarOrKill(command)
             #expect(result.status == 66, "\(command): \(result.status) \(result.stderr)")
-            #expect(result.stderr.contains("FIFO"), "\(command): \(result.stderr)")
+            let expected = try #require(refusal(roles[command[1]] ?? roles[command[0]] ?? "a store"))
+            let store = command.first == "restore" ? fifo : nil
+            #expect(result.stderr == "instar: \(ErrorHints.text(expected, store: store))\n", "\(command): \(result.stderr)")
         }
     }
 
@@ -83,7 +91,7 @@ import InstarTestSupport
         let result = try runInstarOrKill(["test", Self.musicPlan, "--fixtures", fixtures.path])
         // Nothing in the folder is a store: the command ends (it neither blocks on the FIFO nor reads
         // /dev/zero for ever), whatever it then says about an empty folder.
-        #expect(result.status == 66 && result.stderr.contains("no SQLite store"), "\(result.status) \(result.stderr)")
+        #expect(result.status == 66, "\(result.status) \(result.stderr)")  // the words: golden cli/test-fixtures.txt
         #expect(!result.stderr.contains("Fatal error"), "\(result.stderr)")
     }
 
@@ -124,7 +132,7 @@ import InstarTestSupport
             } throws: { ($0 as? StoreError)?.kind == .corrupt && "\($0)".contains("nothing was changed") }
         }
         #expect(FileManager.default.contents(atPath: store + "-wal") == wal)
-        let result = try runInstarOrKill(["inspect", "--store", store])
+        let result = try runInstar(["inspect", "--store", store])  // in-process: nothing here can block
         #expect(result.status != 0)
         #expect(FileManager.default.contents(atPath: store + "-wal") == wal)
     }
@@ -149,9 +157,10 @@ import InstarTestSupport
         let mainBefore = FileManager.default.contents(atPath: snapshot)
         let empty = folder.appendingPathComponent("empty.sqlite").path
         FileManager.default.createFile(atPath: empty, contents: Data())
-        let result = try runInstarOrKill(["restore", "--backup", empty, "--store", snapshot])
+        let result = try runInstar(["restore", "--backup", empty, "--store", snapshot])  // in-process: nothing here can block
         #expect(result.status != 0)
-        #expect(result.stderr.contains("nothing was changed"), "\(result.stderr)")
+        let refusal = try #require(#expect(throws: StoreError.self) { try SQLiteStore.checkBackup(empty) })
+        #expect(result.stderr == "instar: \(ErrorHints.text(refusal, store: snapshot))\n", "\(result.stderr)")
         #expect(FileManager.default.contents(atPath: snapshot + "-wal") == walBefore)
         #expect(FileManager.default.contents(atPath: snapshot) == mainBefore)
     }
@@ -245,9 +254,11 @@ import InstarTestSupport
             return text.contains("table 't'") && text.contains("column 'x'") && text.contains("not a SQLite type name")
         }
         let output = folder.appendingPathComponent("model.yaml").path
-        let result = try runInstarOrKill(["model", "import", "--store", path, "--output", output])
+        let result = try runInstar(["model", "import", "--store", path, "--output", output])  // in-process: nothing here can block
         #expect(result.status != 0)
-        #expect(result.stderr.contains("column 'x'"), "\(result.stderr)")
+        let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let refusal = try #require(#expect(throws: StoreError.self) { try SchemaImporter.importModel(path: path, name: name) })
+        #expect(result.stderr == "instar: \(ErrorHints.text(refusal))\n", "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
@@ -366,7 +377,7 @@ import InstarTestSupport
         let fifo = try makeFIFO(in: folder, "pipe.yaml")
         for path in [fifo, "/dev/null"] {
             let result = try runInstarOrKill(["model", "import", "--store", store, "--output", path, "--force"])
-            #expect(result.status == 65 && result.stderr.contains("not a regular file"), "\(result.stderr)")
+            #expect(result.status == 65, "not a regular file (golden cli/output-refusals.txt): \(result.stderr)")
         }
     }
 

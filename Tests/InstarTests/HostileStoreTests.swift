@@ -4,6 +4,8 @@ import InstarModel
 import InstarStore
 import Testing
 import InstarTestSupport
+import InstarRuntime
+@testable import InstarCLI  // ErrorHints, the words the CLI adds to a library error
 
 /// Stores whose bookkeeping holds values of the wrong type or damaged property lists: GRDB's typed
 /// subscripts and Foundation's property-list parser crashed the process on them (found by
@@ -78,11 +80,17 @@ import InstarTestSupport
             at: corpusRoot.appendingPathComponent("duckduckgo__BrowserServicesKit/Tests/BookmarksTests/Resources/Bookmarks_V5.sqlite-wal"),
             to: URL(fileURLWithPath: store.path + "-wal"))
         let before = try Data(contentsOf: store)
+        // What the library refuses for each command: SQLite's SQLITE_CORRUPT (11), the -wal beside the store.
+        let refusals = [
+            "inspect": #expect(throws: StoreError.self) { try SQLiteStore.open(at: store.path, readOnly: true).close() },
+            "status": #expect(throws: StoreError.self) { _ = try Migrator.status(ofStoreAt: store.path) },
+        ]
         for command in [["inspect", "--store", store.path], ["status", "--store", store.path]] {
             let result = try runInstar(command)
             #expect(result.status == 1, "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("database disk image is malformed"), "\(result.stderr)")
-            #expect(result.stderr.contains("Moody.sqlite-wal came from another store"), "\(result.stderr)")
+            let refusal = try #require(refusals[command[0]] ?? nil)
+            #expect(refusal.kind == .corrupt && refusal.sqlite?.code == 11, "\(refusal)")
+            #expect(result.stderr == "instar: \(ErrorHints.text(refusal))\n", "\(result.stderr)")
         }
         #expect(try Data(contentsOf: store) == before)
     }

@@ -7,6 +7,7 @@ import InstarRuntime
 import InstarStore
 import Testing
 import InstarTestSupport
+@testable import InstarCLI  // DryRunJSON, to decode `plan --format json`
 
 /// `instar plan --scaffold` for a mapping step whose hooks are missing: one SQL template per hook,
 /// named as the refusal names it, saying where it runs and what it must produce.
@@ -71,13 +72,15 @@ import InstarTestSupport
         let planPath = directory.appendingPathComponent("plan.yaml").path
         try plan.write(toFile: planPath, atomically: true, encoding: .utf8)
         let out = directory.appendingPathComponent("scaffold").path
-        let result = try runInstar(["plan", planPath, "--from", "Classes 2", "--scaffold", out])
+        let result = try runInstar(["plan", planPath, "--from", "Classes 2", "--scaffold", out, "--format", "json"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("wrote 1 mapping hook template(s)"))
+        let files = try result.decoded(DryRunJSON.self).scaffold ?? []
+        #expect(files.map(\.path) == [out + "/v2-to-v3.StudentToStudent.sql"], "one mapping hook template: \(files)")
         let written = try String(contentsOfFile: out + "/v2-to-v3.StudentToStudent.sql", encoding: .utf8)
         #expect(written.contains("the custom policy 'ClassNamePolicy'") && written.contains(#"UPDATE "Student""#))
         // Never overwritten.
         let again = try runInstar(["plan", planPath, "--from", "Classes 2", "--scaffold", out])
-        #expect(again.status != 0 && again.stderr.contains("refusing to overwrite"))
+        #expect(again.status != 0, "refused (the words: golden cli/scaffold-refusals.txt): \(again.stderr)")
+        #expect(try String(contentsOfFile: out + "/v2-to-v3.StudentToStudent.sql", encoding: .utf8) == written)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import InstarRuntime
 import InstarTestSupport
 @testable import InstarCLI
 
@@ -96,12 +97,25 @@ import InstarTestSupport
         let killed = try runInstar(
             ["migrate", "--store", store, "--model", bundle, "--to", "Moody 5"], environment: ["INSTAR_FAILPOINT": "step.after-commit"])
         #expect(killed.status != 0)
-        let resumed = try runInstar(["migrate", "--store", store, "--model", bundle, "--to", "Moody 5"])
+        let resumed = try runInstar(["migrate", "--store", store, "--model", bundle, "--to", "Moody 5", "--progress", "json"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         // The first step's transaction moved the journal on to the second (it has no hooks after it).
-        #expect(resumed.stdout.contains("resuming step 2/2 (Moody 4 → Moody 5), before phase"), "\(resumed.stdout)")
+        let started = resumed.progressEvents.first { $0.event == "started" }
+        #expect(started?.resumedAt == "step 2/2 (Moody 4 → Moody 5), before phase, hook 1", "\(resumed.stdout)")
         let inspect = try runInstar(["inspect", "--store", store, "--model", bundle, "--format", "json"])
         #expect(try inspect.decoded(InspectJSON.self).version == "Moody 5", "\(inspect.stdout) \(inspect.stderr)")
+    }
+
+    /// The library's refusal of a migration whose mapping step needs app code: the hooks it misses.
+    static func missingHooks(store: String, bundle: String, target: String) throws -> HookError {
+        let implied = try ImpliedPlan(models: [URL(fileURLWithPath: bundle)], store: URL(fileURLWithPath: store), target: target)
+        return try #require(#expect(throws: HookError.self) { try Migrator(plan: implied.plan).migrate(storeAt: store) })
+    }
+
+    /// What `instar migrate --store <store> --model <bundle> --to <target>` prints for `refusal`.
+    static func words(_ refusal: HookError, store: String, bundle: String, target: String) -> String {
+        let resume = ImplicitPlan.resumeCommand(models: [bundle], store: store, target: target, merge: false)
+        return "instar: \(ErrorHints.text(refusal, resume: resume))\n"
     }
 
     /// Moody 5 → 6 has a custom policy: refused before anything is written, naming the hook.
@@ -113,8 +127,10 @@ import InstarTestSupport
         let bundle = corpusRoot.appendingPathComponent("objcio__core-data/Migrations/Migrations/Moody.xcdatamodeld").path
         let result = try runInstar(["migrate", "--store", store, "--model", bundle, "--to", "Moody 6"])
         #expect(result.status != 0)
-        #expect(result.stderr.contains("hook 'Moody 5-Moody 6.CountryToCountry'"), "\(result.stderr)")
-        #expect(result.stderr.contains("Migrations.Country5ToCountry6Policy"), "\(result.stderr)")
+        let refusal = try Self.missingHooks(store: store, bundle: bundle, target: "Moody 6")
+        #expect(refusal.missing.map(\.hook) == ["Moody 5-Moody 6.CountryToCountry"], "\(refusal)")
+        #expect(refusal.missing.allSatisfy { if case .mapping = $0.reason { true } else { false } }, "\(refusal)")
+        #expect(result.stderr == Self.words(refusal, store: store, bundle: bundle, target: "Moody 6"), "\(result.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
     }
 
@@ -148,8 +164,10 @@ import InstarTestSupport
         let bundle = corpusRoot.appendingPathComponent("carekit-apple__CareKit/CareKitStore/CareKitStore/CoreData/CareKitStore.xcdatamodeld").path
         let result = try runInstar(["migrate", "--store", store, "--model", bundle, "--to", "CareKitStore2.1"])
         #expect(result.status != 0)
-        #expect(result.stderr.contains("2.0_2.1_Mapping."), "\(result.stderr)")
-        #expect(result.stderr.contains("custom migration policy"), "\(result.stderr)")
+        let refusal = try Self.missingHooks(store: store, bundle: bundle, target: "CareKitStore2.1")
+        #expect(!refusal.missing.isEmpty && refusal.missing.allSatisfy { $0.hook.hasPrefix("2.0_2.1_Mapping.") }, "\(refusal)")
+        #expect(refusal.missing.allSatisfy { if case .mapping = $0.reason { true } else { false } }, "\(refusal)")
+        #expect(result.stderr == Self.words(refusal, store: store, bundle: bundle, target: "CareKitStore2.1"), "\(result.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
     }
 }

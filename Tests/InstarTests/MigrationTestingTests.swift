@@ -197,7 +197,11 @@ import InstarTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try runInstar(["test", folder.appendingPathComponent("plan.yaml").path, "--from", "Lib 3"])
         #expect(result.status == 65)
-        #expect(result.stderr.contains("'Lib 3' is not a version of library"))
+        let plan = try PlanFileReader.read(path: folder.appendingPathComponent("plan.yaml").path)
+        let refusal = try #require(#expect(throws: MigrationTestError.self) {
+            try MigrationTester(migrator: Migrator(plan: plan)).run(MigrationTestOptions(versions: ["Lib 3"]))
+        })
+        #expect(result.stderr == "instar: \(refusal)\n", "the library's refusal: \(result.stderr)")
     }
 
     /// The library API, as an app's own tests call it: a Swift hook registered on the migrator runs.

@@ -5,6 +5,8 @@ import Testing
 @testable import InstarModelIO
 @testable import InstarStore
 import InstarTestSupport
+import InstarRuntime
+@testable import InstarCLI  // ErrorHints, the words the CLI adds to a library error
 
 /// `instar inspect --store S` without `--model`, `instar model export --store`, and the cached model as
 /// the source version of a bundle migration: on a store built here and on real stores of the corpus.
@@ -39,7 +41,11 @@ import InstarTestSupport
         let (path, _) = try ModelCacheTests.store(cache: nil, in: folder)
         let result = try runInstar(["inspect", "--store", path])
         #expect(result.status == 66)
-        #expect(result.stderr.contains("\(path): the store keeps no model of its own"))
+        let opened = try SQLiteStore.open(at: path, readOnly: true)
+        defer { try? opened.close() }
+        let refusal = try #require(#expect(throws: ModelCacheError.self) { try opened.cachedModel() })
+        #expect(refusal.kind == .noCache && refusal.path == path, "\(refusal)")
+        #expect(result.stderr == "instar: \(ErrorHints.text(refusal))\n", "\(result.stderr)")
     }
 
     /// A composite-bearing model survives export: the YAML `elements:` key reads back to the same hash.
@@ -85,7 +91,8 @@ import InstarTestSupport
         let bundle = corpusRoot.appendingPathComponent("larromba__EasyLife/EasyLife/EasyLife.xcdatamodeld").path
         let planned = try runInstar(["plan", "--model", bundle, "--store", path, "--format", "json"])
         #expect(planned.status == 0, "\(planned.stderr)")
-        #expect(planned.stderr.contains("the store's version is not in the bundle; its own cached model is the source"))
+        let implied = try ImpliedPlan(models: [URL(fileURLWithPath: bundle)], store: URL(fileURLWithPath: path), target: nil)
+        #expect(implied.notes.contains { if case .cachedModelIsTheSource = $0 { true } else { false } }, "\(implied.notes)")
         // One step, straight to the current version, as Core Data migrates from a cache: never through an
         // older version that lacks the store's Project entity.
         let steps = (planned.json?["steps"] as? [[String: Any]])?.map { "\($0["from"] ?? "")→\($0["to"] ?? "")" }

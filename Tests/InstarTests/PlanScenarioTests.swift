@@ -329,10 +329,10 @@ private final class Scenario {
     }
 
     func migrate(to target: String) throws {
-        let result = try runInstar(["migrate", plan, "--store", store])
+        let result = try runInstar(["migrate", plan, "--store", store, "--progress", "json"])
         try #require(result.status == 0, "instar migrate \(name): \(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("migrated"))
-        #expect(result.stdout.contains(target))
+        let events = result.progressEvents
+        #expect(events.last?.event == "finished" && events.last { $0.event == "stepStarted" }?.to == target, "migrated to \(target): \(result.stdout)")
     }
 
     /// The store is exactly at `version`: by its metadata and with no schema drift.

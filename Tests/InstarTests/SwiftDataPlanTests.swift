@@ -78,9 +78,11 @@ import InstarTestSupport
             stages: ".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { context in try context.save() })",
             plan: ["V1", "V2"])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let missing = try runInstar(["test", "--swiftdata", folder.path, "--rows", "5"])
-        #expect(missing.status == 1)
-        #expect(missing.stderr.contains("V1→V2.didMigrate"), "\(missing.stderr)")
+        // The run's words (the hook named): golden cli/swiftdata-sources.txt.
+        let missing = try runInstar(["test", "--swiftdata", folder.path, "--rows", "5", "--format", "json"])
+        #expect(missing.status == 1, "\(missing.stderr)")
+        let failure = try missing.decoded(TestReportJSON.self).report.runs.first?.firstFailure
+        #expect(failure?.kind == .migration && failure?.step == "V1 → V2", "the step whose closure is missing: \(missing.stdout)")
         let hooks = folder.appendingPathComponent("hooks.yaml")
         try "V1→V2.didMigrate: UPDATE ZDRINK SET ZNOTE = 'migrated'\n".write(to: hooks, atomically: true, encoding: .utf8)
         let given = try runInstar(["test", "--swiftdata", folder.path, "--hooks", hooks.path, "--rows", "5", "--format", "json"])
@@ -100,10 +102,11 @@ import InstarTestSupport
         let model = try #require(read.schemas.first).model
         let store = folder.appendingPathComponent("shipped.store").path
         try SQLiteStore.create(at: store, model: model, layout: CoreDataLayout()).close()
-        let result = try runInstar(["plan", "--swiftdata", folder.path, "--store", store])
+        // The words (134504, the closest schema, the edit): golden cli/swiftdata-edited-schema.txt.
+        let result = try runInstar(["plan", "--swiftdata", folder.path, "--store", store, "--format", "json"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("134504") && result.stderr.contains("closest is V1"), "\(result.stderr)")
-        #expect(result.stderr.contains("the store has columns ZPRICE V1 lacks"), "\(result.stderr)")
+        let problems = try result.decoded(SwiftDataProblemsJSON.self).problems
+        #expect(problems.map(\.kind) == ["unknown-model-version"], "\(result.stdout)")
     }
 }
 
@@ -134,10 +137,12 @@ extension SwiftDataPlanTests {
         ("nobelnrj__myhome/MyHomeApp", "nobelnrj__myhome/@33a81a50/MyHomeTests/Resources/MyHomeV1Seed.store", "SchemaV1"),
     ])
     func theAppsPlanIsAcceptedForItsStore(sources: String, store: String, schema: String) throws {
-        let result = try runInstar(["plan", "--swiftdata", Self.root.appendingPathComponent(sources).path, "--store", Self.root.appendingPathComponent(store).path])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("store: written by \(schema)"), "\(result.stdout)")
-        #expect(result.stdout.contains("checks: passed"))
+        let result = try runInstar([
+            "plan", "--swiftdata", Self.root.appendingPathComponent(sources).path, "--store", Self.root.appendingPathComponent(store).path,
+            "--format", "json",
+        ])
+        #expect(result.status == 0, "the checks passed: \(result.stderr)")
+        #expect(try result.decoded(DryRunJSON.self).detectedVersion == schema, "the store was written by \(schema): \(result.stdout)")
     }
 
     @Test func freezeRaysPlanPassesInstarTestSeededAndWithItsFixtures() throws {

