@@ -226,15 +226,19 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
         let signalSources = stop.handleSignals()
         defer { signalSources.forEach { $0.cancel() } }
         let reporter = ProgressReporter(style: progress ?? (Console.current.isTerminal ? .bar : .lines))
+        let reclaimed = LastReclaim()
         do {
             let result = try migrator.migrate(
                 storeAt: store, to: to, timeBudget: timeBudget, wait: wait ?? 0, backup: backup, stop: stop,
-                progress: reporter.report)
+                progress: { event in
+                    if case .reclaiming(let rows, let pages) = event { reclaimed.left = (rows, pages ?? 0) }
+                    reporter.report(event)
+                })
             reporter.finish()
             switch result {
             case .finished(let steps):
                 if steps == 0 {
-                    printOut("the store is already at the target; nothing to do")
+                    printOut(reclaimed.left == nil ? "the store is already at the target; nothing to do" : "the store is already at the target")
                 } else if let journal = try? Migrator.status(ofStoreAt: store).journal, journal.status == .finished {
                     let versions = [journal.chain.first?.from ?? "?"] + journal.chain.map(\.to)
                     let seconds = journal.timings.values.reduce(0, +)
@@ -242,6 +246,13 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
                 } else {
                     // Layouts that keep no journal after a run (Core Data, plain SQL) leave nothing to read.
                     printOut("migrated \(store) to \(to ?? plan.targetVersion ?? "the target") in \(steps) step(s)")
+                }
+                if let left = reclaimed.left {
+                    printOut(
+                        left.rows > 0 || left.pages > 0
+                            ? "the old tables a sliced run retired are still being deleted (at most \(left.rows) rows, then "
+                                + "\(left.pages) free pages): the store is usable, and the next runs go on with it"
+                            : "the old tables a sliced run retired are deleted and their space given back")
                 }
             case .paused(let reason):
                 printOut("stopped at a safe point: \(reason). Everything done so far is committed.")
@@ -276,4 +287,9 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
             throw InstarExit.failure
         }
     }
+}
+
+/// The last ``ProgressEvent/reclaiming(rowsLeft:freePagesLeft:)`` of a run: what the tidy-up left.
+private final class LastReclaim {
+    var left: (rows: Int, pages: Int)?
 }

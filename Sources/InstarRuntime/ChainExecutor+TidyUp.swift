@@ -58,8 +58,12 @@ extension ChainExecutor {
                 let rows = sliceRows(rate: retireRate ?? copyRate)
                 let began = Date()
                 var deleted = 0
-                try tidyCommit { db in deleted = try store.deleteRetiredSlice(table, rows: rows, db) }
-                retireRate = Self.rate(retireRate, rows: deleted, since: began)
+                // The rate of the statement alone, before the commit: the commit's fsyncs cost the same
+                // whatever the slice's size, and would make a first small slice look slow.
+                try tidyCommit { db in
+                    deleted = try store.deleteRetiredSlice(table, rows: rows, db)
+                    retireRate = Self.rate(retireRate, rows: deleted, since: began)
+                }
                 // `left` is an upper bound (the rowid span): a short slice means the table is empty.
                 let done = deleted < rows ? left : min(left, deleted)
                 left -= done
@@ -88,8 +92,10 @@ extension ChainExecutor {
             if pauseReason() != nil { return false }
             let pages = sliceRows(rate: pageRate)
             let began = Date()
-            try tidyCommit(failpoint: "reclaim") { db in try db.execute(sql: "PRAGMA incremental_vacuum(\(pages))") }
-            pageRate = Self.rate(pageRate, rows: min(pages, free), since: began)
+            try tidyCommit(failpoint: "reclaim") { db in
+                try db.execute(sql: "PRAGMA incremental_vacuum(\(pages))")
+                pageRate = Self.rate(pageRate, rows: min(pages, free), since: began)
+            }
         }
     }
 

@@ -299,6 +299,9 @@ final class ChainExecutor {
             let versions = try [model(record.from)] + (entry.step...last).map { try model(entry.chain[$0].to) }
             let failures = HookFailures()
             let hooks = inlineHooks(first: entry.step, last: last, in: entry, failures: failures)
+            // What an earlier transaction retired goes before this one copies, so that the extra
+            // disk at the peak stays one transaction's; only the last one's waits until the finish.
+            guard try tidyUp() else { return try pause(&entry, pauseReason() ?? .timeBudget) }
             let prefilled: [SlicedCopy]
             switch try copyAhead(&entry, versions: versions, hooks: hooks, reach: last) {
             case .copied(let copies): prefilled = copies
@@ -332,6 +335,9 @@ extension ChainExecutor {
     /// steps). Steps not priced by this run (a resumed one) are priced now on the store, which is at
     /// the current step's first version; a step that cannot be priced counts 0.
     func estimatedRows(_ entry: JournalEntry, through reach: Int) -> Int {
+        // A sliced copy under way counted its rows when it started: counting a big table again would
+        // spend much of a small launch's budget before its first slice.
+        if let slices = entry.slices, entry.phase == .schema { return slices.rowsTotal }
         var rows = 0
         for index in entry.step...reach {
             if let known = rowEstimates[index] {

@@ -115,7 +115,9 @@ extension SQLiteStore {
     /// two ends of its b-tree (a count would read every page, a launch's budget on a big table).
     package func retiredRowsAtMost(_ table: String, _ db: Database) throws -> Int {
         let name = table.sqlQuoted
-        let span = try Row.fetchOne(db, sql: "SELECT min(rowid) AS low, max(rowid) AS high FROM \(name)")
+        // Two subqueries: SQLite reads a lone min() or max() from the b-tree's end, but scans the
+        // whole table for both in one SELECT.
+        let span = try Row.fetchOne(db, sql: "SELECT (SELECT min(rowid) FROM \(name)) AS low, (SELECT max(rowid) FROM \(name)) AS high")
         guard let low: Int64 = span?["low"], let high: Int64 = span?["high"] else { return 0 }
         let (width, overflow) = high.subtractingReportingOverflow(low)
         return overflow || width >= Int64(Int.max) ? Int.max : Int(width) + 1
