@@ -91,7 +91,8 @@ extension Migrator {
 
 /// What migrating a store would do now, found without writing (``Migrator/pendingWork(store:to:configuration:)``).
 public enum PendingWork: Sendable {
-    /// The store is at the target and no run is unfinished.
+    /// The store is at the target and no run is unfinished: the app may open it. (It may still hold
+    /// an old table a sliced run retired; the next `migrate` call deletes it within its budget.)
     case none
     /// A new run would take these steps (numbered from zero in progress events).
     case migration(from: String, to: String, steps: [PendingStep])
