@@ -110,6 +110,11 @@ extension ChainExecutor {
             try saveRecord(next, db)
             if releasingLease { try Lease.release(lease, db) }
         }
+        willCommit(failpoint: failpoint)
+    }
+
+    /// The failpoint of every unit just before its commit (a journal record's or a tidy-up's).
+    func willCommit(failpoint: String) {
         Failpoints.hit("\(failpoint).before-commit")
     }
 
@@ -117,6 +122,12 @@ extension ChainExecutor {
     /// commit, and (unless it only recorded the run's state) progress was made.
     func didCommit(failpoint: String, progress: Bool) {
         claimPending = false
+        afterCommit(failpoint: failpoint, progress: progress)
+    }
+
+    /// The failpoint of every unit just after its commit, and the progress it made. A tidy-up's
+    /// commit (``tidyUp()``) claims nothing, so it comes here without ``didCommit(failpoint:progress:)``.
+    func afterCommit(failpoint: String, progress: Bool) {
         Failpoints.hit("\(failpoint).after-commit")
         if progress { progressMade = true }
     }

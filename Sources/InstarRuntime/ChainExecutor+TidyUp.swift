@@ -99,18 +99,18 @@ extension ChainExecutor {
         }
     }
 
-    /// One unit of tidying up in an immediate write transaction of its own, with its failpoints. No
-    /// journal record: the retired tables and the free pages say what is left.
+    /// One unit of tidying up in an immediate write transaction of its own, with the failpoints every
+    /// unit has. No journal record and no lease claim: the retired tables and the free pages say what
+    /// is left, and a run that tidies before its first unit must still claim the store with that unit.
     private func tidyCommit(failpoint: String = "retire", _ work: (Database) throws -> Void) throws {
         try store.withDatabase { db in
             try db.inTransaction(.immediate) {
                 try work(db)
-                Failpoints.hit("\(failpoint).before-commit")
+                willCommit(failpoint: failpoint)
                 return .commit
             }
         }
-        Failpoints.hit("\(failpoint).after-commit")
-        progressMade = true
+        afterCommit(failpoint: failpoint, progress: true)
     }
 
     /// Whether deleting `rows` retired rows at once fits: always without a budget; with one and
