@@ -30,6 +30,9 @@ final class Console: Sendable {
     }
 
     /// True when output goes to a terminal (never for a captured console).
+    /// Whether this console keeps what it is given (a command run in-process) rather than writing it.
+    var isCapturing: Bool { captured != nil }
+
     var isTerminal: Bool { captured == nil && isatty(FileHandle.standardOutput.fileDescriptor) != 0 }
 
     /// What a capturing console was given so far.

@@ -223,7 +223,9 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
             throw ExitCode.validationFailure
         }
         let stop = StopRequest()
-        let signalSources = stop.handleSignals()
+        // A process's SIGINT and SIGTERM pause the run. A command run inside another program (a test,
+        // `InstarCommand.runInProcess`) leaves that program's signals alone: its console captures.
+        let signalSources = Console.current.isCapturing ? [] : stop.handleSignals()
         defer { signalSources.forEach { $0.cancel() } }
         let reporter = ProgressReporter(style: progress ?? (Console.current.isTerminal ? .bar : .lines))
         let reclaimed = LastReclaim()

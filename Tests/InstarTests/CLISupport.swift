@@ -61,11 +61,11 @@ func runInstar(_ arguments: [String], environment: [String: String] = [:], curre
 }
 
 /// Commands a test runs inside its own process (`InstarCommand.runInProcess`): their output is
-/// captured per call, so tests run them in parallel. `migrate` installs signal handlers and reads
-/// failpoints from the environment, so it, and any call with an environment or a working folder of
-/// its own, runs as a process: those tests are about what a process does (exit codes, signals).
+/// captured per call, so tests run them in parallel; `migrate` in-process leaves the test process's
+/// signals alone. A call with an environment (failpoints) or a working folder of its own runs as a
+/// process, as do the tests that signal or kill a run: those are about what a process does.
 let inProcessCommands: Set<String> = [
-    "model", "diff", "inspect", "plan", "graph", "lint", "mapping", "export", "store", "status", "restore", "test",
+    "model", "diff", "inspect", "plan", "graph", "lint", "mapping", "export", "store", "status", "restore", "test", "migrate",
 ]
 
 /// Runs any command in this process, `migrate` included, for a call that ends before a migration runs (a
