@@ -11,7 +11,7 @@ import InstarStore
 /// the target version: the run is finished and the app may open the store. What is left is space,
 /// which is no reason to keep the app waiting. So it is given back after the finish, within the time
 /// left in the call, and again by every later call that finds a retired table (one that finds the
-/// store at the target included), as online schema change tools leave the old table for a later drop.
+/// store at the target included), as gh-ost leaves its old table for a later drop by default.
 ///
 /// Each unit is a commit of its own that needs no journal: the retired table itself says what is
 /// left, so a call killed or stopped anywhere leaves work that the next call finds. On a store with

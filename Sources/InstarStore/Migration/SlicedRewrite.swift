@@ -60,7 +60,6 @@ extension SQLiteStore {
     /// change capture goes in both cases.
     func takeSlicedCopies(_ copies: [SlicedCopy], unit: TransactionPlan.Unit, _ db: Database) throws -> [String: String] {
         guard !copies.isEmpty else { return [:] }
-        try moveAsideRetiredTables(of: copies, db)
         let wanted = Set(StepSQLPlanner.sliceable(unit.program, actual: try readSchema(db)))
         var taken: [String: String] = [:]
         for copy in copies {
@@ -129,19 +128,5 @@ extension SQLiteStore {
         let name = table.sqlQuoted
         try db.execute(sql: "DELETE FROM \(name) WHERE rowid IN (SELECT rowid FROM \(name) ORDER BY rowid LIMIT ?)", arguments: [rows])
         return db.changesCount
-    }
-
-    /// Inside the step's transaction, before it retires the sources of `copies`: a table already
-    /// under a retired name (left by an earlier run whose tidy-up has not ended) moves to a free name
-    /// with the same prefix, so that the new retirement never collides with it and both are tidied.
-    func moveAsideRetiredTables(of copies: [SlicedCopy], _ db: Database) throws {
-        let existing = Set(try retiredTables(db))
-        for copy in copies {
-            let name = SlicedCopy.retiredName(copy.staging)
-            guard existing.contains(name) else { continue }
-            var suffix = 2
-            while try existing.contains("\(name)_\(suffix)") || db.tableExists("\(name)_\(suffix)") { suffix += 1 }
-            try db.execute(sql: "ALTER TABLE \(name.sqlQuoted) RENAME TO \("\(name)_\(suffix)".sqlQuoted)")
-        }
     }
 }
