@@ -74,8 +74,9 @@ struct InspectCommand: ParsableCommand {
             // No layout recognised the store and no version matches it in the default layout: it may be
             // a store without bookkeeping (the sql layout), so compare its schema in every other layout.
             if chosen == nil, !detection.isExactMatch, detection.metadataVersionName == nil {
-                let recognised = try opened.withDatabase { db in try Layouts.all.contains { try $0.recognizes(db) } }
-                for other in Layouts.all where !recognised && other.name != opened.layout.name {
+                let layouts = Layouts.all  // in this task, which may have a registry scope of its own
+                let recognised = try opened.withDatabase { db in try layouts.contains { try $0.recognizes(db) } }
+                for other in layouts where !recognised && other.name != opened.layout.name {
                     guard let reopened = try? SQLiteStore.open(at: store, layout: other, readOnly: true) else { continue }
                     if let found = try? reopened.detectVersion(among: candidates), found.isExactMatch {
                         try? opened.close()

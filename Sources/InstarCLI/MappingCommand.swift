@@ -68,7 +68,8 @@ struct MappingCommand: ParsableCommand {
         if let plan { versions += try loadPlan(plan).versions }
         if let mappingFile, !versions.isEmpty {
             do {
-                let found = try mappingFile.resolved(among: versions)
+                let origin: VersionSource = plan == nil ? .models : models.isEmpty ? .plan : .modelsAndPlan
+                let found = try mappingFile.resolved(among: versions, from: origin)
                 resolved = found.model
                 resolver = ModelColumnResolver(model: found.source)
                 match = MappingVersionMatch(

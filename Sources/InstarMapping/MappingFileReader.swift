@@ -245,9 +245,12 @@ package struct MappingFile: Sendable {
     package var sourceLocation: SourceLocation
     package var destinationLocation: SourceLocation
 
-    /// The two versions the file names, among `versions`; a name that is not there is an error at the
-    /// place it is written, with the closest name as a hint.
-    package func versions(among versions: [Model]) throws(MappingError) -> (source: Model, destination: Model) {
+    /// The two versions the file names, among `versions` (which came from `origin`: a plan, or models
+    /// given on their own); a name that is not there is an error at the place it is written, naming
+    /// where the versions came from, with the closest name as a hint.
+    package func versions(among versions: [Model], from origin: VersionSource) throws(MappingError)
+        -> (source: Model, destination: Model)
+    {
         var problems: [ModelProblem] = []
         let names = versions.map(\.name)
         func find(_ name: String, _ location: SourceLocation, _ side: String) -> Model? {
@@ -255,10 +258,11 @@ package struct MappingFile: Sendable {
             let closest = Spelling.closest(to: name, among: names)
             let close = closest.map { Spelling.didYouMean($0) + " " } ?? ""
             var problem = ModelProblem(
-                .invalidValue, "the \(side) version '\(name)' is not one of the plan's versions", location: location,
+                .invalidValue, "the \(side) version '\(name)' is not one of \(origin)", location: location,
                 hint: close + "versions: \(names.joined(separator: ", "))")
             problem.value = name
             problem.suggestion = closest
+            problem.versionSource = origin
             problems.append(problem)
             return nil
         }
@@ -270,11 +274,11 @@ package struct MappingFile: Sendable {
 
     /// The mapping model against its two versions: entities and listed properties checked, every
     /// destination property the file does not list added for Xcode's generation rule, then
-    /// ``MappingModel/resolved(source:destination:)``.
-    package func resolved(among versions: [Model]) throws(MappingError)
+    /// ``MappingModel/resolved(source:destination:)``. `origin` says where `versions` came from.
+    package func resolved(among versions: [Model], from origin: VersionSource) throws(MappingError)
         -> (source: Model, destination: Model, model: MappingModel)
     {
-        let (source, destination) = try self.versions(among: versions)
+        let (source, destination) = try self.versions(among: versions, from: origin)
         return (source, destination, try resolved(source: source, destination: destination))
     }
 

@@ -81,6 +81,9 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
     package var suggestion: String? = nil
     /// The plan's versions the problem is about, in order: a stage's two ends.
     package var versions: [String] = []
+    /// For a version name that is not among the versions it is looked up in: where those versions came
+    /// from (a plan, or models given on their own), which the message names.
+    package var versionSource: VersionSource? = nil
 
     /// Creates an error-severity problem.
     public init(
@@ -112,6 +115,26 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
         var text = parts.joined(separator: " ")
         if let hint { text += "\n  hint: \(hint)" }
         return text
+    }
+}
+
+/// Where the versions that a file's version names are looked up in came from, so that a refusal names
+/// them as the user gave them: a plan's versions are not the models given on the command line.
+public enum VersionSource: String, Sendable, Hashable, CustomStringConvertible {
+    /// A plan's versions.
+    case plan
+    /// Models given on their own (`instar mapping --model`), no plan.
+    case models
+    /// Models given on their own and a plan's versions together.
+    case modelsAndPlan
+
+    /// Their name in a sentence: "the plan's versions", "the given models' versions".
+    public var description: String {
+        switch self {
+        case .plan: "the plan's versions"
+        case .models: "the given models' versions"
+        case .modelsAndPlan: "the versions of the given models and the plan"
+        }
     }
 }
 

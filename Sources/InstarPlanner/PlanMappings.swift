@@ -48,7 +48,7 @@ package enum PlanMappings {
             if MappingFileReader.isMappingFile(file) {
                 // Instar's mapping file names its versions; they are checked, not searched for.
                 do {
-                    let found = try MappingFileReader.read(path: file.path).resolved(among: versions)
+                    let found = try MappingFileReader.read(path: file.path).resolved(among: versions, from: .plan)
                     result.mappings.append(
                         PlannedMapping(from: found.source.name, to: found.destination.name, model: found.model))
                 } catch {

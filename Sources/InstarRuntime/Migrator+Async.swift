@@ -76,9 +76,11 @@ extension Migrator {
     /// Runs the engine's blocking work on a thread of its own: SQLite, lease waits and async hooks
     /// bridged by a condition must never block a thread of the cooperative pool.
     func onEngineThread<T: Sendable>(stop: StopRequest, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withTaskCancellationHandler {
+        // The thread sees the layouts the calling task sees (a test's `LayoutRegistry.withScope`).
+        let layouts = LayoutRegistry.currentScope
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let thread = Thread { continuation.resume(with: Result { try work() }) }
+                let thread = Thread { continuation.resume(with: Result { try LayoutRegistry.within(layouts) { try work() } }) }
                 thread.name = "instar.migrate"
                 thread.stackSize = 8 << 20
                 thread.start()

@@ -66,9 +66,12 @@ public final class SQLiteStore: @unchecked Sendable {
             throw StoreError.from(error, path: path, doing: "opening the store")
         }
         let detected: any StoreLayout
+        // The layouts are listed here, in the caller's task, where its registry scope is seen
+        // (`LayoutRegistry.withScope`), not on the queue's thread.
+        let candidates = layout == nil ? Layouts.all : []
         do {
             detected = try queue.read { db in
-                try (layout ?? Layouts.all.first { try $0.recognizes(db) } ?? InstarLayout()).adapted(to: db)
+                try (layout ?? candidates.first { try $0.recognizes(db) } ?? InstarLayout()).adapted(to: db)
             }
         } catch {
             throw StoreError.from(error, path: path, doing: "reading the store's layout")

@@ -33,7 +33,7 @@ import InstarTestSupport
             text += "    attributes:\n" + attributes.map { "      \($0.key): \"\($0.value)\"" }.sorted().joined(separator: "\n") + "\n"
         }
         let resolved = try MappingFileReader.parse(text, file: "V\(from)toV\(to).mapping.yaml", name: "V\(from)toV\(to)")
-            .resolved(among: versions)
+            .resolved(among: versions, from: .plan)
         return PlannedMapping(from: resolved.source.name, to: resolved.destination.name, model: resolved.model)
     }
 

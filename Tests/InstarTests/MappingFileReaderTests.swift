@@ -31,7 +31,7 @@ import InstarTestSupport
         let file = try MappingFileReader.parse(Self.text, file: "m.mapping.yaml", name: "m")
         #expect(file.sourceVersion == "Classes 2" && file.destinationVersion == "Classes 3")
         #expect(file.sourceLocation.description == "m.mapping.yaml:1:9")
-        let found = try file.resolved(among: Self.versions())
+        let found = try file.resolved(among: Self.versions(), from: .plan)
         #expect(found.source.name == "Classes 2" && found.destination.name == "Classes 3")
         let student = try #require(found.model.entityMapping(named: "StudentToStudent"))
         #expect(student.kind == .transform)
@@ -48,7 +48,7 @@ import InstarTestSupport
               {"name": "StudentToStudent", "source": "Student", "destination": "Student", "filter": "name != nil",
                "attributes": {"clazzName": "$source.clazz.name"}}, {"source": "Clazz"}]}
             """
-        let fromJSON = try MappingFileReader.parse(json, file: "m.mapping.json", name: "m").resolved(among: Self.versions())
+        let fromJSON = try MappingFileReader.parse(json, file: "m.mapping.json", name: "m").resolved(among: Self.versions(), from: .plan)
         func summary(_ model: MappingModel) -> [String] {
             model.entityMappings.flatMap { m in m.attributeMappings.map { "\(m.name).\($0.name)=\($0.valueExpressionText ?? "-")" } }
         }
@@ -59,7 +59,7 @@ import InstarTestSupport
         let file = try MappingFileReader.parse(
             Self.text.replacingOccurrences(of: "destination: Classes 3", with: "destination: Clases 3"), file: "m.mapping.yaml")
         #expect {
-            try file.resolved(among: Self.versions())
+            try file.resolved(among: Self.versions(), from: .plan)
         } throws: { error in
             guard case .invalidFile(let problems) = error as? MappingError else { return false }
             return problems.contains {
@@ -92,7 +92,7 @@ import InstarTestSupport
         let misspelt = try MappingFileReader.parse(
             Self.text.replacingOccurrences(of: "clazzName:", with: "clazName:"), file: "m.mapping.yaml")
         #expect {
-            try misspelt.resolved(among: Self.versions())
+            try misspelt.resolved(among: Self.versions(), from: .plan)
         } throws: { error in
             guard case .invalidFile(let problems) = error as? MappingError else { return false }
             return problems.contains {
@@ -114,7 +114,16 @@ import InstarTestSupport
         let unmatched = try runInstar(["mapping", mapping, "--model", Self.folder.appendingPathComponent("models/v1.yaml").path])
         #expect(unmatched.status != 0)
         let v1 = try ModelFileReader.read(path: Self.folder.appendingPathComponent("models/v1.yaml").path)
-        let refusal = try #require(#expect(throws: MappingError.self) { try MappingFileReader.read(path: mapping).resolved(among: [v1]) })
+        let refusal = try #require(#expect(throws: MappingError.self) {
+            try MappingFileReader.read(path: mapping).resolved(among: [v1], from: .models)
+        })
         #expect(unmatched.stderr == "instar: \(refusal)\n", "the library's refusal: \(unmatched.stderr)")
+        // No plan was given: the refusal says the versions are the given models', as a fact and in words.
+        guard case .invalidFile(let problems) = refusal else { Issue.record("\(refusal)"); return }
+        #expect(problems.map(\.versionSource) == [.models, .models])
+        #expect(problems.map(\.value) == ["Classes 2", "Classes 3"])
+        #expect(problems.map(\.message) == ["Classes 2", "Classes 3"].enumerated().map { index, name in
+            "the \(index == 0 ? "source" : "destination") version '\(name)' is not one of \(VersionSource.models)"
+        })
     }
 }

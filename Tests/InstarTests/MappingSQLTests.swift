@@ -181,9 +181,12 @@ import Testing
         #expect(try value("CAST(700000000, 'NSDate')", row: 1) == 700000000.0.databaseValue)
         #expect(try value("TERNARY(count > 2, 'many', 'few')", row: 1) == "many".databaseValue)
         #expect(try value("nil", row: 1) == .null)
-        let now = try value("now()", row: 1)
-        let expected = Date().timeIntervalSinceReferenceDate
-        #expect(abs((Double.fromDatabaseValue(now) ?? 0) - expected) < 5, "now() is seconds since 2001")
+        // Between the clock read before and after the query, however long it takes; SQLite's `now` has
+        // millisecond steps, hence the 0.01 s either side.
+        let before = Date().timeIntervalSinceReferenceDate
+        let now = Double.fromDatabaseValue(try value("now()", row: 1)) ?? 0
+        let after = Date().timeIntervalSinceReferenceDate
+        #expect(now >= before - 0.01 && now <= after + 0.01, "now() is seconds since 2001: \(before) ≤ \(now) ≤ \(after)")
     }
 
     @Test func relationshipMappingsAreStructured() throws {

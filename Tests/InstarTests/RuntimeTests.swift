@@ -516,14 +516,14 @@ import InstarTestSupport
         #expect(restore.status == 2, "\(restore)")
         #expect(restore.stderr == "instar: \(ErrorHints.text(held))\n", "the same holder, named by its pid: \(restore)")
 
-        let waiting = try f.start(["migrate", f.plan, "--store", f.store, "--allow-commands", "--wait", "10", "--progress", "json"])
+        let waiting = try f.start(["migrate", f.plan, "--store", f.store, "--allow-commands", "--wait", "300", "--progress", "json"])
         defer { waiting.kill() }
         Thread.sleep(forTimeInterval: 0.5)
         #expect(waiting.isRunning, "--wait should wait while the first holds the store: \(waiting.result())")
         try f.touch("release")
-        let firstResult = first.result(timeout: 15)
+        let firstResult = first.result(timeout: 300)  // bounds a hang only: a slow machine needs no less
         #expect(firstResult.status == 0 && firstResult.reason == .exit, "\(firstResult)")
-        let waited = waiting.result(timeout: 15)
+        let waited = waiting.result(timeout: 300)
         #expect(waited.status == 0, "\(waited)")
         #expect(progressEvents(waited.stdout).isEmpty, "already at the target, it ran nothing: \(waited)")
         #expect(try f.version() == "V2")
@@ -539,7 +539,7 @@ import InstarTestSupport
         // A live process on this host.
         let sleeper = Process()
         sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        sleeper.arguments = ["30"]
+        sleeper.arguments = ["86400"]  // alive until the test stops it, however long the test takes
         try sleeper.run()
         defer { stopProcess(sleeper) }
         try f.writeLease(pid: sleeper.processIdentifier, host: host)
@@ -753,7 +753,7 @@ import InstarTestSupport
         #expect(try f.migrator().migrate(storeAt: f.store, backup: backup) == .finished(steps: 1))
         let sleeper = Process()
         sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        sleeper.arguments = ["30"]
+        sleeper.arguments = ["86400"]  // alive until the test stops it, however long the test takes
         try sleeper.run()
         defer { stopProcess(sleeper) }
         try f.writeLease(pid: sleeper.processIdentifier, host: ProcessInfo.processInfo.hostName)
@@ -885,14 +885,15 @@ struct RuntimeFixture {
         }
     }
 
-    /// `wait.py`: logs whether it is resumed, marks `started`, then waits for `release` (at most 20 s).
+    /// `wait.py`: logs whether it is resumed, marks `started`, then waits for `release` (at most 300 s, a
+    /// bound for a test that failed before releasing it, far above any machine's time to get there).
     func writeWaitScript() throws {
         try """
         import os, time
         with open("wait.log", "a") as log:
             log.write("resumed=%s checkpoint=%s\\n" % (os.environ["INSTAR_RESUMED"], os.environ["INSTAR_CHECKPOINT"]))
         open("started", "w").close()
-        deadline = time.time() + 20
+        deadline = time.time() + 300
         while not os.path.exists("release") and time.time() < deadline:
             time.sleep(0.05)
         """.write(to: dir.appendingPathComponent("wait.py"), atomically: true, encoding: .utf8)

@@ -15,11 +15,51 @@ import InstarSQL
 /// LayoutRegistry.register("ledger") { LedgerLayout() }   // LedgerLayout: StoreLayout
 /// let layout = try LayoutRegistry.resolve(plan.layout, path: plan.file)
 /// ```
+///
+/// An app registers its layouts once, at start, in the process-wide registry. A test registers inside
+/// `withScope(_:)`: its registrations are seen by that task (and its child tasks)
+/// only, and end with it, so tests running beside it, which list the names or detect stores, never see
+/// them.
 public enum LayoutRegistry {
     /// A registered layout's factory, called each time its name is resolved or a store is detected.
     public typealias Factory = @Sendable () -> any StoreLayout
 
-    private static let plugIns = Locked<[String: Factory]>([:])
+    /// The process-wide registrations.
+    private static let shared = Locked<[String: Factory]>([:])
+    /// The registrations of the innermost `withScope(_:)` this task runs in, if any.
+    @TaskLocal private static var scoped: Locked<[String: Factory]>?
+    /// The registrations this task sees and changes: its scope's, else the process-wide ones.
+    private static var plugIns: Locked<[String: Factory]> { scoped ?? shared }
+
+    /// Runs `body` with a registry of its own: it starts with the registrations seen here, and what
+    /// `body` registers or unregisters (in this task and the child tasks it starts) is seen only inside
+    /// it and ends with it. For tests: they register layouts without changing what tests running beside
+    /// them see.
+    public static func withScope<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let result: Result<R, E> = $scoped.withValue(Locked(plugIns.current)) {
+            do throws(E) { return .success(try body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Runs the async `body` with a registry of its own (`withScope(_:)`).
+    public static func withScope<R>(_ body: () async throws -> R) async rethrows -> R {
+        try await $scoped.withValue(Locked(plugIns.current)) { try await body() }
+    }
+
+    /// The registry scope the calling task sees (none: the process-wide registry), for work the task
+    /// hands to a thread of its own, which task-local values do not reach (``within(_:_:)``).
+    package struct Scope: Sendable {
+        fileprivate let table: Locked<[String: Factory]>?
+    }
+
+    /// The scope the calling task sees.
+    package static var currentScope: Scope { Scope(table: scoped) }
+
+    /// Runs `body` in `scope`: a thread that does a task's work sees the task's registrations.
+    package static func within<R>(_ scope: Scope, _ body: () throws -> R) rethrows -> R {
+        try $scoped.withValue(scope.table) { try body() }
+    }
 
     /// Makes `name` stand for the layout `make` builds (whose ``StorageLayout/name`` should be `name`:
     /// it is what the store's metadata and reports record). A built-in name (``LayoutName``, including
