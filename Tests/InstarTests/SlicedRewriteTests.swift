@@ -15,6 +15,21 @@ import Testing
         return f
     }
 
+    /// The reference: the fixture migrated without slicing.
+    static func migrateUnsliced(_ f: RuntimeFixture) throws {
+        let reference = try f.migrator()
+        reference.slicing = .off
+        _ = try reference.migrate(storeAt: f.store)
+    }
+
+    /// A migrator slicing 100 rows at a time, whose budgets run on `clock` (the test moves it).
+    static func slicedMigrator(_ f: RuntimeFixture, clock: ManualBudgetClock) throws -> Migrator {
+        let migrator = try f.migrator()
+        migrator.slicing = .rows(100)
+        migrator.budgetClock = clock.clock
+        return migrator
+    }
+
     /// What the run must leave: every table but Instar's journal and lease, and the schema's text.
     func content(_ f: RuntimeFixture) throws -> [String: [Row]] { try f.userContent() }
 
@@ -54,14 +69,10 @@ import Testing
         let whole = try Self.fixture(rows: 1000)
         let sliced = try Self.fixture(rows: 1000)
         defer { whole.remove(); sliced.remove() }
-        let reference = try whole.migrator()
-        reference.slicing = .off
-        _ = try reference.migrate(storeAt: whole.store)
+        try Self.migrateUnsliced(whole)
 
         let time = ManualBudgetClock()
-        let migrator = try sliced.migrator()
-        migrator.slicing = .rows(100)
-        migrator.budgetClock = time.clock
+        let migrator = try Self.slicedMigrator(sliced, clock: time)
         var copiedAfterEachCall: [Int] = []
         var results: [MigrationResult] = []
         for _ in 0..<10 {
@@ -88,9 +99,7 @@ import Testing
         let sliced = try Self.fixture(rows: 600)
         defer { whole.remove(); sliced.remove() }
         let time = ManualBudgetClock()
-        let migrator = try sliced.migrator()
-        migrator.slicing = .rows(100)
-        migrator.budgetClock = time.clock
+        let migrator = try Self.slicedMigrator(sliced, clock: time)
         let first = try migrator.migrate(storeAt: sliced.store, timeBudget: 0.25) { event in
             if case .slice = event { time.advance(by: 0.1) }
         }
@@ -105,9 +114,7 @@ import Testing
             """#
         try sliced.execute(writes)
         try whole.execute(writes)
-        let reference = try whole.migrator()
-        reference.slicing = .off
-        _ = try reference.migrate(storeAt: whole.store)
+        try Self.migrateUnsliced(whole)
 
         let rest = try migrator.migrate(storeAt: sliced.store)
         #expect(rest == .finished(steps: 1))
@@ -122,9 +129,7 @@ import Testing
         let whole = try Self.fixture(rows: 500)
         let sliced = try Self.fixture(rows: 500)
         defer { whole.remove(); sliced.remove() }
-        let reference = try whole.migrator()
-        reference.slicing = .off
-        _ = try reference.migrate(storeAt: whole.store)
+        try Self.migrateUnsliced(whole)
 
         // A budget far above the run's time, so that the retired rows go a slice at a time.
         let arguments = ["migrate", sliced.plan, "--store", sliced.store, "--slices", "100rows", "--time-budget", "3600"]
@@ -150,14 +155,10 @@ import Testing
         let whole = try Self.fixture(rows: 1000)
         let sliced = try Self.fixture(rows: 1000)
         defer { whole.remove(); sliced.remove() }
-        let reference = try whole.migrator()
-        reference.slicing = .off
-        _ = try reference.migrate(storeAt: whole.store)
+        try Self.migrateUnsliced(whole)
 
         let time = ManualBudgetClock()
-        let migrator = try sliced.migrator()
-        migrator.slicing = .rows(100)
-        migrator.budgetClock = time.clock
+        let migrator = try Self.slicedMigrator(sliced, clock: time)
         var results: [MigrationResult] = []
         var retiredLeft: [Int] = []
         for _ in 0..<20 {
