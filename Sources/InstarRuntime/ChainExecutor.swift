@@ -49,7 +49,7 @@ final class ChainExecutor {
     /// Whether the store has `auto_vacuum = INCREMENTAL`: the run gives back the pages it frees
     /// (``reclaimThenFinish(_:)``).
     var incrementalVacuum = false
-    /// Rows per second deleting retired tables (``dropRetiredTables(_:)``), measured by this call.
+    /// Rows per second deleting retired tables (``tidyUp()``), measured by this call.
     var retireRate: Double?
     /// Rows per second of this call's slices, which estimates a retired table's drop.
     var copyRate: Double?

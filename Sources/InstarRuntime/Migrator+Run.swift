@@ -137,13 +137,15 @@ extension Migrator {
             try? store.interruptStatements(when: nil)  // releasing must not be interrupted
             executor.releaseLease()
         }
-        // The lease is claimed by the run's first write transaction, not by a commit of its own; until
-        // then another run may get there first (its claim is not readable before its first commit): a
-        // run that committed nothing waits for it and starts again, within `wait`.
+        // At the target with retired tables left: only the tidy-up runs, within the budget. It claims
+        // no lease: it writes no journal, and deletes only Instar's retired tables.
         if case .upToDate? = decision {
             try executor.tidyUp()
             return .finished(steps: 0)
         }
+        // The lease is claimed by the run's first write transaction, not by a commit of its own; until
+        // then another run may get there first (its claim is not readable before its first commit): a
+        // run that committed nothing waits for it and starts again, within `wait`.
         let giveUp = Date().addingTimeInterval(request.wait)
         while true {
             guard try executor.awaitLease(until: giveUp) else { return .paused(request.stopReason() ?? .cancelled) }
