@@ -77,6 +77,8 @@ extension ChainExecutor {
     private func copySlice(_ entry: inout JournalEntry, index: Int, copy: SlicedCopy, from: Int64) throws {
         let rows = sliceRows(rate: entry.slices?.rowsPerSecond)
         let began = Date()
+        // Left set when the slice throws: the pause reads it (``rateAfterInterruptedSlice(_:)``).
+        sliceInFlight = true
         entry = try commitUnit(failpoint: "slice") { [entry] db in
             var next = entry
             let (end, copied) = try store.copySlice(copy, from: from, rows: rows, db)
@@ -91,9 +93,18 @@ extension ChainExecutor {
             next.slices!.rowsPerSecond = Self.rate(next.slices!.rowsPerSecond, rows: copied, since: began)
             return next
         }
+        sliceInFlight = false
         let progress = entry.slices!
         copyRate = progress.rowsPerSecond
         emit(.slice(table: copy.target, copied: progress.rowsCopied, of: progress.rowsTotal, secondsLeft: progress.secondsLeft))
+    }
+
+    /// The rate a launch records when its budget interrupted a slice: a quarter of the one that sized
+    /// it. The rate kept in the journal was measured on earlier launches; on a machine now slower (or
+    /// loaded) it sizes a first slice that never fits, and without this every launch would try the
+    /// same slice again and make no progress.
+    static func rateAfterInterruptedSlice(_ rate: Double?) -> Double? {
+        rate.map { $0 / 4 }
     }
 
     /// The rate after a slice of `rows` that began at `began`: the mean of the last rate and this

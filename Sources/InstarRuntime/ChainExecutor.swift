@@ -55,6 +55,8 @@ final class ChainExecutor {
     var copyRate: Double?
     /// Free pages per second given back (``givePagesBack()``), measured by this call.
     var pageRate: Double?
+    /// Whether a slice of a sliced copy is in flight (``rateAfterInterruptedSlice(_:)``).
+    var sliceInFlight = false
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: RegisteredHook], mappingHooks: [String: MappingSwiftHook] = [:],
@@ -190,6 +192,9 @@ final class ChainExecutor {
         if let reason = stop.requested, Self.isInterruption(error) {
             if let stored = try store.withDatabase({ db in try Journal.unfinished(db) }), stored.run == entry.run {
                 entry = stored
+            }
+            if sliceInFlight, entry.slices != nil {
+                entry.slices!.rowsPerSecond = Self.rateAfterInterruptedSlice(entry.slices!.rowsPerSecond)
             }
             return try pause(&entry, reason)
         }

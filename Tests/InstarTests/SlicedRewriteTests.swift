@@ -190,6 +190,43 @@ import Testing
         #expect(try sliced.journal() == nil || sliced.journal()?.status == .finished)
     }
 
+    /// A machine slower than the one that measured the journal's rate: the rate sizes a first slice
+    /// that the budget interrupts. The launch records a lower rate, so later launches fit their slices
+    /// and the run finishes, instead of trying the same slice for ever. The budget runs on a clock
+    /// that moves 1 ms each time it is read (SQLite reads it every 10,000 instructions), so where it
+    /// runs out depends on the work done, never on the machine.
+    @Test func aSliceTheBudgetInterruptsLowersTheRate() throws {
+        let whole = try Self.fixture(rows: 100_000)
+        let sliced = try Self.fixture(rows: 100_000)
+        defer { whole.remove(); sliced.remove() }
+        try Self.migrateUnsliced(whole)
+
+        let first = ManualBudgetClock()
+        let migrator = try Self.slicedMigrator(sliced, clock: first)
+        #expect(try migrator.migrate(storeAt: sliced.store, timeBudget: 0.25) { event in
+            if case .slice = event { first.advance(by: 0.1) }
+        } == .paused(.timeBudget))
+        // As if measured on a machine a million times faster than this one.
+        try sliced.execute(#"UPDATE "_instar_journal" SET "entry" = json_set("entry", '$.slices.rowsPerSecond', 1e12)"#)
+
+        let ticks = ManualBudgetClock()
+        migrator.budgetClock = BudgetClock { ticks.advance(by: 0.001); return ticks.clock.now() }
+        migrator.slicing = .seconds(0.25)
+        var launches = 0
+        var rates: [Double] = []
+        while launches < 100 {
+            launches += 1
+            if try migrator.migrate(storeAt: sliced.store, timeBudget: 0.08).isFinished { break }
+            rates.append(try sliced.journal()?.slices?.rowsPerSecond ?? -1)
+        }
+        let copied = try sliced.journal()?.slices?.rowsCopied ?? -1
+        #expect(launches < 100, "the run never finished: rates \(rates.prefix(12)), \(copied) rows copied")
+        #expect(rates.first.map { $0 <= 0.25e12 } == true, "the interrupted first slice lowered the rate: \(rates.prefix(3))")
+        // The retired old table goes in a call without a budget; then the store is the unsliced run's.
+        #expect(try migrator.migrate(storeAt: sliced.store) == .finished(steps: 0))
+        #expect(try content(sliced) == content(whole))
+    }
+
     /// Without a budget and with the default setting nothing is sliced: one commit, as before.
     @Test func theDefaultSlicesOnlyBudgetedRuns() throws {
         let f = try Self.fixture(rows: 200)
