@@ -20,6 +20,7 @@ extension SQLiteStore {
     /// store's connection; true interrupts it. Pass nil to remove the check.
     package func interruptStatements(when shouldStop: (@Sendable () -> Bool)?, every instructions: Int32 = 2000) throws {
         let interrupter = shouldStop.map(StatementInterrupter.init)
+        // Not a decision about the store: no schema refresh (and nothing here may be interrupted).
         try queue.inDatabase { db in
             guard let connection = db.sqliteConnection else { return }
             if let interrupter {

@@ -23,6 +23,8 @@ public final class SQLiteStore: @unchecked Sendable {
     let interrupter = Locked<StatementInterrupter?>(nil)
     /// The schema as last read, with its stamp (``readSchema(_:)``).
     let schemaCache = Locked<(stamp: SchemaStamp, schema: StoreSchema)?>(nil)
+    /// `PRAGMA data_version` when this connection last refreshed GRDB's schema cache (``refreshSchemaCache(_:)``).
+    let seenDataVersion = Locked<Int?>(nil)
 
     private init(path: String, layout: any StoreLayout, queue: DatabaseQueue, readOnly: Bool) {
         self.path = path
@@ -120,15 +122,19 @@ public final class SQLiteStore: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the store's connection, outside any transaction.
+    /// Runs `body` on the store's connection, outside any transaction, on a schema cache that has seen
+    /// every other connection's commit (``refreshSchemaCache(_:)``).
     public func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
-        try queue.inDatabase(body)
+        try queue.inDatabase { db in
+            try refreshSchemaCache(db)
+            return try body(db)
+        }
     }
 
     /// The store's schema, without the layout's bookkeeping tables.
     public func schema() throws(StoreError) -> StoreSchema {
         do {
-            return try queue.inDatabase { db in try readSchema(db) }
+            return try withDatabase { db in try readSchema(db) }
         } catch {
             throw StoreError.from(error, path: path, doing: "reading the schema")
         }
@@ -138,7 +144,7 @@ public final class SQLiteStore: @unchecked Sendable {
     /// when the layout keeps none or the store has none yet.
     public func metadata() throws(StoreError) -> StoreMetadata? {
         do {
-            return try queue.inDatabase { db in try layout.readMetadata(db) }
+            return try withDatabase { db in try layout.readMetadata(db) }
         } catch {
             throw StoreError.from(error, path: path, doing: "reading the metadata")
         }
@@ -147,7 +153,7 @@ public final class SQLiteStore: @unchecked Sendable {
     /// Row count of each table of the store (bookkeeping excluded).
     public func rowCounts() throws(StoreError) -> [String: Int] {
         do {
-            return try queue.inDatabase { db in
+            return try withDatabase { db in
                 var counts: [String: Int] = [:]
                 for table in try readSchema(db).tables {
                     counts[table.name] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.name.sqlQuoted)") ?? 0
@@ -169,7 +175,7 @@ public final class SQLiteStore: @unchecked Sendable {
     public func setSecureDelete(_ mode: SecureDelete) throws(StoreError) {
         do {
             // A fixed keyword from the enum, not a value: PRAGMA takes no bound parameters.
-            try queue.inDatabase { db in try db.execute(sql: "PRAGMA secure_delete = \(mode.pragmaValue)") }
+            try withDatabase { db in try db.execute(sql: "PRAGMA secure_delete = \(mode.pragmaValue)") }
         } catch {
             throw StoreError.from(error, path: path, doing: "setting secure_delete")
         }

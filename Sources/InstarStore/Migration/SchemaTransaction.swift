@@ -20,15 +20,12 @@ extension SQLiteStore {
             throw StoreError(.readOnly, path: path, "the store was opened read-only; nothing was changed")
         }
         do {
-            try queue.inDatabase { db in
-                setUp?(db)
-                try db.inTransaction(.immediate) {
-                    let initial = try layout.storageMap(for: first).schema
-                    try checkNoDrift(db, expected: initial, version: first.name)
-                    try body(db, initial)
-                    try beforeCommit?(db)
-                    return .commit
-                }
+            try inWriteTransaction(setUp: setUp) { db in
+                let initial = try layout.storageMap(for: first).schema
+                try checkNoDrift(db, expected: initial, version: first.name)
+                try body(db, initial)
+                try beforeCommit?(db)
+                return .commit
             }
         } catch {
             throw StoreError.from(error, path: path, doing: "migrating \(label)")
@@ -41,7 +38,7 @@ extension SQLiteStore {
     /// leaves the store and its -wal as they were.
     package func checkNoDrift(at version: Model) throws(StoreError) {
         do {
-            try queue.inDatabase { db in
+            try withDatabase { db in
                 try checkNoDrift(db, expected: try layout.storageMap(for: version).schema, version: version.name)
             }
         } catch {

@@ -18,7 +18,7 @@ extension SQLiteStore {
         do {
             let transaction = try TransactionPlan.make(versions: versions, hooks: hooks, layout: layout, fuse: fuse)
             guard let unit = transaction.firstUnit else { return [] }
-            return try queue.inDatabase { db in StepSQLPlanner.sliceable(unit.program, actual: try readSchema(db)) }
+            return try withDatabase { db in StepSQLPlanner.sliceable(unit.program, actual: try readSchema(db)) }
         } catch {
             throw StoreError.from(error, path: path, doing: "planning a sliced copy")
         }

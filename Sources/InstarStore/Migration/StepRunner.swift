@@ -21,7 +21,7 @@ extension SQLiteStore {
     /// without writing anything: the dry run.
     package func planStep(from old: Model, to new: Model) throws(StoreError) -> (StepProgram, StepSQLPlan) {
         do {
-            return try queue.inDatabase { db in
+            return try withDatabase { db in
                 let program = try StepCompiler(diff: ModelDiff(from: old, to: new), from: old, to: new, layout: layout)
                     .compile()
                 let actual = try readSchema(db)
@@ -39,7 +39,7 @@ extension SQLiteStore {
     /// refused is refused before anything — journal or lease included — is written to the store.
     package func checkDataConditions(from old: Model, to new: Model) throws(StoreError) {
         do {
-            try queue.inDatabase { db in
+            try withDatabase { db in
                 try checkConditions(ModelDiff(from: old, to: new).conditions, db: db, map: layout.storageMap(for: old), step: (old, new))
             }
         } catch let error as StoreError {

@@ -62,7 +62,7 @@ extension SQLiteStore {
     package func cachedModel() throws(ModelCacheError) -> CachedStoreModel {
         let blob: Data?
         do {
-            blob = try queue.inDatabase { db -> Data? in
+            blob = try withDatabase { db -> Data? in
                 let table = CoreDataLayout.modelCacheTable
                 guard try db.tableExists(table) else { return nil }
                 return try Data.fetchOne(db, sql: "SELECT \("Z_CONTENT".sqlQuoted) FROM \(table.sqlQuoted) LIMIT 1")
