@@ -141,6 +141,8 @@ let package = Package(
                 "InstarModel", "InstarInference", "InstarMapping", "InstarPlanner", "InstarSQL", "InstarLayouts",
                 "InstarCompiler", "InstarStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // sqlite3_db_filename: the lease finds its store's lock file from the connection it was read on.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // The migration test harness behind `instar test`: seeds stores, migrates them, compares rows.

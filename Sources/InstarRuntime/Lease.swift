@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import InstarModel
 import InstarSQL
 
@@ -11,10 +12,12 @@ import InstarSQL
 ///
 /// A lease is taken over when its owner is gone:
 /// - in this process: no run with its token is running (``ActiveRuns``);
-/// - on this host: its process is gone, or the pid now belongs to a process started at another time
-///   (pids are reused); a process's start time tells a new process from the old one exactly, where a
-///   heartbeat would either let a second run in while a hook awaits a slow server or keep a dead
-///   owner's store locked for minutes;
+/// - on this host: nobody holds the store's lock file (``StoreLock``: the kernel drops a process's
+///   locks when it dies, before it is reaped, so a killed run is dead at once and a recycled pid
+///   means nothing); for a lease written without the lock (by an earlier version of Instar), its
+///   process is gone, a zombie, or the pid now belongs to a process started at another time. Neither
+///   uses a heartbeat, which would either let a second run in while a hook awaits a slow server or
+///   keep a dead owner's store locked for minutes;
 /// - on another host (a store on a shared volume): its heartbeat is older than ``staleAfter``.
 public struct Lease: Sendable, Equatable, CustomStringConvertible {
     /// The lease's table in the store (one row at most); dropped when a run finishes.
@@ -38,6 +41,11 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
     /// When the owner's process started, as the system counts it (nil where it cannot tell): with the
     /// pid, it names the process exactly.
     public var processStart: Double?
+    /// Whether the owner holds the store's lock file while it runs (``StoreLock``): then the lock, not
+    /// the pid, says whether it lives.
+    package var holdsLock = false
+    /// The store the lease was read from (to find its lock file), when it was read from one.
+    package var storePath: String?
 
     /// A lease for a new run of this process, taken now.
     package static func mine() -> Lease {
@@ -63,7 +71,13 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
             // its lease, or a lease from before this version, is left over).
             return token.map(ActiveRuns.shared.isRunning) ?? false
         }
+        if holdsLock, let storePath {
+            // The owner held the lock for as long as it could write: if no other process holds it now,
+            // the owner is gone (killed, crashed, or a zombie not yet reaped).
+            return StoreLock.isHeldByAnotherProcess(store: storePath)
+        }
         guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        if ProcessStart.isZombie(pid) { return false }  // killed, not yet reaped: it will never write again
         if let recorded = processStart, let current = ProcessStart.of(pid), abs(current - recorded) > 0.5 {
             return false  // the pid was reused by a later process
         }
@@ -76,11 +90,11 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
             sql: """
                 CREATE TABLE IF NOT EXISTS \(table) ("id" INTEGER PRIMARY KEY CHECK ("id" = 1), "owner" TEXT NOT NULL,
                   "pid" INTEGER NOT NULL, "host" TEXT NOT NULL, "since" REAL NOT NULL, "heartbeat" REAL NOT NULL,
-                  "token" TEXT, "processStart" REAL)
+                  "token" TEXT, "processStart" REAL, "holdsLock" INTEGER)
                 """)
         // A lease table written by an earlier version lacks the newer columns.
         let columns = Set(try db.columns(in: Self.table).map(\.name))
-        for (column, type) in [("token", "TEXT"), ("processStart", "REAL")] where !columns.contains(column) {
+        for (column, type) in [("token", "TEXT"), ("processStart", "REAL"), ("holdsLock", "INTEGER")] where !columns.contains(column) {
             try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLIdentifier.quoted(column)) \(type)")
         }
     }
@@ -102,10 +116,20 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
             let since = value("since", as: Double.self), let heartbeat = value("heartbeat", as: Double.self),
             since.isFinite, heartbeat.isFinite
         else { return nil }
-        return Lease(
+        var lease = Lease(
             owner: owner, pid: pid, host: host, since: Date(timeIntervalSince1970: since),
             heartbeat: Date(timeIntervalSince1970: heartbeat), token: value("token", as: String.self),
             processStart: value("processStart", as: Double.self))
+        lease.holdsLock = value("holdsLock", as: Bool.self) ?? false
+        lease.storePath = mainFile(db)
+        return lease
+    }
+
+    /// The path of the connection's main database file, as SQLite opened it.
+    private static func mainFile(_ db: Database) -> String? {
+        guard let connection = db.sqliteConnection, let name = sqlite3_db_filename(connection, "main") else { return nil }
+        let path = String(cString: name)
+        return path.isEmpty ? nil : path
     }
 
     /// Claims the lease inside the caller's write transaction; returns the live holder if it is taken.
@@ -128,11 +152,12 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO \(SQLIdentifier.quoted(table))
-                  ("id", "owner", "pid", "host", "since", "heartbeat", "token", "processStart") VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+                  ("id", "owner", "pid", "host", "since", "heartbeat", "token", "processStart", "holdsLock")
+                  VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 lease.owner, lease.pid, lease.host, lease.since.timeIntervalSince1970, Date().timeIntervalSince1970,
-                lease.token, lease.processStart,
+                lease.token, lease.processStart, lease.holdsLock,
             ])
     }
 
@@ -154,6 +179,21 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
 /// When a process started, in seconds on the system's own clock: with the pid, it tells a process
 /// from a later one that reuses the pid.
 enum ProcessStart {
+    /// Whether `pid` is a process that has died and not been reaped (state `Z`, or `X` while it goes):
+    /// `kill(pid, 0)` still succeeds on it, but it will never write again.
+    static func isZombie(_ pid: Int32) -> Bool {
+        #if os(Linux)
+            // Field 3 of /proc/<pid>/stat, the first after the command name's last ')'.
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = text.lastIndex(of: ")")
+            else { return false }
+            let state = text[text.index(after: close)...].split(separator: " ").first
+            return state == "Z" || state == "X"
+        #else
+            return false
+        #endif
+    }
+
     static func of(_ pid: Int32) -> Double? {
         #if os(Linux)
             // Field 22 of /proc/<pid>/stat: start time in clock ticks after boot. The command name
