@@ -52,7 +52,7 @@ extension ChainExecutor {
                 switch definition {
                 case .sql(let statements):
                     let next = entry.pastHook()
-                    try commit(next, failpoint: "hook") { db in
+                    try commit(next, .hook) { db in
                         for sql in statements { try db.execute(sql: sql) }
                     }
                     entry = next
@@ -99,7 +99,7 @@ extension ChainExecutor {
             while let start = resumeAt {
                 let end = KeyRanges.end(from: start, size: size, high: high)
                 let next = entry.checkpointed(String(end))
-                try commit(next, failpoint: "batch") { db in
+                try commit(next, .batch) { db in
                     try db.execute(sql: sql, arguments: ["start": start, "end": end])
                 }
                 entry = next
@@ -109,7 +109,7 @@ extension ChainExecutor {
             }
         }
         let next = entry.pastHook()
-        try commit(next, failpoint: "hook")
+        try commit(next, .hook)
         entry = next
         return nil
     }
@@ -204,7 +204,7 @@ extension ChainExecutor {
         func consume(_ line: String) throws {
             if line.hasPrefix("instar:checkpoint ") {
                 let next = current.checkpointed(String(line.dropFirst("instar:checkpoint ".count)))
-                try commit(next, failpoint: "batch")
+                try commit(next, .batch)
                 current = next
             } else if line.hasPrefix("instar:progress ") {
                 let parts = line.dropFirst("instar:progress ".count).split(separator: "/")
@@ -236,7 +236,7 @@ extension ChainExecutor {
             throw error
         }
         let next = entry.pastHook()
-        try commit(next, failpoint: "hook")
+        try commit(next, .hook)
         entry = next
     }
     #endif

@@ -34,7 +34,7 @@ extension ChainExecutor {
             if let reason = pauseReason() { return try pause(&entry, reason) }
             let pages = sliceRows(rate: pageRate)
             let began = Date()
-            entry = try commitUnit(failpoint: "reclaim") { [entry] db in
+            entry = try committer.commit(.reclaim) { [entry] db in
                 let free = try Self.freePages(db)
                 try db.execute(sql: "PRAGMA incremental_vacuum(\(pages))")
                 var next = entry

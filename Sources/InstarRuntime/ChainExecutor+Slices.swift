@@ -66,7 +66,7 @@ extension ChainExecutor {
             tables: zip(copies, totals).map {
                 .init(target: $0.target, source: $0.source, staging: $0.staging, next: Int64.min, rowsCopied: 0, rowsTotal: $1)
             }, rowsPerSecond: nil)
-        try commit(started, failpoint: "slice.start") { db in
+        try commit(started, .sliceStart) { db in
             try store.dropSlicedCopies(db)
             try store.startSlicedCopies(copies, db)
         }
@@ -79,7 +79,7 @@ extension ChainExecutor {
         let began = Date()
         // Left set when the slice throws: the pause reads it (``rateAfterInterruptedSlice(_:)``).
         sliceInFlight = true
-        entry = try commitUnit(failpoint: "slice") { [entry] db in
+        entry = try committer.commit(.slice) { [entry] db in
             var next = entry
             let (end, copied) = try store.copySlice(copy, from: from, rows: rows, db)
             // Fewer rows than asked: the copy reached the end. Rows the app adds later are recorded by

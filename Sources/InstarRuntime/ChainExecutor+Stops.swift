@@ -24,20 +24,16 @@ extension ChainExecutor {
                 Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
                 continue
             }
-            guard let holder, holder.token != lease.token, holder.isAlive else { return true }
+            guard let holder, holder.token != committer.lease.token, holder.isAlive else { return true }
             if Date() >= giveUp { throw LeaseError(path: store.path, holder: holder) }
             if pauseReason() != nil { return false }
             Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
         }
     }
 
-    func releaseLease() {
-        try? store.withDatabase { db in try Lease.release(lease, db) }
-    }
-
     /// What SQLite asks while a statement runs: a stop was requested, or the time budget is spent.
     var interruptCheck: @Sendable () -> Bool {
-        let interruptible = self.interruptible
+        let interruptible = committer.interruptible
         let stop = self.stop
         let deadline = self.deadline
         return {
@@ -63,13 +59,13 @@ extension ChainExecutor {
     func pauseReason() -> PauseReason? { stop.reason(by: deadline) }
 
     func pause(_ entry: inout JournalEntry, _ reason: PauseReason) throws -> MigrationResult {
-        if claimPending && !resumedRun {
+        if committer.claimPending && !resumedRun {
             // A fresh run that committed nothing: the store is as it was, and stays unwritten.
             emit(.paused(reason: reason))
             return .paused(reason)
         }
         entry.status = .paused
-        try commit(entry, failpoint: "journal.pause", releasingLease: true)
+        try commit(entry, .pause, releasingLease: true)
         emit(.paused(reason: reason))
         return .paused(reason)
     }

@@ -92,25 +92,17 @@ extension ChainExecutor {
             if pauseReason() != nil { return false }
             let pages = sliceRows(rate: pageRate)
             let began = Date()
-            try tidyCommit(failpoint: "reclaim") { db in
+            try tidyCommit(.reclaim) { db in
                 try db.execute(sql: "PRAGMA incremental_vacuum(\(pages))")
                 pageRate = Self.rate(pageRate, rows: min(pages, free), since: began)
             }
         }
     }
 
-    /// One unit of tidying up in an immediate write transaction of its own, with the failpoints every
-    /// unit has. No journal record and no lease claim: the retired tables and the free pages say what
-    /// is left, and a run that tidies before its first unit must still claim the store with that unit.
-    private func tidyCommit(failpoint: String = "retire", _ work: (Database) throws -> Void) throws {
-        try store.withDatabase { db in
-            try db.inTransaction(.immediate) {
-                try work(db)
-                willCommit(failpoint: failpoint)
-                return .commit
-            }
-        }
-        afterCommit(failpoint: failpoint, progress: true)
+    /// One unit of tidying up: a commit of its own with no journal record
+    /// (``RunCommitter/commitWithoutRecord(_:_:)``).
+    private func tidyCommit(_ unit: CommitUnit = .retire, _ work: (Database) throws -> Void) throws {
+        try committer.commitWithoutRecord(unit, work)
     }
 
     /// Whether deleting `rows` retired rows at once fits: always without a budget; with one and

@@ -27,22 +27,13 @@ final class ChainExecutor {
     let stop: StopRequest
     let deadline: Deadline?
     let emit: (ProgressEvent) -> Void
-    let lease: Lease
-    /// Whether this call committed any work.
-    var progressMade = false
-    /// Whether this call has committed nothing yet: its first write transaction claims the lease and
-    /// writes the journal's start record along with its own work (``claimIfPending(_:)``).
-    var claimPending = true
+    /// Every unit's commit: the transaction, the lease, the journal record, the failpoints.
+    let committer: RunCommitter
     /// Whether the store had this run's journal when the call began (a resumed run).
     var resumedRun = false
     /// The step (or fused segment) running now, by its first step's label: its time goes into the
     /// record that moves the journal past it.
     var stepTiming: (label: String, start: Date)?
-    /// `PRAGMA data_version` when the run read the store (``checkUnchanged(_:)``).
-    var dataVersionAtStart: Int?
-    /// Whether a statement in flight may be interrupted now: not while the run records that it paused,
-    /// failed or finished.
-    let interruptible = Locked(true)
     /// Rows each step of the chain rewrites, by position: the planner's prices for a fresh run,
     /// counted on the store for the remaining steps of a resumed one (``estimatedRows(_:through:)``).
     var rowEstimates: [Int: Int] = [:]
@@ -57,13 +48,16 @@ final class ChainExecutor {
     var pageRate: Double?
     /// Whether a slice of a sliced copy is in flight (``rateAfterInterruptedSlice(_:)``).
     var sliceInFlight = false
+    /// The target of the run this call resumed or started (nil before it read the journal, or when
+    /// there was nothing to run): the caller reports `.finished` only when it is the target asked for.
+    var runTarget: String?
 
     init(
         plan: Plan, store: SQLiteStore, hooks: [String: RegisteredHook], mappingHooks: [String: MappingSwiftHook] = [:],
         allowCommands: Bool, fuse: Bool = true, slicing: Slicing = .default, stop: StopRequest, deadline: Deadline?,
         lease: Lease = .mine(), emit: @escaping (ProgressEvent) -> Void
     ) {
-        self.lease = lease
+        self.committer = RunCommitter(store: store, lease: lease)
         self.slicing = slicing
         self.fuse = fuse
         self.mappingHooks = mappingHooks
@@ -91,9 +85,10 @@ final class ChainExecutor {
     }
 
     func run(start: () throws -> [Step]) throws -> MigrationResult {
-        dataVersionAtStart = try readDataVersion()
+        try committer.markRead()
         incrementalVacuum = try store.withDatabase(Self.readIncrementalVacuum)
         guard var entry = try resumeOrStart(start) else { return .finished(steps: 0) }
+        runTarget = entry.target
         if let reason = pauseReason() { return .paused(reason) }
         // No commit of its own for the start: the first unit's transaction carries the lease claim and
         // the start record (a hook that commits on its own is preceded by them: ``recordStart(_:)``).
@@ -130,7 +125,7 @@ final class ChainExecutor {
             // been running is told it is resumed (at least once).
             if entry.status == .failed || entry.status == .running { entry.attempts += 1 }
             entry.status = .running
-            entry.owner = lease.owner
+            entry.owner = committer.lease.owner
             emit(.started(run: entry.run, steps: entry.chain.count, resumedAt: Self.position(entry)))
             return entry
         }
@@ -143,7 +138,7 @@ final class ChainExecutor {
             chain: steps.map {
                 .init(from: $0.from, to: $0.to, kind: $0.kind.rawValue, fingerprint: Self.fingerprint(plan, from: $0.from, to: $0.to))
             }, step: 0, phase: .before, hook: 0, checkpoint: nil, attempts: 1, lastError: nil, startedAt: now,
-            updatedAt: now, owner: lease.owner, status: .running, timings: [:])
+            updatedAt: now, owner: committer.lease.owner, status: .running, timings: [:])
         emit(.started(run: entry.run, steps: steps.count, resumedAt: nil))
         return entry
     }
@@ -174,8 +169,8 @@ final class ChainExecutor {
             entry = entry.nextStep()
             // Past the last step, moving on is the finish: one commit, not two.
             if entry.step < entry.chain.count {
-                try commit(entry, failpoint: "step.done")
-            } else if let paused = try finish(&entry, failpoint: "step.done") {
+                try commit(entry, .stepDone)
+            } else if let paused = try finish(&entry, unit: .finishAfterHooks) {
                 return paused
             }
         }
@@ -199,13 +194,13 @@ final class ChainExecutor {
             return try pause(&entry, reason)
         }
         if error is LeaseError { throw error }  // another run owns the journal now
-        if claimPending, Self.isClaimContention(error) { throw error }  // nothing written: another writer has the store
-        if claimPending, let drift = error as? StoreError, drift.kind == .schemaDrift, try readDataVersion() != dataVersionAtStart {
+        if committer.claimPending, Self.isClaimContention(error) { throw error }  // nothing written: another writer has the store
+        if committer.claimPending, let drift = error as? StoreError, drift.kind == .schemaDrift, try committer.storeChangedSinceRead() {
             throw Self.storeChanged(path: store.path)  // not drift: another run migrated it since this one read it
         }
         // A fresh run that committed nothing leaves the store exactly as it was: no journal, no lease,
         // no record of the attempt (the error itself says what failed; running again starts afresh).
-        if claimPending && !resumedRun {
+        if committer.claimPending && !resumedRun {
             if var hook = error as? HookError {
                 hook.storeUnchanged = true
                 throw hook
@@ -214,7 +209,7 @@ final class ChainExecutor {
         }
         entry.status = .failed
         entry.lastError = "\(error)"
-        try? commit(entry, failpoint: "journal.failed", releasingLease: true)
+        try? commit(entry, .failure, releasingLease: true)
         throw error
     }
 
@@ -222,12 +217,12 @@ final class ChainExecutor {
     /// record moves past the step and ends the run), or the run resumed at the end. Not interrupted.
     /// Where the store gives free pages back, they go first (``reclaimThenFinish(_:)``); returns the
     /// pause when a stop comes before the end.
-    private func finish(_ entry: inout JournalEntry, failpoint: String = "journal.finish") throws -> MigrationResult? {
+    private func finish(_ entry: inout JournalEntry, unit: CommitUnit = .finish) throws -> MigrationResult? {
         if incrementalVacuum, try store.withDatabase({ db in try Self.freePages(db) > 0 && store.retiredTables(db).isEmpty }) {
             return try reclaimThenFinish(&entry)
         }
         entry.status = .finished
-        entry = try commitUnit(failpoint: failpoint, recordOnly: true) { [entry] _ in entry }
+        entry = try committer.commit(unit) { [entry] _ in entry }
         return nil
     }
 

@@ -11,13 +11,15 @@ import InstarStore
 /// it back, so a hook is never half-applied and never applied twice.
 final class HookSession: @unchecked Sendable {
     private let lock = NSRecursiveLock()
-    private unowned let executor: ChainExecutor
+    private let store: SQLiteStore
+    private let committer: RunCommitter
     /// The journal as last committed by this hook.
     private(set) var entry: JournalEntry
     private var isOpen = false
 
     init(executor: ChainExecutor, entry: JournalEntry) {
-        self.executor = executor
+        self.store = executor.store
+        self.committer = executor.committer
         self.entry = entry
     }
 
@@ -37,7 +39,7 @@ final class HookSession: @unchecked Sendable {
     /// commits the transaction with it.
     func write(checkpoint: String?, _ body: (Database) throws -> Void) throws {
         try locked {
-            try executor.store.withDatabase { db in
+            try store.withDatabase { db in
                 try open(db)
                 do {
                     try db.inSavepoint {
@@ -51,22 +53,22 @@ final class HookSession: @unchecked Sendable {
                 }
                 guard let checkpoint else { return }
                 let next = entry.checkpointed(checkpoint)
-                try commit(next, db, failpoint: "batch")
+                try commit(next, db, .batch)
             }
         }
     }
 
     /// Reads inside the hook's transaction when one is open.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try locked { try executor.store.withDatabase(body) }
+        try locked { try store.withDatabase(body) }
     }
 
     /// The hook returned: what it wrote commits with `next`, the record that it ran.
     func finish(_ next: JournalEntry) throws {
         try locked {
-            try executor.store.withDatabase { db in
+            try store.withDatabase { db in
                 try open(db)
-                try commit(next, db, failpoint: "hook")
+                try commit(next, db, .hook)
             }
         }
     }
@@ -75,7 +77,7 @@ final class HookSession: @unchecked Sendable {
     func abandon() {
         locked {
             guard isOpen else { return }
-            try? executor.store.withDatabase { db in
+            try? store.withDatabase { db in
                 if db.isInsideTransaction { try db.rollback() }
             }
             isOpen = false
@@ -84,15 +86,15 @@ final class HookSession: @unchecked Sendable {
 
     private func open(_ db: Database) throws {
         if isOpen && db.isInsideTransaction { return }
-        try db.beginTransaction(.immediate)
+        try store.beginWriteTransaction(db)
         isOpen = true
     }
 
-    private func commit(_ next: JournalEntry, _ db: Database, failpoint: String) throws {
+    private func commit(_ next: JournalEntry, _ db: Database, _ unit: CommitUnit) throws {
         var next = next
         next.updatedAt = Date()
         do {
-            try executor.seal(next, db, failpoint: failpoint)
+            try committer.seal(next, db, unit)
             try db.commit()
         } catch {
             if db.isInsideTransaction { try? db.rollback() }
@@ -101,6 +103,6 @@ final class HookSession: @unchecked Sendable {
         }
         isOpen = false
         entry = next
-        executor.didCommit(failpoint: failpoint, progress: true)
+        committer.didCommit(unit)
     }
 }
