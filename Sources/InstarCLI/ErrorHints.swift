@@ -52,7 +52,8 @@ enum ErrorHints {
         switch error.reason {
         case .otherTarget(let unfinished, _):
             error.description
-                + "\n  hint: finish it first: run migrate with --to '\(unfinished)' or without --to ('instar status --store \(error.path)' shows where it stopped)"
+                + "\n  hint: an unfinished run is finished before another target is reached, and \(unfinished) lies beyond the one asked for: "
+                + "run migrate with --to '\(unfinished)' (or a later version) to finish it ('instar status --store \(error.path)' shows where it stopped)"
         case .versionMissing, .stepChanged:
             error.description
                 + "\n  hint: restore the plan as it was, or restore the backup taken before the run ('instar restore')"

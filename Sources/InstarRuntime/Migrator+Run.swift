@@ -86,36 +86,77 @@ extension Migrator {
 
     private func run(_ request: RunRequest) throws -> MigrationResult {
         let path = request.path
-        // Decided on a read-only connection: a read-write one would checkpoint a WAL store's log into
-        // the database file when it closes, and the files would change although nothing was
-        // migrated. A store left with a hot journal by a killed run cannot be read read-only (the
-        // journal must be rolled back first): it is looked at once opened for writing, which
-        // recovers it, as any opening would.
         let layout = try plan.storeLayout(path: path)
-        var decision: RunDecision?
-        // A store at the target may still hold tables a sliced run retired: the call deletes them.
-        var leftRetiredTables = false
-        if !FileManager.default.fileExists(atPath: path + "-journal") {
-            do {
-                let reader = try SQLiteStore.open(
-                    at: path, layout: layout, readOnly: true, configuration: request.configuration)
-                defer { try? reader.close() }
-                decision = try decide(reader, target: request.target)
-                leftRetiredTables = try Self.hasRetiredTables(reader)
-            } catch let error as StoreError where [.readOnly, .needsRecovery].contains(error.kind) {
-                decision = nil
-            }
-        }
-        if case .upToDate? = decision, !leftRetiredTables { return .finished(steps: 0) }
+        if try nothingToDo(request, layout: layout) { return .finished(steps: 0) }
         if let reason = request.stopReason() { return .paused(reason) }  // nothing written yet
 
-        let store = try SQLiteStore.open(at: path, layout: layout, configuration: request.configuration)
-        defer { try? store.close() }
-        if decision == nil {
-            decision = try decide(store, target: request.target)
-            leftRetiredTables = try Self.hasRetiredTables(store)
+        // From here on the run may write: it holds the store's lock (the kernel's word that it lives)
+        // until it returns, and every attempt below reads the store afresh under it.
+        let giveUp = Date().addingTimeInterval(request.wait)
+        var lock: StoreLock?
+        switch StoreLock.acquire(store: path, until: giveUp, shouldStop: { request.stopReason() != nil }) {
+        case .acquired(let held): lock = held
+        case .unavailable: lock = nil
+        case .stopped: return .paused(request.stopReason() ?? .cancelled)
+        case .timedOut: throw LeaseError(path: path, holder: try holderHoldingTheLock(request, layout: layout))
         }
-        if case .upToDate? = decision, !leftRetiredTables { return .finished(steps: 0) }
+        defer { lock?.release() }  // after the attempt released the lease row: a live row always has its lock
+        var lease = request.lease
+        lease.holdsLock = lock != nil
+
+        var steps = 0
+        // A paused run towards an earlier target is finished first (its hooks are part-way), then a new
+        // run goes on to the target asked for: at most two runs, plus retries after contention.
+        while true {
+            switch try attempt(request, layout: layout, lease: lease, giveUp: giveUp) {
+            case .paused(let reason):
+                return .paused(reason)
+            case .finished(let done, let atTarget):
+                steps += done
+                if atTarget { return .finished(steps: steps) }
+            case .contended:
+                if let reason = request.stopReason() { return .paused(reason) }
+                Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
+            }
+        }
+    }
+
+    /// Whether a read-only look finds nothing to write: the store at the target, no run unfinished, no
+    /// retired table left. Decided on a read-only connection: a read-write one would checkpoint a WAL
+    /// store's log into the database file when it closes, and the files would change although nothing
+    /// was migrated. A store left with a hot journal by a killed run cannot be read read-only (the
+    /// journal must be rolled back first): it is looked at once opened for writing, as any opening would.
+    private func nothingToDo(_ request: RunRequest, layout: any StoreLayout) throws -> Bool {
+        guard !FileManager.default.fileExists(atPath: request.path + "-journal") else { return false }
+        do {
+            let reader = try SQLiteStore.open(
+                at: request.path, layout: layout, readOnly: true, configuration: request.configuration)
+            defer { try? reader.close() }
+            guard case .upToDate = try decide(reader, target: request.target) else { return false }
+            return try !Self.hasRetiredTables(reader)
+        } catch let error as StoreError where [.readOnly, .needsRecovery, .locked].contains(error.kind) {
+            return false  // another run is committing: decided again under the lock, after the wait
+        }
+    }
+
+    /// What one attempt came to.
+    private enum Attempt {
+        /// A run ended at its target after `steps` steps; `atTarget` when that is the target asked for.
+        case finished(steps: Int, atTarget: Bool)
+        case paused(PauseReason)
+        /// Another writer got there first and this attempt wrote nothing: the next one reads again.
+        case contended
+    }
+
+    /// One attempt: a new connection, so that nothing is decided on what an earlier attempt saw; the
+    /// decision made again on it; then the executor runs the decided work, claiming the lease in its
+    /// first write transaction.
+    private func attempt(_ request: RunRequest, layout: any StoreLayout, lease: Lease, giveUp: Date) throws -> Attempt {
+        let store = try SQLiteStore.open(at: request.path, layout: layout, configuration: request.configuration)
+        defer { try? store.close() }
+        let decision = try decide(store, target: request.target)
+        let retired = try Self.hasRetiredTables(store)
+        if case .upToDate = decision, !retired { return .finished(steps: 0, atTarget: true) }
         let settings = self.settings
         if let mode = settings.secureDelete ?? plan.options.secureDelete {
             try store.setSecureDelete(mode)
@@ -125,45 +166,52 @@ extension Migrator {
         let executor = ChainExecutor(
             plan: plan, store: store, hooks: settings.swiftHooks, mappingHooks: settings.mappingHooks,
             allowCommands: settings.allowCommands, fuse: settings.fuse, slicing: settings.slicing, stop: request.stop,
-            deadline: request.deadline,
-            lease: request.lease,
+            deadline: request.deadline, lease: lease,
             emit: { event in
                 progress?(event)
                 hub.yield(event)
             })
         try store.interruptStatements(when: executor.interruptCheck, every: 10_000)
-        defer { try? store.interruptStatements(when: nil) }
         defer {
             try? store.interruptStatements(when: nil)  // releasing must not be interrupted
-            executor.releaseLease()
+            executor.committer.releaseLease()
         }
-        // At the target with retired tables left: only the tidy-up runs, within the budget. It claims
-        // no lease: it writes no journal, and deletes only Instar's retired tables.
-        if case .upToDate? = decision {
+        guard try executor.awaitLease(until: giveUp) else { return .paused(request.stopReason() ?? .cancelled) }
+        // At the target with retired tables left: only the tidy-up runs, within the budget.
+        if case .upToDate = decision {
             try executor.tidyUp()
-            return .finished(steps: 0)
+            return .finished(steps: 0, atTarget: true)
         }
-        // The lease is claimed by the run's first write transaction, not by a commit of its own; until
-        // then another run may get there first (its claim is not readable before its first commit): a
-        // run that committed nothing waits for it and starts again, within `wait`.
-        let giveUp = Date().addingTimeInterval(request.wait)
-        while true {
-            guard try executor.awaitLease(until: giveUp) else { return .paused(request.stopReason() ?? .cancelled) }
-            do {
-                return try executor.run {
-                    let (_, chain, _) = try self.chain(for: store, to: request.target)
-                    try self.checkHooks(chain.steps.map { ($0.from, $0.to) }, store: store)
-                    if let backup = request.backup, !chain.steps.isEmpty {
-                        try store.backup(to: backup)
-                        try Lease.removeAll(fromCopyAt: backup)  // the backup is the store before the run, not held by it
-                    }
-                    return chain.steps
+        let asked = request.target ?? plan.targetVersion
+        do {
+            let result = try executor.run {
+                let (_, chain, _) = try self.chain(for: store, to: request.target)
+                try self.checkHooks(chain.steps.map { ($0.from, $0.to) }, store: store)
+                if let backup = request.backup, !chain.steps.isEmpty {
+                    try store.backup(to: backup)
+                    try Lease.removeAll(fromCopyAt: backup)  // the backup is the store before the run, not held by it
                 }
-            } catch where executor.claimPending && ChainExecutor.isClaimContention(error) && Date() < giveUp {
-                if let reason = request.stopReason() { return .paused(reason) }
-                Thread.sleep(forTimeInterval: min(0.2, max(0.01, giveUp.timeIntervalSinceNow)))
+                return chain.steps
             }
+            switch result {
+            case .paused(let reason): return .paused(reason)
+            case .finished(let steps): return .finished(steps: steps, atTarget: executor.runTarget.map { $0 == asked } ?? true)
+            }
+        } catch where executor.committer.claimPending && ChainExecutor.isClaimContention(error) && Date() < giveUp {
+            return .contended
         }
+    }
+
+    /// Who holds the store when its lock could not be had in time: the lease row's owner, or (before
+    /// that owner's first commit makes its row readable) the lock file's.
+    private func holderHoldingTheLock(_ request: RunRequest, layout: any StoreLayout) throws -> Lease {
+        let reader = try? SQLiteStore.open(at: request.path, layout: layout, readOnly: true, configuration: request.configuration)
+        defer { try? reader?.close() }
+        if let holder = try? reader?.withDatabase({ db in try Lease.holder(db) }) { return holder }
+        let now = Date()
+        return Lease(
+            owner: "another migration (it holds \(StoreLock.path(forStore: request.path)))", pid: 0,
+            host: ProcessInfo.processInfo.hostName, since: now, heartbeat: now, token: nil, processStart: nil)
     }
 
     /// Whether the store holds tables a sliced run retired and has not deleted yet (``ChainExecutor/tidyUp()``).
@@ -179,9 +227,7 @@ extension Migrator {
     /// reaches; a hook the chain needs that nobody provides; data the first step cannot take.
     func decide(_ store: SQLiteStore, target: String?, checkingHooks: Bool = true) throws -> RunDecision {
         if let unfinished = try StoreError.wrapping(path: store.path, doing: "reading the journal", { try store.withDatabase { db in try Journal.unfinished(db) } }) {
-            if let target, unfinished.target != target {
-                throw ResumeRefused(path: store.path, reason: .otherTarget(unfinishedTarget: unfinished.target, requested: target))
-            }
+            try checkTargets(unfinished: unfinished.target, asked: target ?? plan.targetVersion, path: store.path)
             let remaining = unfinished.chain[min(unfinished.step, unfinished.chain.count)...].map { ($0.from, $0.to) }
             if checkingHooks { try checkHooks(Array(remaining), store: store) }
             return .resume(unfinished)
@@ -199,6 +245,17 @@ extension Migrator {
             try store.checkDataConditions(from: current, to: next)
         }
         return .start(chain.steps)
+    }
+
+    /// A run's target is part of what it is. A call that asks for another target than an unfinished
+    /// run's (a plain launch after a paused `--to`, or the other way round) either finishes that run
+    /// first and then goes on — when the asked target lies beyond, as the unfinished run's hooks are
+    /// part-way and cannot be undone — or is refused before anything is written, when it lies before.
+    /// Either way the call reports `.finished` only at the target it asked for.
+    func checkTargets(unfinished: String, asked: String?, path: String) throws {
+        guard let asked, asked != unfinished else { return }
+        if let from = plan.index(of: unfinished), let to = plan.index(of: asked), to > from { return }
+        throw ResumeRefused(path: path, reason: .otherTarget(unfinishedTarget: unfinished, requested: asked))
     }
 
     /// Every hook the steps need is there (stage hooks defined and registered, mapping hooks provided,

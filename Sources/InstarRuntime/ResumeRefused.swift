@@ -5,7 +5,8 @@ import InstarModel
 public struct ResumeRefused: InstarError, CustomStringConvertible {
     /// Why the unfinished run cannot go on.
     public enum Reason: Sendable, Hashable {
-        /// The unfinished run goes to `unfinishedTarget`; this call asked for `requested`.
+        /// The unfinished run goes to `unfinishedTarget`; this call asked for `requested`, which lies
+        /// before it (a target beyond it is reached by finishing the unfinished run first).
         case otherTarget(unfinishedTarget: String, requested: String)
         /// The plan no longer has a version the unfinished chain goes through.
         case versionMissing(String)
