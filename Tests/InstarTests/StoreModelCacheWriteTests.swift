@@ -43,8 +43,8 @@ import Testing
     @Test func aMigratedStoresCacheDecodesToTheTargetsHashes() throws {
         let (v1, v2) = (try model(Self.v1YAML, name: "V1"), try model(Self.v2YAML, name: "V2"))
         let f = try CoreDataLayoutTests.Fixture(v1)
-        // A created store already holds its model, as Core Data's does.
-        #expect(try f.store.cachedModel().hashConflicts(with: v1.versionHashes.entityHashes) == [])
+        // A created store keeps none yet; the step writes the target's.
+        #expect(try Self.cacheBytes(f.store).isEmpty)
         _ = try f.store.migrate(from: v1, to: v2)
         #expect(try Self.cacheBytes(f.store).count == 1)
         let cached = try f.store.cachedModel()
@@ -78,7 +78,10 @@ import Testing
         let v1 = try model(Self.v1YAML, name: "V1")
         let v2 = try model(Self.v2YAML.replacingOccurrences(of: "isbn: string?", with: "cost: {type: decimal, optional: true, default: 2.5}"), name: "V2")
         let f = try CoreDataLayoutTests.Fixture(v1)
+        let planted = try ModelCacheWriter.compressedArchive(of: v1).get()
+        try f.execute("INSERT INTO \"Z_MODELCACHE\" (\"Z_CONTENT\") VALUES (?)", [planted])
         let before = try Self.cacheBytes(f.store)
+        #expect(before == [planted])
         _ = try f.store.migrate(from: v1, to: v2)
         #expect(try f.store.metadata()?.entityHashes == v2.versionHashes.entityHashes)
         #expect(try Self.cacheBytes(f.store) == before)
@@ -107,7 +110,11 @@ import Testing
         let (path, from, to) = (dir.appendingPathComponent("S.sqlite").path, dir.appendingPathComponent("V1.yaml").path, dir.appendingPathComponent("V2.yaml").path)
         try Self.v1YAML.write(toFile: from, atomically: true, encoding: .utf8)
         try Self.v2YAML.write(toFile: to, atomically: true, encoding: .utf8)
-        try SQLiteStore.create(at: path, model: v1, layout: CoreDataLayout()).close()
+        // The store at V1 with V1's own model in its cache, as Core Data leaves it.
+        let created = try SQLiteStore.create(at: path, model: v1, layout: CoreDataLayout())
+        let planted = try ModelCacheWriter.compressedArchive(of: v1).get()
+        try created.withDatabase { db in try db.execute(sql: "INSERT INTO \"Z_MODELCACHE\" (\"Z_CONTENT\") VALUES (?)", arguments: [planted]) }
+        try created.close()
 
         let killed = try InstarProcess(["migrate", "--store", path, "--model", from, "--to-model", to], environment: ["INSTAR_FAILPOINT": failpoint], directory: dir).result(timeout: 120)
         #expect(killed.reason == .uncaughtSignal && killed.status == SIGKILL, "\(failpoint): \(killed)")

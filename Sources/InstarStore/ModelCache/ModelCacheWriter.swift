@@ -53,7 +53,8 @@ package enum ModelCacheWriter {
             return .failure(ModelCacheRefusal(version: model.name, reasons: ["the written archive decodes to other hashes: " + conflicts.joined(separator: "; ")]))
         }
         let identifiers = model.versionIdentifiers.isEmpty ? [model.versionIdentifier].compactMap { $0 } : model.versionIdentifiers
-        if Set(decoded.model.versionIdentifiers) != Set(identifiers) {
+        // The reader keeps one identifier of the archived set (a merged model has several).
+        if !Set(decoded.model.versionIdentifiers).isSubset(of: Set(identifiers)) {
             return .failure(ModelCacheRefusal(version: model.name, reasons: ["the written archive decodes to version identifiers \(decoded.model.versionIdentifiers), not \(identifiers)"]))
         }
         return .success(blob)
@@ -62,7 +63,7 @@ package enum ModelCacheWriter {
     /// Replaces the store's cache with `model`'s (inside the caller's transaction, beside `Z_METADATA`), or
     /// keeps the row it had when the model cannot be written. A layout before framework 600 gets none.
     @discardableResult
-    static func write(_ db: Database, model: Model, layout: CoreDataLayout) throws -> ModelCacheOutcome {
+    package static func write(_ db: Database, model: Model, layout: CoreDataLayout) throws -> ModelCacheOutcome {
         guard layout.keepsModelCache else { return .notKept(frameworkVersion: layout.frameworkVersion) }
         let table = CoreDataLayout.modelCacheTable
         guard try db.tableExists(table) else { return .notKept(frameworkVersion: layout.frameworkVersion) }
@@ -74,5 +75,11 @@ package enum ModelCacheWriter {
             try db.execute(sql: "INSERT INTO \(table.sqlQuoted) (\("Z_CONTENT".sqlQuoted)) VALUES (?)", arguments: [blob])
             return .written(bytes: blob.count)
         }
+    }
+
+    /// Empties the cache (a store just created keeps none until a migration writes one).
+    static func clear(_ db: Database) throws {
+        let table = CoreDataLayout.modelCacheTable
+        if try db.tableExists(table) { try db.execute(sql: "DELETE FROM \(table.sqlQuoted)") }
     }
 }
