@@ -4,6 +4,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from .cachepairs import compare_stores as compare_caches
 from .common import copy_store, framework_version, run_process, run_instar_text, same_files, short_list
 from .exceptions import KNOWN_BAD_STORES
 from .models import entity_renames
@@ -161,11 +162,15 @@ def compare_migrated(instar, chain, before, work, target, created_by_fw, folder)
     renames, removed = entity_renames(instar, chain)
     data_problems, rows = data_differences(before, old, work, migrated, renames, removed)
     problems += data_problems
+    # The store's own model: Core Data's cache in the real store against the one Instar wrote (cachepairs.py).
+    cache_ok, cache_detail = compare_caches(work, reference)
+    if not cache_ok:
+        problems.append("Z_MODELCACHE: " + cache_detail)
     if problems:
         return False, "; ".join(problems)
-    return True, "schema equals %s's, %d surviving rows kept%s%s" % (
+    return True, "schema equals %s's, %d surviving rows kept%s; %s%s" % (
         Path(target.rel).name, rows,
-        (" (entities removed on the way: %s)" % ", ".join(sorted(removed))) if removed else "",
+        (" (entities removed on the way: %s)" % ", ".join(sorted(removed))) if removed else "", cache_detail,
         ("; note: " + "; ".join(notes)) if notes else "")
 
 

@@ -42,6 +42,13 @@ enum ErrorHints {
         error.description + (error.kind.isSQLite ? "" : "\n  hint: pass the model the store was written with: --model <model>")
     }
 
+    /// The note for a model the library could not archive into `Z_MODELCACHE` (the migration itself succeeded).
+    static func modelCacheKept(_ refusal: ModelCacheRefusal) -> String {
+        "note: Z_MODELCACHE kept as it was, not rewritten for \(refusal.version): \(refusal.reasons.joined(separator: "; "))"
+            + "\n  hint: Core Data opens the store with the app's model as usual; only a later migration from a model no "
+            + "longer bundled with the app lacks the store's own model"
+    }
+
     static func text(_ error: LeaseError) -> String {
         error.description
             + "\n  hint: wait for it to finish, or pass --wait <seconds>; a lease whose process has died is taken over automatically"

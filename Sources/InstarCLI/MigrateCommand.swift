@@ -41,8 +41,8 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
             are hooks named as 'plan --swiftdata' names them (SQL from --hooks). Sources without a plan \
             (an unversioned app) migrate in the one step SwiftData infers, from the store's own model \
             (Z_MODELCACHE) or the sources it shipped with (--from-swiftdata) to the sources' schema \
-            (--classes names its @Model classes). The metadata is written as SwiftData writes it; the \
-            model cache is emptied.
+            (--classes names its @Model classes). The metadata is written as SwiftData writes it, and \
+            the store's own model (Z_MODELCACHE) with it, as for every Core Data store from framework 600 on.
 
             Example:
               instar migrate Plans/garage/plan.yaml --store /tmp/garage.sqlite
@@ -249,6 +249,7 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
                     // Layouts that keep no journal after a run (Core Data, plain SQL) leave nothing to read.
                     printOut("migrated \(store) to \(to ?? plan.targetVersion ?? "the target") in \(steps) step(s)")
                 }
+                if steps > 0 { noteModelCache(plan) }
                 if let left = reclaimed.left {
                     printOut(
                         left.rows > 0 || left.pages > 0

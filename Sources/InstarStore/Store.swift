@@ -112,6 +112,9 @@ public final class SQLiteStore: @unchecked Sendable {
                 }
                 try layout.createBookkeeping(db, model: model)
                 try layout.writeMetadata(db, model: model)
+                // A created store starts without a cached model, as it always has (tests and `store create`
+                // callers plant caches of their own); migrations write it (``ModelCacheWriter``).
+                if layout is CoreDataLayout { try ModelCacheWriter.clear(db) }
                 return .commit
             }
             return SQLiteStore(path: path, layout: layout, queue: queue, readOnly: false)

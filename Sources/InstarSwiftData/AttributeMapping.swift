@@ -40,13 +40,13 @@ struct AttributeMapper {
             // whose members are all optional and uninitialised that is an empty dictionary (MetaCocktails
             // Cocktail.compiledTags). Anything else is the app's to compute.
             if isEmptyStructValue(initializer, type: type, scope: scope) {
-                attribute.userInfo[ModelCacheArchive.emptyCompositeDefaultKey] = "true"
+                attribute.userInfo[SwiftDataUserInfo.emptyCompositeDefault] = "true"
             } else {
                 attribute.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] = initializer.trimmedDescription
             }
         }
         if attribute.type == .transformable, type == .array(.named("String")) || type == .array(.named("Swift.String")) {
-            attribute.userInfo[ModelCacheArchive.valueClassKey] = "Array<String>"
+            attribute.userInfo[SwiftDataUserInfo.valueClass] = "Array<String>"
         }
         if attribute.type != .composite, let initializer = property.initializer {
             attribute.defaultValue = defaultValue(initializer, for: attribute.type, at: property.location)

@@ -20,7 +20,7 @@ package struct SwiftDataSchema: Sendable {
     /// `userInfo` key of an attribute whose Swift initializer is not a literal (`= Date()`): its text.
     /// SwiftData evaluates it once and the model keeps that value as the default, so the attribute has
     /// a default the reader cannot know; it is not hashed.
-    package static let appEvaluatedDefaultKey = "instar.swiftdata.appEvaluatedDefault"
+    package static let appEvaluatedDefaultKey = SwiftDataUserInfo.appEvaluatedDefault
 }
 
 /// One stage of a `SchemaMigrationPlan`, as a plain value.

@@ -2,6 +2,7 @@ import Foundation
 import InstarModel
 import InstarStore
 import InstarSwiftData
+import InstarModelIO
 import Testing
 import InstarTestSupport
 @testable import InstarModelIO

@@ -34,12 +34,11 @@ import InstarSQL
 ///   all three are fetch indexes `Z_<Entity>_<name>` (uniqueness: `UNIQUE` indexes `Z_<Entity>_UNIQUE_<a>_<b>`).
 ///   The cut-over points between observed versions are inferred (Xcode 9 introduced fetch indexes).
 ///
-/// **`Z_MODELCACHE`.** Core Data keeps there an archived copy of the model that last wrote the store
-/// (`NSKeyedArchiver`, raw DEFLATE); it uses it only when it must migrate a store whose model is not
-/// bundled with the app. Instar cannot write that archive, so it creates the table empty and, when it
-/// migrates a store, empties it: a stale copy of the older model would describe a schema the store no
-/// longer has. Core Data still opens the store, because opening compares the metadata's entity hashes
-/// with the app's model (they match: Instar writes them exactly) and never needs the cache then.
+/// **`Z_MODELCACHE`.** Core Data (framework 600 on) keeps there an archived copy of the model that last
+/// wrote the store (`NSKeyedArchiver`, the `.mom` format, raw DEFLATE); it migrates from it when the
+/// store's model is no longer bundled with the app. Instar writes the target version's model there in the
+/// transaction that records the version (InstarStore's `ModelCacheWriter`), checked by decoding it back to
+/// the version's hashes; a model the writer cannot express leaves the row the store had, and the run says so.
 public struct CoreDataLayout: StorageLayout {
     /// `coredata`, the name every framework version's layout has.
     public static let layoutName = LayoutName.coreData(frameworkVersion: nil).description

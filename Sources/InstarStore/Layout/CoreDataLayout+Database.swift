@@ -32,7 +32,8 @@ extension CoreDataLayout: StoreLayout {
     }
 
     /// Rewrites `Z_METADATA` (keeping the store's UUID and every key this layout does not own), renumbers
-    /// `Z_PRIMARYKEY` with each root's highest key, empties `Z_MODELCACHE`, and unlinks rows that a
+    /// `Z_PRIMARYKEY` with each root's highest key, writes the model into `Z_MODELCACHE` (framework 600 on;
+    /// the old row stays when the model cannot be written), and unlinks rows that a
     /// step removed (see `CoreDataMetadata.write(_:model:layout:)`).
     public func writeMetadata(_ db: Database, model: Model) throws {
         try CoreDataMetadata.write(db, model: model, layout: self)

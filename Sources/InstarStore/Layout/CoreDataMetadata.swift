@@ -146,7 +146,7 @@ package enum CoreDataMetadata {
         return result
     }
 
-    /// Records that the store is at `model`'s version: metadata, entity numbers, model cache, links.
+    /// Records that the store is at `model`'s version: metadata, entity numbers, model cache (``ModelCacheWriter``), links.
     static func write(_ db: Database, model: Model, layout: CoreDataLayout) throws {
         try createTables(db, modelCache: layout.keepsModelCache)
         let stored = try read(db)
@@ -161,10 +161,9 @@ package enum CoreDataMetadata {
         if removed { try unlinkMissingRows(db, model: model, map: map, onlyRemoved: try RemovedRows.isRecording(db)) }
         try RemovedRows.forget(db)
 
-        // The cached model describes the version before this step: Core Data must not migrate from it.
-        if try db.tableExists(CoreDataLayout.modelCacheTable) {
-            try db.execute(sql: "DELETE FROM Z_MODELCACHE")
-        }
+        // The store's own model, in the same transaction as the metadata naming its version: a kill
+        // anywhere leaves the old store with its old cache or the new store with its new one.
+        try ModelCacheWriter.write(db, model: model, layout: layout)
     }
 
     /// Rewrites `Z_PRIMARYKEY` for `model`'s numbering. Each root's `Z_MAX` is the highest key its table

@@ -6,7 +6,7 @@ package struct ModelCacheError: Error, Sendable, Hashable, CustomStringConvertib
     /// What went wrong.
     package enum Kind: Sendable, Hashable {
         /// The store has no `Z_MODELCACHE` table, or no row in it, or an empty `Z_CONTENT`: stores of
-        /// Core Data before framework 600, and stores Instar migrated (it empties the cache).
+        /// Core Data before framework 600, and stores migrated by Instar before it wrote caches.
         case noCache
         /// `Z_CONTENT` is not a raw-DEFLATE stream (zlib's reason).
         case notDeflate(String)
@@ -42,7 +42,7 @@ package struct ModelCacheError: Error, Sendable, Hashable, CustomStringConvertib
         switch kind {
         case .noCache:
             "\(path): the store keeps no model of its own (no Z_MODELCACHE row); Core Data writes one from "
-                + "framework 600 on, and Instar empties it when it migrates a store: give the model the store was written with."
+                + "framework 600 on (Instar too, when it migrates such a store): give the model the store was written with."
         case .notDeflate(let reason):
             "\(path): Z_MODELCACHE.Z_CONTENT is not raw DEFLATE (\(reason)); the cache is damaged"
         case .notAPropertyList(let bytes):

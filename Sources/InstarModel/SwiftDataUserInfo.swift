@@ -1,0 +1,18 @@
+/// `userInfo` keys the SwiftData reader sets on attributes for facts a Core Data model has no field for.
+///
+/// They live here, below both the SwiftData reader (which sets them) and the model-cache writer in
+/// InstarModelIO (which reads them when it archives a model for a store's `Z_MODELCACHE`): neither of
+/// those modules may import the other. Every key starts with ``prefix`` and is never archived itself.
+package enum SwiftDataUserInfo {
+    /// What every key of Instar's own starts with: such keys are Instar's notes, not the app's user info.
+    package static let prefix = "instar."
+    /// An attribute whose Swift type is a top-level `[String]`: the value class SwiftData records for it
+    /// (`Array<String>`).
+    package static let valueClass = "instar.swiftdata.valueClass"
+    /// A composite initialised with `T()` where every member of `T` is optional and has no initial value:
+    /// SwiftData's default is then an empty dictionary.
+    package static let emptyCompositeDefault = "instar.swiftdata.emptyCompositeDefault"
+    /// An attribute whose Swift initializer is not a literal (`= Date()`): its text. SwiftData evaluates it
+    /// once and the model keeps that value as the default, so the reader cannot know it; it is not hashed.
+    package static let appEvaluatedDefault = "instar.swiftdata.appEvaluatedDefault"
+}
