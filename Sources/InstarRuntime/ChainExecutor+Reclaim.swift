@@ -32,14 +32,14 @@ extension ChainExecutor {
     func reclaimThenFinish(_ entry: inout JournalEntry) throws -> MigrationResult? {
         while entry.status != .finished {
             if let reason = pauseReason() { return try pause(&entry, reason) }
-            let pages = sliceRows(rate: pageRate)
+            let pages = sliceRows(rate: rates.page)
             let began = Date()
             entry = try committer.commit(.reclaim) { [entry] db in
                 let free = try Self.freePages(db)
                 try db.execute(sql: "PRAGMA incremental_vacuum(\(pages))")
                 var next = entry
                 if try Self.freePages(db) == 0 { next.status = .finished }
-                pageRate = Self.rate(pageRate, rows: min(pages, free), since: began)
+                rates.page = Self.rate(rates.page, rows: min(pages, free), since: began)
                 return next
             }
         }

@@ -95,7 +95,7 @@ extension ChainExecutor {
         }
         sliceInFlight = false
         let progress = entry.slices!
-        copyRate = progress.rowsPerSecond
+        rates.copy = progress.rowsPerSecond
         emit(.slice(table: copy.target, copied: progress.rowsCopied, of: progress.rowsTotal, secondsLeft: progress.secondsLeft))
     }
 

@@ -55,14 +55,14 @@ extension ChainExecutor {
             }
             while left > 0 {
                 if pauseReason() != nil { return false }
-                let rows = sliceRows(rate: retireRate ?? copyRate)
+                let rows = sliceRows(rate: rates.retire ?? rates.copy)
                 let began = Date()
                 var deleted = 0
                 // The rate of the statement alone, before the commit: the commit's fsyncs cost the same
                 // whatever the slice's size, and would make a first small slice look slow.
                 try tidyCommit { db in
                     deleted = try store.deleteRetiredSlice(table, rows: rows, db)
-                    retireRate = Self.rate(retireRate, rows: deleted, since: began)
+                    rates.retire = Self.rate(rates.retire, rows: deleted, since: began)
                 }
                 // `left` is an upper bound (the rowid span): a short slice means the table is empty.
                 let done = deleted < rows ? left : min(left, deleted)
@@ -90,11 +90,11 @@ extension ChainExecutor {
             emit(.reclaiming(rowsLeft: 0, freePagesLeft: free))
             if free == 0 { return true }
             if pauseReason() != nil { return false }
-            let pages = sliceRows(rate: pageRate)
+            let pages = sliceRows(rate: rates.page)
             let began = Date()
             try tidyCommit(.reclaim) { db in
                 try db.execute(sql: "PRAGMA incremental_vacuum(\(pages))")
-                pageRate = Self.rate(pageRate, rows: min(pages, free), since: began)
+                rates.page = Self.rate(rates.page, rows: min(pages, free), since: began)
             }
         }
     }
@@ -112,7 +112,7 @@ extension ChainExecutor {
     private func dropFits(rows: Int) -> Bool {
         guard let deadline else { return true }
         if case .rows(let slice) = slicing { return rows <= slice }
-        let rate = (retireRate ?? copyRate).map { $0 * 2 } ?? 400_000
+        let rate = (rates.retire ?? rates.copy).map { $0 * 2 } ?? 400_000
         return deadline.remaining > 2 * Double(rows) / rate
     }
 }

@@ -40,12 +40,8 @@ final class ChainExecutor {
     /// Whether the store has `auto_vacuum = INCREMENTAL`: the run gives back the pages it frees
     /// (``reclaimThenFinish(_:)``).
     var incrementalVacuum = false
-    /// Rows per second deleting retired tables (``tidyUp()``), measured by this call.
-    var retireRate: Double?
-    /// Rows per second of this call's slices, which estimates a retired table's drop.
-    var copyRate: Double?
-    /// Free pages per second given back (``givePagesBack()``), measured by this call.
-    var pageRate: Double?
+    /// What this call measured of the machine and store as it went: it sizes the next slice.
+    var rates = MeasuredRates()
     /// Whether a slice of a sliced copy is in flight (``rateAfterInterruptedSlice(_:)``).
     var sliceInFlight = false
     /// The target of the run this call resumed or started (nil before it read the journal, or when
@@ -357,4 +353,14 @@ extension ChainExecutor {
         }
         return rows
     }
+}
+
+/// Rates a call measures as it works, each sizing the next unit of its kind to fit the time left.
+struct MeasuredRates {
+    /// Rows per second deleting retired tables (``ChainExecutor/tidyUp()``).
+    var retire: Double?
+    /// Rows per second of this call's slices, which estimates a retired table's drop.
+    var copy: Double?
+    /// Free pages per second given back (``ChainExecutor/givePagesBack()``).
+    var page: Double?
 }

@@ -56,7 +56,7 @@ extension Migrator {
             let reader = try SQLiteStore.open(
                 at: path, layout: try plan.storeLayout(path: path), readOnly: true, configuration: configuration)
             defer { try? reader.close() }
-            switch try decide(reader, target: target, checkingHooks: false) {
+            switch try decideSettled(reader, target: target) {
             case .upToDate: return .none
             case .resume(let entry):
                 let holder = try StoreError.wrapping(path: path, doing: "reading the lease") {
@@ -71,6 +71,23 @@ extension Migrator {
         } catch {
             throw MigrationErrors.typed(error, path: path)
         }
+    }
+
+    /// ``decide(_:target:checkingHooks:)`` on a read-only connection while another process may be
+    /// migrating: a look whose reads straddled another connection's commit (a version read before it, a
+    /// schema after it) is looked at again, a few times, so an app asking during another process's run
+    /// gets an answer about one state of the store rather than a drift that is not there.
+    func decideSettled(_ reader: SQLiteStore, target: String?) throws -> RunDecision {
+        func dataVersion() throws -> Int? { try reader.withDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") } }
+        for _ in 0..<4 {
+            let seen = try dataVersion()
+            do {
+                return try decide(reader, target: target, checkingHooks: false)
+            } catch where (try? dataVersion()) != seen {
+                continue
+            }
+        }
+        return try decide(reader, target: target, checkingHooks: false)
     }
 
     /// Runs the engine's blocking work on a thread of its own: SQLite, lease waits and async hooks
