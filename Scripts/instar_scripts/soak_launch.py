@@ -72,7 +72,7 @@ class Launch:
             text = self.out.read_text(errors="replace").strip().splitlines()
         except OSError:
             return ""
-        return " | ".join(line.strip() for line in text[-lines:])
+        return " | ".join(line.strip() for line in text[:lines])  # the error first, its hints after
 
 
 class Trial:
