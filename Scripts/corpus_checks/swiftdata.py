@@ -41,7 +41,16 @@ SOURCES = [
      "AndreiMaksimovich__SwiftDeveloperBlog/06 - SwiftData Migration/06 - SwiftData Migration/Lib/AppData", True),
     ("nobelnrj__myhome/", "nobelnrj__myhome/MyHomeApp", True),
     ("sergd2005__ResourcesManager/@4517a277/", "sergd2005__ResourcesManager/@4517a277/ResourcesManager", False),
+    ("thierryH91200__PegaseUIData/@bbefd900/", "thierryH91200__PegaseUIData/@bbefd900/PegaseUIData", False),
+    ("jdeda__iOS-ChefTime/@aac1b60b/", "jdeda__iOS-ChefTime/@aac1b60b/ChefTime", False),
+    ("atomicguy__Retroview/@4448712c/", "atomicguy__Retroview/@4448712c/Retroview", False),
 ]
+# Stores that were not written by the sources of their own commit (MANIFEST.md §1), with the entities whose hashes
+# differ for that reason: the check passes when exactly those differ and every other entity of the store matches.
+# Retroview@4448712c's store predates that commit's StereoCard.leftCrop/rightCrop (it matches StereoCard.swift at
+# 832367b, which the corpus does not hold); SwiftDataCorpusTests checks the store against the sources without them.
+KNOWN_MISMATCHES = {"atomicguy__Retroview/@4448712c/": (
+    {"StereoCard"}, "known mismatch (MANIFEST.md §1): the store predates this commit's StereoCard.leftCrop/rightCrop")}
 LEFT_TO_SWIFT_TESTS = {"MatthewHunt84__MetaCocktailsSwiftData": "the corpus lacks the file declaring MeasurementUnit; "
                        "SwiftDataCorpusTests and SwiftDataLayoutCorpusTests supply it and check these stores"}
 
@@ -80,6 +89,16 @@ def check_swiftdata(instar, corpus, results, skipped, workdir):
             except ValueError:
                 schemas = []
             built = [s for s in schemas if sorted(s.get("classes", [])) and s.get("name") == "Schema"]
+            mismatch = next((m for prefix, m in KNOWN_MISMATCHES.items() if path.startswith(prefix)), None)
+            if mismatch is not None and status == 0 and len(built) == 1:
+                entities = built[0].get("entities", {})
+                differing = {name for name, value in store["hashes"].items() if entities.get(name) != value}
+                ok = differing == mismatch[0]
+                results.add(CHECK_SWIFTDATA, subject, ok,
+                            "%s: %s differ, the other %d entities of Schema([%s]) equal the store's" % (
+                                mismatch[1], ", ".join(sorted(differing)), len(store["hashes"]) - len(differing), classes)
+                            if ok else "expected exactly %s to differ, found %s" % (sorted(mismatch[0]), sorted(differing)))
+                continue
             ok = status == 0 and len(built) == 1 and built[0].get("entities") == store["hashes"]
             results.add(CHECK_SWIFTDATA, subject, ok,
                         "entity hashes of Schema([%s]) equal the store's" % classes if ok
