@@ -33,7 +33,7 @@ import Testing
         #expect(frequence.type == .integer16 && frequence.defaultValue == "0" && !frequence.isOptional)
         #expect(read.diagnostics.allSatisfy { $0.severity != .warning || !$0.message.contains("assumed") }, "\(read.diagnostics)")
         let text = try graph(plan)
-        #expect(text.contains("NSAttributeType: 100") && text.contains("NSDefaultValue: 0,"), text)
+        #expect(text.contains("NSAttributeType: 100") && text.contains("NSDefaultValue: 0,"), "\(text)")
     }
 
     /// `@Attribute(.externalStorage) var pdf: Data?` → Binary with external storage: it enters the hash
@@ -52,7 +52,7 @@ import Testing
         #expect(try !attribute(stored, "Statement", "scan").allowsExternalBinaryDataStorage)
         #expect(VersionHashes(model: stored.model) != VersionHashes(model: plain.model))
         let text = try graph(stored.model)
-        #expect(text.contains("NSFlagsKey: 4") && text.contains("NSFlagsKey: 0"), text)
+        #expect(text.contains("NSFlagsKey: 4") && text.contains("NSFlagsKey: 0"), "\(text)")
         let table = try #require(try CoreDataLayout().storageMap(for: stored.model).schema.table(named: "ZSTATEMENT"))
         #expect(table.columns.map { "\($0.name) \($0.declaredType)" }.contains("ZPDFDOC BLOB"))
     }
@@ -72,7 +72,7 @@ import Testing
         #expect(color.userInfo["valueTransformerName"] == "ColorTransformer")
         #expect(color.userInfo[SwiftDataUserInfo.valueClass] == "NSColor")
         let text = try graph(read.model)
-        #expect(text.contains("NSValueTransformerName: \"ColorTransformer\"") && text.contains("NSAttributeValueClassName: \"NSColor\""), text)
+        #expect(text.contains("NSValueTransformerName: \"ColorTransformer\"") && text.contains("NSAttributeValueClassName: \"NSColor\""), "\(text)")
     }
 
     /// `@Attribute(.ephemeral)` → a transient attribute: out of the hash and the table, in the cache with
@@ -98,7 +98,7 @@ import Testing
         let table = try #require(try CoreDataLayout().storageMap(for: read.model).schema.table(named: "ZRUBRIC"))
         #expect(table.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"])
         let text = try graph(read.model)
-        #expect(text.contains("_P: 249") && text.contains("_P: 251") && text.contains("NSIsTransient: true"), text)
+        #expect(text.contains("_P: 249") && text.contains("_P: 251") && text.contains("NSIsTransient: true"), "\(text)")
     }
 
     /// `private var _sectionIdentifier: String?` is stored like any property, column `Z_SECTIONIDENTIFIER`.
@@ -125,7 +125,7 @@ import Testing
         #expect(images.userInfo[SwiftDataUserInfo.valueClass] == "Array<Data>")
         #expect(try attribute(read, "Recipe", "cover").type == .binary)
         let text = try graph(read.model)
-        #expect(text.contains("NSDefaultValue: NSArray{NS.objects: []}") && text.contains("NSDefaultValue: @NSArray()"), text)
+        #expect(text.contains("NSDefaultValue: NSArray{NS.objects: []}") && text.contains("NSDefaultValue: @NSArray()"), "\(text)")
     }
 
     /// A Codable enum without raw values → a composite of one optional String per case, with the case list
@@ -189,7 +189,7 @@ import Testing
         let warning = try #require(read.diagnostics.first {
             if case .inverseNotInferred? = $0.finding { true } else { false }
         })
-        #expect(warning.finding == .inverseNotInferred(relationship: "rubric", destination: "Rubric", declaredOneSided: "categorie"))
+        #expect(warning.finding == SwiftDataDiagnostic.Finding.inverseNotInferred(relationship: "rubric", destination: "Rubric", declaredOneSided: "categorie"))
         #expect(warning.location == SourceLocation(file: "M.swift", line: 6, column: 9))
     }
 

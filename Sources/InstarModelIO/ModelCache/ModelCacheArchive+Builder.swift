@@ -6,6 +6,7 @@ extension ModelCacheArchive {
     struct Builder {
         let style: Style
         let configurations: Configurations
+        let elementsNameTheirEntity: Bool
         var objects: [PlistItem] = [.string("$null")]
         var reasons: [String] = []
         private var classes: [String: Int] = [:]
@@ -13,9 +14,10 @@ extension ModelCacheArchive {
         private var sharedEmptyDictionary: PlistItem?
         private var sharedEmptyArray: PlistItem?
 
-        init(style: Style, configurations: Configurations = .default) {
+        init(style: Style, configurations: Configurations = .default, elementsNameTheirEntity: Bool = true) {
             self.style = style
             self.configurations = configurations
+            self.elementsNameTheirEntity = elementsNameTheirEntity
         }
 
         var strict: Bool { style == .swiftDataCorpus }

@@ -62,7 +62,8 @@ extension ModelCacheArchive.Builder {
             var plain = element
             plain.defaultValue = nil
             plain.userInfo = [:]
-            elements.append(.uid(self.attribute(plain, entity: entity, owner: owner, indexed: false)))
+            // Framework 1327 (ChefTime) leaves a composite element's NSEntity null; 1403 on name the entity.
+            elements.append(.uid(self.attribute(plain, entity: entity, owner: elementsNameTheirEntity ? owner : 0, indexed: false)))
         }
         fields.append(("NSCompositeElements", collection("NSMutableArray", elements)))
         return object(ModelCacheArchive.compositeChain, fields)

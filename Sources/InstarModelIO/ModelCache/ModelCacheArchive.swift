@@ -62,10 +62,13 @@ package enum ModelCacheArchive {
     }
 
     /// The inflated archive of `model` (its entities, `versionIdentifiers`), or the reasons it cannot be written.
+    /// `elementsNameTheirEntity`: whether a composite's elements point back at their entity (`NSEntity`), as
+    /// every cache from framework 1403 on has it; the framework-1327 one (ChefTime SDFolder.folderType) has null.
     package static func archive(
-        _ model: Model, style: Style = .swiftDataCorpus, configurations: Configurations = .default
+        _ model: Model, style: Style = .swiftDataCorpus, configurations: Configurations = .default,
+        elementsNameTheirEntity: Bool = true
     ) throws(Unsupported) -> Data {
-        var builder = Builder(style: style, configurations: configurations)
+        var builder = Builder(style: style, configurations: configurations, elementsNameTheirEntity: elementsNameTheirEntity)
         try builder.build(model)
         return BinaryPlistWriter.data(.dictionary([
             .init(key: "$version", value: .integer(100_000)),
