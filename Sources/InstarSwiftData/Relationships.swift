@@ -92,8 +92,11 @@ extension EntityBuilder {
             return other.destination == owner && other.inverse == nil && !(destination == owner && other.name == relationship.name)
         }
         let mine = pending[owner]![index]
-        let candidates = reverse.filter { !pending[destination]![$0].declaredOneSided }
-        if mine.declaredOneSided || candidates.isEmpty {
+        // Only between two entities: no store shows a self-relationship without `inverse:`, so those stay
+        // refused below whatever their attributes say (godtools SwiftResource.variants, metatool, …).
+        let selfRelated = destination == owner
+        let candidates = reverse.filter { selfRelated || !pending[destination]![$0].declaredOneSided }
+        if (mine.declaredOneSided && !selfRelated) || candidates.isEmpty {
             // A plain relationship whose only possible partner is declared one-sided: say it stays unpaired.
             let declared = mine.declaredOneSided ? [] : reverse.filter { pending[destination]![$0].declaredOneSided }
             if outgoing.count == 1, declared.count == 1 {
