@@ -34,14 +34,28 @@ from .common import CHECK_SWIFTDATA, CHECK_SWIFTDATA_PAIR, CHECK_SWIFTDATA_TEST,
 from .parse_only import check_parse_only
 from .schema import render_index, schema_facts, table_differences
 
-# Which sources wrote which store: (repo folder prefix, sources relative to corpus/swiftdata, versioned).
+# Which sources wrote which store: (repo folder prefix, sources relative to corpus/swiftdata (a path, or a list of
+# paths for an unversioned app), versioned).
 SOURCES = [
     ("TrinsicVentures__FreezeRay/", "TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRayTestApp", True),
     ("AndreiMaksimovich__SwiftDeveloperBlog/",
      "AndreiMaksimovich__SwiftDeveloperBlog/06 - SwiftData Migration/06 - SwiftData Migration/Lib/AppData", True),
     ("nobelnrj__myhome/", "nobelnrj__myhome/MyHomeApp", True),
     ("sergd2005__ResourcesManager/@4517a277/", "sergd2005__ResourcesManager/@4517a277/ResourcesManager", False),
+    # The models (Group/) and AppSchema's `Schema([...])` of all 15 (PegaseUIDataApp.swift); not ContainerManager.swift,
+    # whose `Schema([DummyModel.self])` (an empty container) names a file the corpus copy leaves out (MANIFEST.md §1).
+    ("thierryH91200__PegaseUIData/@bbefd900/", ["thierryH91200__PegaseUIData/@bbefd900/PegaseUIData/Group",
+                                                 "thierryH91200__PegaseUIData/@bbefd900/PegaseUIData/PegaseUIDataApp.swift"], False),
+    ("jdeda__iOS-ChefTime/@aac1b60b/", "jdeda__iOS-ChefTime/@aac1b60b/ChefTime", False),
+    ("atomicguy__Retroview/@4448712c/", "atomicguy__Retroview/@4448712c/Retroview", False),
 ]
+# Stores that were not written by the sources of their own commit (MANIFEST.md §1), with the refusal those sources
+# must give. Retroview@4448712c's store predates that commit's StereoCard.leftCrop/rightCrop (it matches
+# StereoCard.swift at 832367b, which the corpus does not hold), and the two both declare `inverse: \Crop.card`, so the
+# commit's sources build no schema; SwiftDataCorpusTests checks the store against the sources without them.
+KNOWN_MISMATCHES = {"atomicguy__Retroview/@4448712c/": (
+    "inverse 'Crop.card' names 'rightCrop' as its own inverse, not 'leftCrop'",
+    "known mismatch (MANIFEST.md §1): the store predates this commit's StereoCard.leftCrop/rightCrop")}
 LEFT_TO_SWIFT_TESTS = {"MatthewHunt84__MetaCocktailsSwiftData": "the corpus lacks the file declaring MeasurementUnit; "
                        "SwiftDataCorpusTests and SwiftDataLayoutCorpusTests supply it and check these stores"}
 
@@ -73,13 +87,22 @@ def check_swiftdata(instar, corpus, results, skipped, workdir):
             test_store(instar, root / sources, root / path, subject, results, workdir / ("swiftdata-test-%d" % number))
         else:
             classes = ",".join(sorted(store["hashes"]))
+            paths = [str(root / p) for p in (sources if isinstance(sources, list) else [sources])]
             status, stdout, stderr = run_process(
-                instar, ["model", "swiftdata", str(root / sources), "--classes", classes, "--format", "json"])
+                instar, ["model", "swiftdata"] + paths + ["--classes", classes, "--format", "json"])
             try:
                 schemas = json.loads(stdout).get("schemas", []) if stdout else []
             except ValueError:
                 schemas = []
             built = [s for s in schemas if sorted(s.get("classes", [])) and s.get("name") == "Schema"]
+            mismatch = next((m for prefix, m in KNOWN_MISMATCHES.items() if path.startswith(prefix)), None)
+            if mismatch is not None:
+                refusal = mismatch[0]
+                ok = status != 0 and refusal in (stderr + stdout)
+                results.add(CHECK_SWIFTDATA, subject, ok,
+                            "%s: refused as expected (%s)" % (mismatch[1], refusal) if ok
+                            else "expected the refusal %r: exit %s: %s" % (refusal, status, tail(stderr or stdout, 600)))
+                continue
             ok = status == 0 and len(built) == 1 and built[0].get("entities") == store["hashes"]
             results.add(CHECK_SWIFTDATA, subject, ok,
                         "entity hashes of Schema([%s]) equal the store's" % classes if ok
@@ -190,12 +213,13 @@ def model_cache_graph(path):
         name = class_name(node)
         if name is None:
             return render(node)
+        if name in ("NSUUID", "NSDate"):
+            # By kind, shared or not: equal dates are one object (tagged pointers), which depends on timing.
+            return "%s(<launch>)" % name
         if index in seen:
             return label(index)
         seen.add(index)
         fields = {k: v for k, v in node.items() if k != "$class"}
-        if name in ("NSUUID", "NSDate"):
-            return "%s(<launch>)" % name
         if name == "NSSet":
             members = sorted((m.data for m in fields.get("NS.objects", [])), key=label)
             return "NSSet{" + ", ".join(obj(m) for m in members) + "}"

@@ -6,12 +6,15 @@
 package enum SwiftDataUserInfo {
     /// What every key of Instar's own starts with: such keys are Instar's notes, not the app's user info.
     package static let prefix = "instar."
-    /// An attribute whose Swift type is a top-level `[String]`: the value class SwiftData records for it
-    /// (`Array<String>`).
+    /// The value class SwiftData records for a transformable attribute: `Array<String>` / `Array<Data>` for a
+    /// top-level `[String]` / `[Data]`, the property's type (`NSColor`) for `.transformable(by:)`.
     package static let valueClass = "instar.swiftdata.valueClass"
     /// A composite initialised with `T()` where every member of `T` is optional and has no initial value:
     /// SwiftData's default is then an empty dictionary.
     package static let emptyCompositeDefault = "instar.swiftdata.emptyCompositeDefault"
+    /// A transformable attribute initialised with `[]`: SwiftData's default is then an empty array (ChefTime
+    /// SDRecipe.imageData).
+    package static let emptyArrayDefault = "instar.swiftdata.emptyArrayDefault"
     /// An attribute whose Swift initializer is not a literal (`= Date()`): its text. SwiftData evaluates it
     /// once and the model keeps that value as the default, so the reader cannot know it; it is not hashed.
     package static let appEvaluatedDefault = "instar.swiftdata.appEvaluatedDefault"

@@ -27,6 +27,10 @@ struct AttributeMapper {
         if let transformer = options.transformer {
             attribute = Attribute(name: property.name, type: .transformable, isOptional: isOptional)
             attribute.userInfo["valueTransformerName"] = transformer
+            // `.transformable(by: ColorTransformer.self) var color: NSColor`: SwiftData records the property's
+            // own type as the value class (PegaseUIData EntityPaymentMode.color: `NSColor`), not what the
+            // transformer's `transformedValueClass()` returns (the same class there).
+            if case .named(let valueType) = type { attribute.userInfo[SwiftDataUserInfo.valueClass] = valueType }
         } else {
             guard let mapped = valueAttribute(property.name, type, isOptional, scope, property.location) else { return nil }
             attribute = mapped
@@ -35,6 +39,7 @@ struct AttributeMapper {
         attribute.versionHashModifier = options.hashModifier
         attribute.allowsExternalBinaryDataStorage = options.externalStorage
         attribute.preservesValueInHistoryOnDeletion = options.preservesValueOnDeletion
+        attribute.isTransient = options.isEphemeral
         if attribute.type == .composite, let initializer = property.initializer, !initializer.is(NilLiteralExprSyntax.self) {
             // `var tags: Tags = Tags()`: SwiftData's model keeps the encoded value as the default; for a struct
             // whose members are all optional and uninitialised that is an empty dictionary (MetaCocktails
@@ -45,10 +50,18 @@ struct AttributeMapper {
                 attribute.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] = initializer.trimmedDescription
             }
         }
-        if attribute.type == .transformable, type == .array(.named("String")) || type == .array(.named("Swift.String")) {
-            attribute.userInfo[SwiftDataUserInfo.valueClass] = "Array<String>"
+        if attribute.type == .transformable, options.transformer == nil, case .array(.named(let element)) = type,
+            let verified = Self.verifiedArrayElements[element]
+        {
+            // `[String]` → `Array<String>` (MetaCocktails CocktailImage.garnishes), `[Data]` → `Array<Data>`
+            // (ChefTime SDRecipe.imageData): the Swift spelling of the array type, module names dropped.
+            attribute.userInfo[SwiftDataUserInfo.valueClass] = "Array<\(verified)>"
         }
-        if attribute.type != .composite, let initializer = property.initializer {
+        if attribute.type == .transformable, let array = property.initializer?.as(ArrayExprSyntax.self), array.elements.isEmpty {
+            // `var imageData: [Data] = []`: the model's default is an empty array (ChefTime SDRecipe.imageData,
+            // SDStep.imageData), the same one object for every such attribute.
+            attribute.userInfo[SwiftDataUserInfo.emptyArrayDefault] = "true"
+        } else if attribute.type != .composite, let initializer = property.initializer {
             attribute.defaultValue = defaultValue(initializer, for: attribute.type, at: property.location)
             // `= UUID()`, `= Date()`: the model has a default, one the app computes; kept apart (not
             // hashed) so that checks needing "some default" (CloudKit's) do not report it missing.
@@ -83,7 +96,9 @@ struct AttributeMapper {
             return attribute
         case .array(let element):
             // `[String]` → Transformable with NSSecureUnarchiveFromData (MetaCocktails CocktailImage.garnishes).
-            if element != .named("String") {
+            if case .named(let name) = element, Self.verifiedArrayElements[name] != nil {
+                // Shown by a store: no assumption.
+            } else {
                 warn("`[\(element)]` → Transformable is assumed from `[String]`; no store shows this element type", at: location)
             }
             var attribute = Attribute(name: name, type: .transformable, isOptional: isOptional)
@@ -117,6 +132,12 @@ struct AttributeMapper {
     }
 
     typealias Composite = (elements: [Attribute], userInfo: [String: String])
+
+    /// Element types of a top-level array whose value class a store shows, by the spellings the sources
+    /// may use.
+    static let verifiedArrayElements: [String: String] = [
+        "String": "String", "Swift.String": "String", "Data": "Data", "Foundation.Data": "Data",
+    ]
 
     /// Standard-library and CoreGraphics types the reader knows to exist but whose SwiftData storage
     /// no store shows: refused as such, not as types missing from the sources.

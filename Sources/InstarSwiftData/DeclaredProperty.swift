@@ -8,6 +8,9 @@ struct AttributeOptions {
     /// The transformer named by `.transformable(by:)`: a type (`ColorTransformer.self`) or a registered name.
     var transformer: String?
     var preservesValueOnDeletion = false
+    /// `.ephemeral`: SwiftData keeps the property in the model as a transient attribute (no column, not
+    /// hashed), default included (PegaseUIData EntityRubric.total, EntityTransaction.solde).
+    var isEphemeral = false
     var originalName: String?
     var hashModifier: String?
 }

@@ -17,6 +17,9 @@ struct EntityBuilder {
     struct PendingRelationship {
         var relationship: Relationship
         let explicitInverse: (root: String?, property: String)?
+        /// Declared with `@Relationship(...)` but no `inverse:`: SwiftData leaves it one-sided rather than
+        /// pair it by inference (PegaseUIData EntityRubric.categorie; see ``settleInverses(_:)``).
+        var declaredOneSided = false
         let location: SourceLocation
     }
 

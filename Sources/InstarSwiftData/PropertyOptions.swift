@@ -34,7 +34,9 @@ extension ClassMemberReader {
             // Core Data keeps these outside the version hash (FORMAT.md §2.3 lists what enters).
             warn("`.\(name)` is not read: it changes no column and no version hash, but no store in the corpus shows it", at: expression)
         case "ephemeral":
-            error("`.ephemeral` is not supported yet: whether SwiftData stores such a property (and hashes it) is not verified by any store", at: expression)
+            // PegaseUIData's store keeps both `.ephemeral` properties as transient attributes (`_P` 249/251,
+            // NSIsTransient, default kept) with no column: docs/swiftdata.md.
+            options.isEphemeral = true
         default:
             error("unknown @Attribute option `\(expression.trimmedDescription)`", at: expression)
         }

@@ -44,14 +44,21 @@ extension EntityBuilder {
             minCount: options.minimumCount ?? 0, maxCount: isToMany ? (options.maximumCount ?? 0) : 1,
             deleteRule: options.deleteRule ?? .nullify, isOptional: isOptional,
             renamingIdentifier: options.originalName, versionHashModifier: options.hashModifier)
-        return PendingRelationship(relationship: relationship, explicitInverse: options.inverse, location: property.location)
+        return PendingRelationship(
+            relationship: relationship, explicitInverse: options.inverse,
+            declaredOneSided: property.relationship != nil && options.inverse == nil, location: property.location)
     }
 
     /// Explicit `inverse:` first, on both sides; then SwiftData's inference: a relationship from A to B
-    /// and one from B to A, each the only one without an inverse between the two entities, are each
-    /// other's inverse (ResourcesManager Component.craftingRecipe ↔ CraftingRecipe.requiredComponents,
-    /// neither declaring `inverse:`). A relationship with no counterpart stays one-sided (Andrei
-    /// Path.points, MetaCocktails Cocktail.spec). Ambiguous cases are errors: no store shows SwiftData's choice.
+    /// and one from B to A, each the only one without an inverse between the two entities and neither
+    /// written with `@Relationship`, are each other's inverse (ResourcesManager Component.craftingRecipe ↔
+    /// CraftingRecipe.requiredComponents, both plain properties). A relationship written
+    /// `@Relationship(...)` without `inverse:` is never paired (PegaseUIData: `@Relationship(deleteRule:
+    /// .cascade) var categorie: [EntityCategory]` and EntityCategory's plain `var rubric: EntityRubric?` stay
+    /// one-sided in the store); one whose counterpart is so declared gets a warning, since the two stores
+    /// also differ in framework version (1345 and 1522), which could explain the difference as well. A
+    /// relationship with no counterpart stays one-sided (Andrei Path.points, MetaCocktails Cocktail.spec).
+    /// Ambiguous cases are errors: no store shows SwiftData's choice.
     mutating func settleInverses(_ pending: inout [String: [PendingRelationship]]) {
         let owners = pending.keys.sorted()
         for owner in owners {
@@ -80,11 +87,27 @@ extension EntityBuilder {
         let relationship = pending[owner]![index].relationship
         let destination = relationship.destination
         let outgoing = pending[owner]!.filter { $0.relationship.destination == destination && $0.relationship.inverse == nil }
-        let candidates = (pending[destination] ?? []).indices.filter { candidate in
+        let reverse = (pending[destination] ?? []).indices.filter { candidate in
             let other = pending[destination]![candidate].relationship
             return other.destination == owner && other.inverse == nil && !(destination == owner && other.name == relationship.name)
         }
-        if candidates.isEmpty { return }
+        let mine = pending[owner]![index]
+        // Only between two entities: no store shows a self-relationship without `inverse:`, so those stay
+        // refused below whatever their attributes say (godtools SwiftResource.variants, metatool, …).
+        let selfRelated = destination == owner
+        let candidates = reverse.filter { selfRelated || !pending[destination]![$0].declaredOneSided }
+        if (mine.declaredOneSided && !selfRelated) || candidates.isEmpty {
+            // A plain relationship whose only possible partner is declared one-sided: say it stays unpaired.
+            let declared = mine.declaredOneSided ? [] : reverse.filter { pending[destination]![$0].declaredOneSided }
+            if outgoing.count == 1, declared.count == 1 {
+                let other = pending[destination]![declared[0]].relationship.name
+                diagnostics.append(SwiftDataDiagnostic(
+                    .warning, "'\(relationship.name)' and \(destination).\(other) are not paired as inverses: \(destination).\(other) is written `@Relationship(...)` without `inverse:`, and SwiftData left such a pair one-sided in the PegaseUIData store; declare `inverse:` to link them",
+                    at: mine.location, subject: owner,
+                    finding: .inverseNotInferred(relationship: relationship.name, destination: destination, declaredOneSided: other)))
+            }
+            return
+        }
         guard destination != owner, candidates.count == 1, outgoing.count == 1 else {
             error("relationship '\(relationship.name)' to \(destination) has no `inverse:` and \(destination) has \(candidates.count) relationship(s) back (\(outgoing.count) this way): which pair SwiftData links is not verified by any store; declare `inverse:`", at: pending[owner]![index].location, subject: owner,
                 finding: .ambiguousInverse(relationship: relationship.name, destination: destination, candidates: candidates.count))

@@ -44,6 +44,9 @@ package struct SwiftDataDiagnostic: Sendable, Hashable, CustomStringConvertible 
         /// The relationship `relationship` has no `inverse:` and `destination` has `candidates` relationships
         /// back, so which pair SwiftData links is not known.
         case ambiguousInverse(relationship: String, destination: String, candidates: Int)
+        /// The relationship `relationship` has no `inverse:`, and its one counterpart on `destination`,
+        /// `declaredOneSided`, is written `@Relationship(...)` without `inverse:`: the two are not paired.
+        case inverseNotInferred(relationship: String, destination: String, declaredOneSided: String)
     }
 
     /// Creates a diagnostic.

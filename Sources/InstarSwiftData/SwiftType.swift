@@ -142,11 +142,13 @@ enum ScalarTypes {
         "Date": (.date, true),
         "Decimal": (.decimal, true),
         "UUID": (.uuid, true),
+        // PegaseUIData EntitySchedule.frequence.
+        "Int16": (.integer16, true),
+        // ChefTime SDFolder.imageData (optional; PegaseUIData and Retroview with `.externalStorage`).
+        "Data": (.binary, true),
         "Float": (.float, false),
-        "Data": (.binary, false),
         "URL": (.uri, false),
         "Int64": (.integer64, false),
         "Int32": (.integer32, false),
-        "Int16": (.integer16, false),
     ]
 }

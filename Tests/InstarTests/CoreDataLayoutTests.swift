@@ -156,11 +156,12 @@ import InstarTestSupport
                 "ZWEIGHT": "FLOAT", "ZPRICE": "DECIMAL", "ZWHEN": "TIMESTAMP", "ZNAME": "VARCHAR", "ZLINK": "VARCHAR",
                 "ZPHOTO": "BLOB", "ZVALUE": "BLOB", "ZID": "BLOB",
             ])
-        // Core Data's column order: INTEGER, FLOAT/TIMESTAMP, DECIMAL, VARCHAR, BLOB (Transformable first).
+        // Core Data's column order: INTEGER, FLOAT/TIMESTAMP, DECIMAL, VARCHAR, BLOB (UUID, Transformable,
+        // Binary: PegaseUIData ZENTITYRUBRIC has ZUUID before ZCOLOR, Wire ZCONVERSATION Transformable before Binary).
         #expect(
             m.schema.table(named: "ZTHING")!.columns.map(\.name) == [
                 "Z_PK", "Z_ENT", "Z_OPT", "ZA16", "ZA32", "ZA64", "ZFLAG", "ZRATIO", "ZWEIGHT", "ZWHEN", "ZPRICE",
-                "ZLINK", "ZNAME", "ZVALUE", "ZID", "ZPHOTO",
+                "ZLINK", "ZNAME", "ZID", "ZVALUE", "ZPHOTO",
             ])
     }
 

@@ -10,13 +10,8 @@ import InstarTestSupport
 extension SwiftDataCorpusTests {
     /// The schema read from the app's sources that wrote `store` (see ``sources(for:)``).
     static func schema(for store: Store) throws -> SwiftDataSchema {
-        let (paths, versioned) = try #require(sources(for: store), "no sources known for \(store.path)")
-        var files = try swiftFiles(paths.map { root.appendingPathComponent($0) })
-        if store.path.hasPrefix("MatthewHunt84__MetaCocktailsSwiftData/") {
-            // As in hashesFromSourcesEqualEveryStoresMetadata: the corpus lacks MeasurementUnit's file.
-            files.append((path: "MeasurementUnit.swift (supplied)", text: "enum MeasurementUnit: String, Codable { case fluidOunces }"))
-        }
-        let read = SwiftDataReader().read(files: files)
+        let (_, versioned) = try #require(sources(for: store), "no sources known for \(store.path)")
+        let read = SwiftDataReader().read(files: try files(for: store))
         if versioned {
             return try #require(read.schemas.first { $0.isVersioned && $0.versionIdentifier == store.identifier })
         }

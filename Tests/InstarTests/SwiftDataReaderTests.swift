@@ -317,7 +317,6 @@ import InstarTestSupport
             ("@Model class A {\n  var info: [String: Int] = [:]\n}", "[String: Int]", 2, 7),
             ("enum E: Codable { case a(Int) }\n@Model class A { var e: E }", "associated values", 2, 22),
             ("@Model class A { var value = compute() }", "no type annotation", 1, 22),
-            ("@Model class A { @Attribute(.ephemeral) var x: Int }", "ephemeral", 1, 29),
             ("@Model class A { @Relationship(deleteRule: .cascade) var x: Int }", "not a @Model class", 1, 58),
         ]
         for (body, needle, line, column) in cases {

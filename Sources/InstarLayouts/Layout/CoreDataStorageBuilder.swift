@@ -171,15 +171,17 @@ struct CoreDataStorageBuilder {
     }
 
     /// The `CREATE TABLE` group of a column: INTEGER, FLOAT/TIMESTAMP, DECIMAL, VARCHAR, then BLOBs —
-    /// Transformable first, UUID next, Binary last (Wire's ZCONVERSATION shows Transformable before
-    /// Binary; MetaCocktails' ZCOCKTAIL shows `ZID`, `ZID1` (UUIDs) before the Binary elements).
+    /// UUID first, Transformable next, Binary last (Wire's ZCONVERSATION shows Transformable before
+    /// Binary; MetaCocktails' ZCOCKTAIL and ChefTime's ZSDFOLDER show UUIDs before Binary; PegaseUIData's
+    /// ZENTITYRUBRIC (`ZUUID`, `ZCOLOR`) and ChefTime's ZSDSTEP (`ZID`, `ZIMAGEDATA`) show UUID before
+    /// Transformable, which no earlier store ordered).
     static func columnGroup(_ declaredType: String, _ type: AttributeType) -> Int {
         switch declaredType {
         case "INTEGER": 0
         case "FLOAT", "TIMESTAMP": 1
         case "DECIMAL": 2
         case "VARCHAR": 3
-        default: type == .transformable ? 4 : type == .uuid ? 5 : 6
+        default: type == .uuid ? 4 : type == .transformable ? 5 : 6
         }
     }
 

@@ -5,14 +5,19 @@ extension ModelCacheArchive {
     /// The archive's object table, built entity by entity; ``reasons`` collects what cannot be written.
     struct Builder {
         let style: Style
+        let configurations: Configurations
+        let elementsNameTheirEntity: Bool
         var objects: [PlistItem] = [.string("$null")]
         var reasons: [String] = []
         private var classes: [String: Int] = [:]
         private var strings: [String: Int] = [:]
         private var sharedEmptyDictionary: PlistItem?
+        private var sharedEmptyArray: PlistItem?
 
-        init(style: Style) {
+        init(style: Style, configurations: Configurations = .default, elementsNameTheirEntity: Bool = true) {
             self.style = style
+            self.configurations = configurations
+            self.elementsNameTheirEntity = elementsNameTheirEntity
         }
 
         var strict: Bool { style == .swiftDataCorpus }
@@ -72,6 +77,15 @@ extension ModelCacheArchive {
             return made
         }
 
+        /// The `[]` default of a transformable array: one NSArray object for every such attribute of the
+        /// model, as ChefTime's cache holds it (SDRecipe.imageData and SDStep.imageData share it).
+        mutating func emptyArray() -> PlistItem {
+            if let sharedEmptyArray { return sharedEmptyArray }
+            let made = collection("NSArray", [])
+            sharedEmptyArray = made
+            return made
+        }
+
         mutating func dictionary(_ className: String, _ pairs: [(String, PlistItem)]) -> PlistItem {
             let chain = className == "NSDictionary"
                 ? ["NSDictionary", "NSObject"] : ["NSMutableDictionary", "NSDictionary", "NSObject"]
@@ -102,14 +116,16 @@ extension ModelCacheArchive {
                 ["NSKnownKeysDictionary1", "NSKnownKeysDictionary", "NSMutableDictionary", "NSDictionary", "NSObject"],
                 [("values", values), ("searchMapping", .uid(mapping)),
                  ("emptyToken", string("__empty_slot_token_4c24_98dc_ac1e_b773__")), ("version", .integer(1))])
-            let configurations = dictionary("NSMutableDictionary", [("default", collection("NSSet", entities.map { .uid(entityIndex[$0.name]!) }))])
             let identifiers = model.versionIdentifiers.isEmpty ? [model.versionIdentifier].compactMap { $0 } : model.versionIdentifiers
             let versionSet = collection("NSSet", identifiers.map { string($0) })
-            object(
-                ["NSManagedObjectModel", "NSObject"],
-                [("NSEntities", .uid(known)), ("NSFetchRequestTemplates", .uid(0)), ("NSVersionIdentifiers", versionSet),
-                 ("NSConfigurations", configurations)],
-                at: root)
+            var fields: [(String, PlistItem)] = [
+                ("NSEntities", .uid(known)), ("NSFetchRequestTemplates", .uid(0)), ("NSVersionIdentifiers", versionSet),
+            ]
+            if case .named(let name) = configurations {
+                let members = collection("NSSet", entities.map { .uid(entityIndex[$0.name]!) })
+                fields.append(("NSConfigurations", dictionary("NSMutableDictionary", [(name, members)])))
+            }
+            object(["NSManagedObjectModel", "NSObject"], fields, at: root)
             if !reasons.isEmpty { throw Unsupported(reasons: reasons) }
         }
 
@@ -140,8 +156,9 @@ extension ModelCacheArchive {
             if strict, entity.versionHashModifier != nil {
                 reasons.append("\(entity.name): an entity version hash modifier (SwiftData declares none)")
             }
-            if strict, entity.attributes.contains(where: { $0.isTransient }) || entity.relationships.contains(where: { $0.isTransient }) {
-                reasons.append("\(entity.name): a transient property (no SwiftData cache in the corpus shows one)")
+            // Transient attributes (`.ephemeral`) are in PegaseUIData's cache; transient relationships in none.
+            if strict, entity.relationships.contains(where: { $0.isTransient }) {
+                reasons.append("\(entity.name): a transient relationship (no SwiftData cache in the corpus shows one)")
             }
             let tuples = entity.uniquenessConstraints.map { group in collection("NSMutableArray", group.map { string($0) }) }
             let subentities = children.compactMap { child in graph.entityIndex[child.name].map { (child.name, PlistItem.uid($0)) } }

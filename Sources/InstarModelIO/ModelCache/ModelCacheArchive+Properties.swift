@@ -5,14 +5,15 @@ extension ModelCacheArchive.Builder {
     mutating func attribute(_ attribute: Attribute, entity: String, owner: Int, indexed: Bool) -> Int {
         let subject = "\(entity).\(attribute.name)"
         guard ModelCacheArchive.writesType(attribute, style: style) else {
-            reasons.append("\(subject): \(attribute.type.xcodeName)\(attribute.type == .transformable ? " other than a top-level [String]" : "") (no SwiftData cache in the corpus shows its value class)")
+            reasons.append("\(subject): \(attribute.type.xcodeName)\(attribute.type == .transformable ? " other than a top-level [String] or [Data] or a `.transformable(by:)` property of a named type" : "") (no SwiftData cache in the corpus shows its value class)")
             return 0
         }
         let valueClass = ModelCacheArchive.valueClass(attribute, style: style)
         if strict, attribute.versionHashModifier != nil || (attribute.renamingIdentifier.map { $0 != attribute.name } ?? false)
-            || attribute.allowsExternalBinaryDataStorage || attribute.preservesValueInHistoryOnDeletion
+            || attribute.preservesValueInHistoryOnDeletion
         {
-            reasons.append("\(subject): an @Attribute option (hashModifier, originalName, .externalStorage, .preserveValueOnDeletion) no SwiftData cache in the corpus shows")
+            // `.externalStorage` is shown (NSFlagsKey 4: PegaseUIData, Retroview); these are not.
+            reasons.append("\(subject): an @Attribute option (hashModifier, originalName, .preserveValueOnDeletion) no SwiftData cache in the corpus shows")
         }
         if strict && indexed && attribute.isOptional {
             reasons.append("\(subject): an optional indexed attribute (the caches show indexed ones only required)")
@@ -61,7 +62,8 @@ extension ModelCacheArchive.Builder {
             var plain = element
             plain.defaultValue = nil
             plain.userInfo = [:]
-            elements.append(.uid(self.attribute(plain, entity: entity, owner: owner, indexed: false)))
+            // Framework 1327 (ChefTime) leaves a composite element's NSEntity null; 1403 on name the entity.
+            elements.append(.uid(self.attribute(plain, entity: entity, owner: elementsNameTheirEntity ? owner : 0, indexed: false)))
         }
         fields.append(("NSCompositeElements", collection("NSMutableArray", elements)))
         return object(ModelCacheArchive.compositeChain, fields)
@@ -76,6 +78,9 @@ extension ModelCacheArchive.Builder {
             if evaluated != nil { reasons.append("\(subject): a composite's default other than `T()` of all-optional members") }
             return .uid(0)
         }
+        if attribute.type == .transformable, attribute.userInfo[SwiftDataUserInfo.emptyArrayDefault] != nil {
+            return emptyArray()
+        }
         guard let value = attribute.defaultValue else {
             if attribute.type == .decimal, let evaluated, ["Decimal(0)", "0", ".zero", "Decimal.zero"].contains(evaluated) {
                 return zeroDecimal()
@@ -87,9 +92,15 @@ extension ModelCacheArchive.Builder {
         case .string: return string(value)
         case .integer64:
             if let number = Int(value) { return .uid(add(.integer(number))) }
-        case .integer16, .integer32:
+        case .integer16:
+            // PegaseUIData EntitySchedule.frequence `= 0`.
+            if let number = Int(value) { return .uid(add(.integer(number))) }
+        case .integer32:
             if !strict, let number = Int(value) { return .uid(add(.integer(number))) }
-        case .double, .float:
+        case .double:
+            // PegaseUIData EntityCategory.objectif `= 0.0`: a real.
+            if let number = Double(value) { return .uid(add(.real(number))) }
+        case .float:
             if !strict, let number = Double(value) { return .uid(add(.real(number))) }
         case .boolean:
             if let flag = DefaultValue.parseBoolean(value) { return .uid(add(.boolean(flag))) }

@@ -6,8 +6,8 @@ import InstarModel
 /// format, before compression (raw DEFLATE, which the store layer adds).
 ///
 /// Two styles share one writer, and write the same bytes for every model both accept:
-/// - ``Style/swiftDataCorpus`` writes only the shapes the corpus's SwiftData caches show (13 stores,
-///   framework 1345–1526; see docs/swiftdata.md): each object's class and keys, the `_P` flags (241, 243
+/// - ``Style/swiftDataCorpus`` writes only the shapes the corpus's SwiftData caches show (16 stores,
+///   framework 1327–1526; see docs/swiftdata.md): each object's class and keys, the `_P` flags (241, 243
 ///   when optional; 177/179 for an enum composite), the value classes per attribute type, and the defaults
 ///   SwiftData evaluates (a literal, a concrete UUID or date, `Decimal(0)`, `T()` of a struct whose members
 ///   are all optional and uninitialised). Anything else — an attribute type, a delete rule, a default or an
@@ -48,9 +48,27 @@ package enum ModelCacheArchive {
     /// `userInfo` key of a transformable attribute's value transformer (written as `NSValueTransformerName`).
     package static let valueTransformerKey = "valueTransformerName"
 
+    /// The model's `NSConfigurations`, which come from the app's `ModelConfiguration`, not from the schema.
+    package enum Configurations: Sendable, Hashable {
+        /// One configuration of every entity under this name: `default` for an unnamed `ModelConfiguration`
+        /// (every corpus store from framework 1345 on), the name given to `ModelConfiguration("MyStereoviews", …)`
+        /// otherwise (Retroview@4448712c).
+        case named(String)
+        /// No `NSConfigurations` key at all: the one framework-1327 store (ChefTime, unnamed configuration).
+        case absent
+
+        /// An unnamed configuration, as SwiftData writes it from framework 1345 on.
+        package static let `default` = Configurations.named("default")
+    }
+
     /// The inflated archive of `model` (its entities, `versionIdentifiers`), or the reasons it cannot be written.
-    package static func archive(_ model: Model, style: Style = .swiftDataCorpus) throws(Unsupported) -> Data {
-        var builder = Builder(style: style)
+    /// `elementsNameTheirEntity`: whether a composite's elements point back at their entity (`NSEntity`), as
+    /// every cache from framework 1403 on has it; the framework-1327 one (ChefTime SDFolder.folderType) has null.
+    package static func archive(
+        _ model: Model, style: Style = .swiftDataCorpus, configurations: Configurations = .default,
+        elementsNameTheirEntity: Bool = true
+    ) throws(Unsupported) -> Data {
+        var builder = Builder(style: style, configurations: configurations, elementsNameTheirEntity: elementsNameTheirEntity)
         try builder.build(model)
         return BinaryPlistWriter.data(.dictionary([
             .init(key: "$version", value: .integer(100_000)),
@@ -76,9 +94,11 @@ package enum ModelCacheArchive {
         case .decimal: return "NSDecimalNumber"
         case .composite: return "NSDictionary"
         case .transformable:
-            if style == .coreData { return attribute.userInfo[valueClassKey] }
-            return attribute.userInfo[valueTransformerKey] == "NSSecureUnarchiveFromData" ? attribute.userInfo[valueClassKey] : nil
-        case .integer16, .integer32: return style == .coreData ? "NSNumber" : nil
+            // `Array<String>`, `Array<Data>` (NSSecureUnarchiveFromData) or, with `.transformable(by:)`, the
+            // property's class (PegaseUIData `NSColor`); none recorded → none written (refused in the SwiftData style).
+            return attribute.userInfo[valueClassKey]
+        case .integer16: return "NSNumber"
+        case .integer32: return style == .coreData ? "NSNumber" : nil
         case .uri: return style == .coreData ? "NSURL" : nil
         case .objectID, .undefined: return nil
         }
