@@ -108,7 +108,7 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
                 sources: swiftdata, planName: migrationPlan, hooksFile: hooks, store: store,
                 classes: classes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } },
                 earlier: fromSwiftdata, currentOnly: true)
-            if let store, !checked.isInferred { try checked.matchStore(store) }
+            if let store, !checked.isInferred, !checked.isRefused { try checked.matchStore(store) }
             if !checked.findings.isEmpty {
                 if format == .json {
                     printOut(

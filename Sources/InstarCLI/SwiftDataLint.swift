@@ -13,9 +13,12 @@ extension SwiftDataPlan {
         var checked = try make(
             sources: sources, planName: planName, hooksFile: nil, store: store, classes: classes, earlier: earlier,
             currentOnly: true)
-        if let store, !checked.isInferred { try checked.matchStore(store) }
-        var findings = PlanLint.check(checked.plan)
-        let located = checked.findings.filter { checked.isInferred || $0.kind == "unknown-model-version" }
+        if let store, !checked.isInferred, !checked.isRefused { try checked.matchStore(store) }
+        // A refused plan has no versions to lint: its findings are the errors.
+        var findings = checked.isRefused ? [] : PlanLint.check(checked.plan)
+        let located = checked.findings.filter {
+            checked.isInferred || $0.kind == "unknown-model-version" || $0.kind == "refused-plan"
+        }
         if checked.isInferred, located.contains(where: { $0.kind == "not-inferable" }) {
             // The same step, said once: at each property, rather than once for the sources as a whole.
             findings.removeAll { $0.check == .unreachableTarget }

@@ -12,7 +12,8 @@ import InstarLayouts
 struct SwiftDataPlan {
     /// One thing SwiftData would refuse (or Instar cannot run), with the fix.
     struct Finding {
-        /// `duplicate-checksum`, `not-inferable`, `unreachable`, `unknown-schema`, `unknown-model-version`.
+        /// `duplicate-checksum`, `not-inferable`, `unreachable`, `unknown-schema`, `unknown-model-version`,
+        /// `refused-plan`.
         let kind: String
         let message: String
         let hint: String
@@ -43,6 +44,9 @@ struct SwiftDataPlan {
     /// Whether the plan is the one step SwiftData infers for an unversioned app (no SchemaMigrationPlan
     /// in the sources), from the store's own model to the sources' schema.
     var isInferred = false
+    /// Whether the sources' plan was refused by the reader (``refusal(_:others:readable:)``): the plan is
+    /// empty and the findings say why.
+    var isRefused = false
 
     /// Reads the sources and picks the migration plan (`name`, or the only one). Sources without any
     /// plan are an unversioned app: one inferred step from `store`'s own model to the sources' schema
@@ -75,6 +79,17 @@ struct SwiftDataPlan {
         if !earlier.isEmpty, !read.plans.isEmpty {
             printError("--from-swiftdata goes with sources that declare no SchemaMigrationPlan: the plan's schemas are the versions")
             throw InstarExit.invalidInput
+        }
+        // A plan the reader refused is never read as "no plan" (the unversioned inference, which is not
+        // what the app runs): when no readable plan is left (or the one named is refused), that is the
+        // refusal. A readable plan beside a refused one (an app's separate downgrade plan) is still planned,
+        // the refused one's errors printed above.
+        let refused = read.refusedPlans.filter { planName == nil || $0.name == planName || $0.name.hasSuffix(".\(planName!)") }
+        if let first = refused.first, candidates.isEmpty {
+            return refusal(first, others: Array(refused.dropFirst()), readable: read.plans.map(\.name))
+        }
+        if !refused.isEmpty {
+            printError("note: left out \(refused.map(\.name).joined(separator: ", ")) (refused above); choose a plan with --migration-plan <name>")
         }
         if read.plans.isEmpty, planName == nil {
             return try makeUnversioned(
@@ -126,6 +141,34 @@ struct SwiftDataPlan {
         result.checkChecksums()
         result.checkStages()
         return result
+    }
+
+    /// The result for sources whose plan the reader refused: no versions, and one `refused-plan` finding
+    /// per error (at the stage or declaration), so that `plan` and `lint` fail (exit 1) with them.
+    static func refusal(_ refused: RefusedMigrationPlan, others: [RefusedMigrationPlan], readable: [String]) -> SwiftDataPlan {
+        let stand = SwiftDataMigrationPlan(name: refused.name, schemas: [], stages: [], location: refused.location)
+        var result = SwiftDataPlan(
+            migrationPlan: stand,
+            plan: Plan(name: refused.name, file: refused.location.file, layout: LayoutName.coreData(frameworkVersion: nil).description, versions: []))
+        result.isRefused = true
+        let choose = readable.isEmpty ? "" : "; or choose a readable plan (\(readable.joined(separator: ", "))) with --migration-plan <name>"
+        for plan in [refused] + others {
+            let errors = plan.errors.isEmpty
+                ? [SwiftDataDiagnostic(.error, "the plan could not be read", at: plan.location, subject: plan.name)] : plan.errors
+            for error in errors {
+                result.findings.append(Finding(
+                    kind: "refused-plan", message: "the SchemaMigrationPlan \(plan.name) is refused: \(error.message)",
+                    hint: "fix the plan's `schemas` and `stages` as the message says\(choose); Instar does not fall back to inferring one step when the sources declare a plan",
+                    location: error.location, versions: Self.versions(of: error)))
+            }
+        }
+        return result
+    }
+
+    /// The two schemas of a stage a diagnostic is about, when it says.
+    private static func versions(of diagnostic: SwiftDataDiagnostic) -> [String]? {
+        if case .stageGoesBackwards(_, let from, let to)? = diagnostic.finding { return [from, to] }
+        return nil
     }
 
     /// A hook is named after its closure: a function's name (`prepare`), or for a closure literal the
@@ -300,7 +343,8 @@ struct SwiftDataProblemsJSON: Codable, Sendable, Equatable {
 
     /// One refusal, with the fix.
     struct Problem: Codable, Sendable, Equatable {
-        /// `duplicate-checksum`, `not-inferable`, `unreachable`, `unknown-schema`, `unknown-model-version`.
+        /// `duplicate-checksum`, `not-inferable`, `unreachable`, `unknown-schema`, `unknown-model-version`,
+        /// `refused-plan` (the sources' SchemaMigrationPlan could not be read, e.g. a stage goes backwards).
         var kind: String
         var message: String
         var hint: String

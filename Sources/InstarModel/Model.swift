@@ -66,6 +66,13 @@ public struct Model: Sendable {
             validatesDefaultValues: validatesDefaultValues || validation == .xcode)
         let result = validator.run()
         var errors: [ModelProblem] = []
+        // The version's name and identifier name files, plan stages and journal records.
+        for (what, text) in [("version name", name), ("version identifier", versionIdentifier ?? "")] {
+            if let message = NameRule.violation(what, text) {
+                errors.append(ModelProblem(
+                    .invalidName, message, location: source.map { SourceLocation(file: $0) }, hint: NameRule.hint))
+            }
+        }
         var warnings: [ModelProblem] = []
         for var problem in result.problems {
             if validation.isWarning(problem.kind) {

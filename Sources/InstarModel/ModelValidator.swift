@@ -23,6 +23,7 @@ struct ModelValidator {
     }
 
     mutating func run() -> Result {
+        checkNames()
         indexEntities()
         checkParents()
         let resolved = resolveProperties()
@@ -47,6 +48,37 @@ struct ModelValidator {
             kind, message, location: where_(entity, property), entity: entity, property: property, hint: hint)
         problem.key = key
         problems.append(problem)
+    }
+
+    /// ``NameRule`` for every name that reaches SQL or a file: the entity's, its parent's, its
+    /// properties' (and what relationships name), its indexes', and the stored table and column names.
+    private mutating func checkNames() {
+        func check(_ what: String, _ name: String?, entity: String, property: String? = nil) {
+            guard let name, let message = NameRule.violation(what, name) else { return }
+            report(.invalidName, message, entity: entity, property: property, hint: NameRule.hint)
+        }
+        for entity in entities {
+            check("entity name", entity.name, entity: entity.name)
+            check("parent entity name", entity.parent, entity: entity.name)
+            check("table name", entity.stored.table, entity: entity.name)
+            check("primary key column", entity.stored.primaryKey, entity: entity.name)
+            for index in entity.indexes { check("index name", index.name, entity: entity.name) }
+            for attribute in entity.attributes {
+                check("attribute name", attribute.name, entity: entity.name, property: attribute.name)
+                check("column name", attribute.stored.name, entity: entity.name, property: attribute.name)
+            }
+            for relationship in entity.relationships {
+                let name = relationship.name
+                check("relationship name", name, entity: entity.name, property: name)
+                check("destination entity name", relationship.destination, entity: entity.name, property: name)
+                check("inverse name", relationship.inverse, entity: entity.name, property: name)
+                check("column name", relationship.stored.column.name, entity: entity.name, property: name)
+                check("join table name", relationship.stored.joinTable?.name, entity: entity.name, property: name)
+                for column in relationship.stored.joinTable?.columns ?? [] {
+                    check("join table column", column, entity: entity.name, property: name)
+                }
+            }
+        }
     }
 
     private mutating func indexEntities() {

@@ -8,34 +8,72 @@ import Foundation
 /// ``KeyedArchive`` with this same reader.) `PropertyListSerialization` on Linux is not safe
 /// for that: corrupting a single byte of a real `.mom` (a UID marker turned into a dictionary marker)
 /// crashes the process with a bad pointer dereference while Foundation bridges the result. This reader
-/// builds ``PlistNode``s directly, never a Foundation collection, and bounds the work it does: nesting
-/// deeper than ``maximumDepth`` and graphs that expand to more nodes than the file has bytes (cycles,
-/// or one array referenced over and over) are refused.
+/// builds ``PlistNode``s directly, never a Foundation collection, and bounds the work it does by
+/// ``ArchiveLimits``: the file's size and object count are checked from its trailer, then the graph is
+/// measured (``Footprint``: per-container reference counts, depth, nodes and bytes once shared objects
+/// are expanded, cycles) in one memoised pass over the objects, and only a graph within every bound is
+/// built. A container repeating one object millions of times, or nested containers sharing each other,
+/// is refused with the bound it passed and the exact figure, before a single node exists.
 struct BinaryPropertyList {
-    static let maximumDepth = 64
+    static let maximumDepth = ArchiveLimits.depth
 
     struct Failure: Error {
         var message: String
+        /// Set when the file is well formed but passes one of ``ArchiveLimits``.
+        var limit: ArchiveLimitPassed?
+
+        init(message: String) { self.message = message }
+
+        init(_ passed: ArchiveLimitPassed) {
+            self.message = passed.description
+            self.limit = passed
+        }
     }
 
-    private let bytes: [UInt8]
-    private let offsets: [Int]
-    private let referenceSize: Int
+    /// What the graph under the top object expands to, measured before it is built.
+    struct Footprint: Equatable {
+        /// Nodes, a shared object counted once per reference to it.
+        var nodes = 0
+        /// Deepest nesting below the top object.
+        var depth = 0
+        /// Bytes of strings and data, a shared one counted per reference.
+        var bytes = 0
+        /// Most references in one container (dictionary entries count once).
+        var largestContainer = 0
+        /// Objects whose footprint the measuring pass computed: each once, so the work is bounded by
+        /// the file (tests count it).
+        var objectsMeasured = 0
+    }
+
+    let bytes: [UInt8]
+    let offsets: [Int]
+    let referenceSize: Int
     private var budget: Int
+    /// Nodes built so far (at most ``Footprint/nodes``, which the measuring pass bounded).
+    private(set) var nodesBuilt = 0
 
     static func isBinary(_ data: Data) -> Bool { data.starts(with: Array("bplist0".utf8)) }
 
     /// Parses `data`, which must start with `bplist00`, into its top object.
     static func parse(_ data: Data) throws(Failure) -> PlistNode {
         var reader = try BinaryPropertyList(bytes: [UInt8](data))
+        _ = try reader.measure()
         return try reader.node(reader.topReference, depth: 0)
     }
 
-    private var topReference = 0
+    /// Checks `data` against ``ArchiveLimits`` and measures its graph without building it.
+    static func footprint(_ data: Data) throws(Failure) -> Footprint {
+        try BinaryPropertyList(bytes: [UInt8](data)).measure()
+    }
+
+    private(set) var topReference = 0
 
     private init(bytes: [UInt8]) throws(Failure) {
         guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist00".utf8)) else {
             throw Failure(message: "too short for a binary property list, or not one")
+        }
+        guard bytes.count <= ArchiveLimits.bytes else {
+            throw Failure(ArchiveLimitPassed(.bytes, found: bytes.count, maximum: ArchiveLimits.bytes))
         }
         let trailer = bytes.count - 32
         let offsetSize = Int(bytes[trailer + 6])
@@ -51,6 +89,9 @@ struct BinaryPropertyList {
         else {
             throw Failure(message: "the trailer's object count, top object or offset table is out of range")
         }
+        guard objectCount <= ArchiveLimits.objects else {
+            throw Failure(ArchiveLimitPassed(.objects, found: objectCount, maximum: ArchiveLimits.objects))
+        }
         var offsets: [Int] = []
         offsets.reserveCapacity(objectCount)
         for index in 0..<objectCount {
@@ -62,7 +103,8 @@ struct BinaryPropertyList {
         self.bytes = bytes
         self.offsets = offsets
         self.topReference = top
-        self.budget = bytes.count + 1
+        // The measuring pass bounds the nodes; the budget only guards that the build agrees with it.
+        self.budget = ArchiveLimits.totalReferences
     }
 
     /// An unsigned big-endian integer of up to 8 bytes; nil when it is wider or does not fit an `Int`.
@@ -79,7 +121,10 @@ struct BinaryPropertyList {
         }
         guard depth <= Self.maximumDepth else { throw Failure(message: "nesting deeper than \(Self.maximumDepth)") }
         budget -= 1
-        guard budget >= 0 else { throw Failure(message: "the object graph is cyclic or expands beyond the file") }
+        nodesBuilt += 1
+        guard budget >= 0 else {
+            throw Failure(ArchiveLimitPassed(.totalReferences, found: nodesBuilt, maximum: ArchiveLimits.totalReferences))
+        }
         let start = offsets[reference]
         let marker = bytes[start]
         let (kind, low) = (marker >> 4, Int(marker & 0x0F))
@@ -185,7 +230,7 @@ struct BinaryPropertyList {
     }
 
     /// The element count in a marker's low nibble, or (for 0xF) in the integer object that follows.
-    private func length(_ low: Int, after start: Int) throws(Failure) -> (count: Int, body: Int) {
+    func length(_ low: Int, after start: Int) throws(Failure) -> (count: Int, body: Int) {
         guard low == 0x0F else { return (low, start + 1) }
         guard start + 1 < bytes.count, bytes[start + 1] >> 4 == 0x1 else {
             throw Failure(message: "a length is not followed by an integer")
@@ -195,7 +240,7 @@ struct BinaryPropertyList {
         return (try unsigned(at: start + 2, size: 1 << exponent), start + 2 + (1 << exponent))
     }
 
-    private func references(at start: Int, count: Int) throws(Failure) -> [Int] {
+    func references(at start: Int, count: Int) throws(Failure) -> [Int] {
         guard count <= (bytes.count - min(start, bytes.count)) / referenceSize else {
             throw Failure(message: "a collection runs past the end of the file")
         }

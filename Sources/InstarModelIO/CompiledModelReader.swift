@@ -63,19 +63,7 @@ public enum CompiledModelReader {
         let entities: [Entity]
         let versionIdentifier: String?
         do throws(KeyedArchiveError) {
-            let archive = try KeyedArchive(data: data, file: file)
-            let root = try archive.root()
-            guard root.isKind(of: "NSManagedObjectModel") else {
-                throw KeyedArchiveError(
-                    file: file, .malformed(at: root.label, problem: "the archive's root is not an NSManagedObjectModel"))
-            }
-            entities = try readEntities(of: root, with: &interpreter)
-            versionIdentifier = try readVersionIdentifier(of: root)
-            if entities.isEmpty {
-                // An empty model would hash to nothing and "match" nothing silently; a real model always
-                // has entities, so an archive without any is one this reader does not understand.
-                throw try noEntities(in: root, archive: archive, file: file)
-            }
+            (entities, versionIdentifier, _) = try decode(data: data, file: file, with: &interpreter)
         } catch {
             // An archive without entities lacks what makes it a model; anything else is a broken archive.
             let kind: ModelProblem.Kind = if case .noEntities = error.reason { .missingKey } else { .syntax }
@@ -97,6 +85,33 @@ public enum CompiledModelReader {
         }
         if !interpreter.problems.isEmpty { throw ModelError(interpreter.problems) }
         return model
+    }
+
+    /// The entities and version identifier of an archive, and how many references reading them followed.
+    private static func decode(data: Data, file: String, with interpreter: inout CompiledModelInterpreter)
+        throws(KeyedArchiveError) -> (entities: [Entity], versionIdentifier: String?, referencesFollowed: Int)
+    {
+        let archive = try KeyedArchive(data: data, file: file)
+        let root = try archive.root()
+        guard root.isKind(of: "NSManagedObjectModel") else {
+            throw KeyedArchiveError(
+                file: file, .malformed(at: root.label, problem: "the archive's root is not an NSManagedObjectModel"))
+        }
+        let entities = try readEntities(of: root, with: &interpreter)
+        let versionIdentifier = try readVersionIdentifier(of: root)
+        if entities.isEmpty {
+            // An empty model would hash to nothing and "match" nothing silently; a real model always
+            // has entities, so an archive without any is one this reader does not understand.
+            throw try noEntities(in: root, archive: archive, file: file)
+        }
+        return (entities, versionIdentifier, archive.referencesFollowed)
+    }
+
+    /// How many archived values reading the model in `data` follows: the figure
+    /// ``ArchiveLimits/decodedObjects`` bounds, measured on real models by the corpus tests.
+    package static func referencesFollowed(reading data: Data, file: String) throws(KeyedArchiveError) -> Int {
+        var interpreter = CompiledModelInterpreter(file: file)
+        return try decode(data: data, file: file, with: &interpreter).referencesFollowed
     }
 
     /// `NSEntities`, a dictionary of name → `NSEntityDescription`, sorted as Xcode writes entities.

@@ -9,14 +9,24 @@ import Foundation
 /// callers follow one reference at a time, checking each: an index past the table, a reference where a
 /// number belongs or a class record that is not one becomes a ``KeyedArchiveError`` naming the object
 /// and key. Nothing is decoded recursively, so cycles (every Core Data property points back at its
-/// entity) cannot loop and deep nesting cannot exhaust the stack.
+/// entity) cannot loop and deep nesting cannot exhaust the stack. Every reference followed is counted,
+/// across all copies of the archive and its objects: a reader led round the same objects again and
+/// again (a million entries naming one entity) is refused at ``ArchiveLimits/decodedObjects``.
 package struct KeyedArchive {
+    /// References followed so far; shared by every copy of the archive (and the objects that hold one).
+    final class DecodeCount {
+        var followed = 0
+    }
     /// The file the archive came from, for messages.
     package let file: String
     /// `$objects`: index 0 is always the `$null` marker.
     private let objects: [PlistNode]
     /// `$top.root`, the archived root object.
     package let rootReference: Int
+    /// How many references readers of this archive have followed.
+    let decodeCount = DecodeCount()
+    /// The references followed so far, for tests that bound a reader's work.
+    package var referencesFollowed: Int { decodeCount.followed }
 
     /// The only archive version NSKeyedArchiver has ever written.
     static let supportedVersion = 100_000
@@ -75,6 +85,13 @@ package struct KeyedArchive {
                 file: file, .referenceOutOfRange(uid: uid, objectCount: objects.count, referencedFrom: from))
         }
         if uid == 0 { return .null }
+        decodeCount.followed += 1
+        guard decodeCount.followed <= ArchiveLimits.decodedObjects else {
+            throw KeyedArchiveError(
+                file: file,
+                .exceedsLimit(
+                    ArchiveLimitPassed(.decodedObjects, found: decodeCount.followed, maximum: ArchiveLimits.decodedObjects)))
+        }
         let node = objects[uid]
         if let scalar = node.scalar { return scalar }
         guard case .dictionary(let fields) = node else {

@@ -10,6 +10,10 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
         /// A text property list nested `levels` deep, more than the `maximum` read (Foundation's reader
         /// recurses once per level), refused before Foundation sees it.
         case nestsTooDeep(levels: Int, maximum: Int)
+        /// A well-formed property list or archive larger than a model can hold (``ArchiveLimits``):
+        /// which bound it passed and the figure, found before the graph was built (or, for archived
+        /// values followed, when the count passed the bound).
+        case exceedsLimit(ArchiveLimitPassed)
         /// A property list, but without the `$archiver`/`$objects`/`$top` frame of a keyed archive.
         case notAKeyedArchive(String)
         /// `$archiver` names another archiver class.
@@ -29,6 +33,7 @@ package struct KeyedArchiveError: Error, Sendable, Hashable, CustomStringConvert
             switch self {
             case .notAPropertyList(let detail): "not a property list (\(detail))"
             case .nestsTooDeep(let levels, let maximum): "not a property list (it nests \(levels) levels deep, more than \(maximum))"
+            case .exceedsLimit(let passed): "refused unread: \(passed)"
             case .notAKeyedArchive(let detail): "not a keyed archive: \(detail)"
             case .unsupportedArchiver(let name): "archived by '\(name)', not by NSKeyedArchiver"
             case .unsupportedVersion(let version): "unsupported keyed-archive version \(version) (expected 100000)"

@@ -27,6 +27,7 @@ indirect enum PlistNode {
             do {
                 return try BinaryPropertyList.parse(data)
             } catch {
+                if let passed = error.limit { throw .exceedsLimit(passed) }
                 throw .notAPropertyList(error.message)
             }
         }

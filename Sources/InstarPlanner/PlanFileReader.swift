@@ -337,6 +337,15 @@ enum PlanValidator {
                 problems.append(problem)
             }
         }
+        // Names the journal records and the CLI prints, at their keys (NameRule: no control characters).
+        func checkName(_ what: String, _ name: String, _ key: String) {
+            guard let message = NameRule.violation(what, name) else { return }
+            var problem = ModelProblem(.invalidName, message, location: plan.location(key), hint: NameRule.hint)
+            problem.value = name
+            problems.append(problem)
+        }
+        checkName("plan name", plan.name, "name")
+        for hook in plan.hooks.keys.sorted() { checkName("hook name", hook, "hooks.\(hook)") }
         if let target = plan.target { check(target, "target") }
         for version in plan.pinned { check(version, "pinned") }
         for (i, stage) in plan.stages.enumerated() {

@@ -6,6 +6,8 @@ import SwiftSyntax
 struct MigrationPlanReader {
     let declarations: Declarations
     var diagnostics: [SwiftDataDiagnostic] = []
+    /// The plans ``plans()`` left out, with the errors that say why.
+    var refused: [RefusedMigrationPlan] = []
 
     mutating func plans() -> [SwiftDataMigrationPlan] {
         var byName: [String: [Scoped<DeclSyntax>]] = [:]
@@ -14,7 +16,16 @@ struct MigrationPlanReader {
             if byName[decl.qualifiedName] == nil { order.append(decl.qualifiedName) }
             byName[decl.qualifiedName, default: []].append(decl)
         }
-        return order.compactMap { plan(byName[$0]!) }
+        var read: [SwiftDataMigrationPlan] = []
+        for name in order {
+            if let plan = plan(byName[name]!) {
+                read.append(plan)
+            } else {
+                let errors = diagnostics.filter { $0.subject == name && $0.severity == .error }
+                refused.append(RefusedMigrationPlan(name: name, location: byName[name]![0].location, errors: errors))
+            }
+        }
+        return read
     }
 
     private mutating func error(

@@ -101,6 +101,8 @@ package struct SwiftDataSources {
     package internal(set) var schemas: [SwiftDataSchema] = []
     /// Every `SchemaMigrationPlan` that could be read.
     package internal(set) var plans: [SwiftDataMigrationPlan] = []
+    /// Every `SchemaMigrationPlan` declared but refused: never to be mistaken for sources without a plan.
+    package internal(set) var refusedPlans: [RefusedMigrationPlan] = []
     /// Every `@Model` class of the sources, qualified, in source order.
     package let modelClasses: [String]
     /// Errors and warnings, each at its position; an error means some schema (or plan) was left out.
@@ -116,6 +118,7 @@ package struct SwiftDataSources {
         for call in declarations.schemaCalls { readSchemaCall(call) }
         var planReader = MigrationPlanReader(declarations: declarations)
         plans = planReader.plans()
+        refusedPlans = planReader.refused
         note(planReader.diagnostics)
     }
 

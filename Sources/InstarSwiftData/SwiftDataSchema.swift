@@ -57,4 +57,24 @@ package struct SwiftDataMigrationPlan: Sendable {
     package let stages: [SwiftDataMigrationStage]
     /// Where the plan is declared.
     package let location: SourceLocation
+
+    /// A plan as read (or, without schemas and stages, standing for one a host refuses).
+    package init(name: String, schemas: [String], stages: [SwiftDataMigrationStage], location: SourceLocation) {
+        self.name = name
+        self.schemas = schemas
+        self.stages = stages
+        self.location = location
+    }
+}
+
+/// A `SchemaMigrationPlan` the sources declare but that could not be read or was refused (a stage going
+/// backwards or to its own schema, a schema not declared): kept so that a host refuses it rather than
+/// going on as if the sources declared no plan (and inferring one step, which is not what the app runs).
+package struct RefusedMigrationPlan: Sendable {
+    /// The plan type's qualified name.
+    package let name: String
+    /// Where the plan is declared.
+    package let location: SourceLocation
+    /// Why: the reader's errors about this plan, each at its position.
+    package let errors: [SwiftDataDiagnostic]
 }

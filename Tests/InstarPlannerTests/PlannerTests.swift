@@ -183,6 +183,15 @@ import InstarTestSupport
         }
     }
 
+    /// A hook named with a NUL would reach the journal and the printed plan: refused at its key.
+    @Test func aHookNameWithANulIsRefusedAtItsLine() throws {
+        let found = try problems(
+            "versions: [models/a.yaml, models/b.yaml]\nstages:\n  - {from: A, to: B, after: [\"fi\\0ll\"]}\nhooks:\n  \"fi\\0ll\": {sql: \"SELECT 1\"}\n")
+        let problem = try #require(found.first { $0.kind == .invalidName }, "\(found)")
+        #expect(problem.value == "fi\u{0}ll" && problem.location?.line == 5, "\(problem)")
+        #expect(problem.message.hasPrefix("hook name 'fi\\u{0}ll'"))
+    }
+
     @Test func unknownVersionNamesLineAndSuggests() throws {
         let found = try problems("versions: [models/a.yaml, models/b.yaml]\nstages:\n  - from: A\n    to: C\n")
         #expect(found.count == 1)

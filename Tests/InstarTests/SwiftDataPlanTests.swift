@@ -46,6 +46,31 @@ import InstarTestSupport
         #expect(!refused.passed && refused.problems.map(\.kind) == ["duplicate-checksum"], "\(refused)")
     }
 
+    /// A plan with a stage from V2 back to V1 used to be printed as an error and then dropped, so `plan`
+    /// and `lint` went on as for an unversioned app and passed: now both refuse it (exit 1), at the stage.
+    @Test func aPlanWithABackwardStageIsRefusedNotReplacedByInference() throws {
+        let folder = try Self.sources(
+            [Self.schema("V1", "1.0.0", "var name: String = \"\""), Self.schema("V2", "2.0.0", "var name: String = \"\"; var note: String?")],
+            stages: ".lightweight(fromVersion: V2.self, toVersion: V1.self)", plan: ["V1", "V2"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let planned = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
+        #expect(planned.status == 1, "\(planned.stdout)")
+        let refused = try planned.decoded(SwiftDataProblemsJSON.self)
+        #expect(!refused.passed && refused.plan == "Plan" && refused.problems.map(\.kind) == ["refused-plan"], "\(refused)")
+        #expect(refused.problems.first?.versions == ["V2", "V1"])
+        #expect(refused.problems.first?.location?.contains("Models.swift:") == true)
+
+        let linted = try runInstar(["lint", "--swiftdata", folder.path, "--format", "json"])
+        #expect(linted.status == 1, "\(linted.stdout)")
+        let findings = try linted.decoded(LintJSON.self)
+        #expect(findings.errors == 1 && findings.findings.first?.file.hasSuffix("Models.swift") == true, "\(findings)")
+        #expect(findings.findings.first?.check == "invalidPlan")
+
+        // Named explicitly, the same: a refused plan is never passed over.
+        let named = try runInstar(["plan", "--swiftdata", folder.path, "--migration-plan", "Plan", "--format", "json"])
+        #expect(named.status == 1)
+    }
+
     @Test func aLightweightStageThatCannotBeInferredSaysWhichAttributeAndTheFix() throws {
         let folder = try Self.sources(
             [Self.schema("V1", "1.0.0", "var when: String = \"\""), Self.schema("V2", "2.0.0", "var when: Date = Date()")],

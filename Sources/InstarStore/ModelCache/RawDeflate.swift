@@ -7,9 +7,10 @@ import Foundation
 /// `COMPRESSION_ZLIB` is exactly that). Apple's `Compression` framework exists on Apple platforms only;
 /// zlib itself is everywhere, so it is used directly through the `CZlib` system module.
 package enum RawDeflate {
-    /// The most a cache may inflate to. Real caches are a few KiB to a few hundred KiB; the cap keeps a
-    /// corrupt or hostile store from exhausting memory.
-    package static let maximumInflatedSize = 256 << 20
+    /// The most a cache may inflate to: what a model archive may hold (``ArchiveLimits/bytes``, 16 MiB,
+    /// 526× the largest real cache, 31,881 bytes inflated). Inflating stops as soon as it is passed, so a
+    /// stream that would inflate a thousandfold costs at most this much (plus one 64 KiB chunk).
+    package static let maximumInflatedSize = ArchiveLimits.bytes
 
     /// Why bytes did not inflate.
     package enum Failure: Error, Sendable, Hashable {
@@ -17,12 +18,13 @@ package enum RawDeflate {
         case invalid(String)
         /// The bytes ended before the DEFLATE stream did.
         case truncated
-        /// The stream inflates past ``maximumInflatedSize``.
-        case tooLarge
+        /// The stream inflates past the limit: `inflated` is how many bytes it had given when inflating
+        /// stopped (more than `limit`).
+        case tooLarge(inflated: Int, limit: Int)
     }
 
-    /// Inflates a complete raw-DEFLATE stream.
-    package static func inflate(_ input: Data) throws(Failure) -> Data {
+    /// Inflates a complete raw-DEFLATE stream, refusing it once it has given more than `limit` bytes.
+    package static func inflate(_ input: Data, limit: Int = maximumInflatedSize) throws(Failure) -> Data {
         var stream = z_stream()
         guard inflateInit2_(&stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw .invalid("zlib could not start inflating")
@@ -43,7 +45,7 @@ package enum RawDeflate {
                 }
                 output.append(contentsOf: chunk[0..<(chunk.count - Int(stream.avail_out))])
                 if code == Z_STREAM_END { return code }
-                if output.count > maximumInflatedSize { return Z_MEM_ERROR }
+                if output.count > limit { return Z_MEM_ERROR }
                 // No progress possible: input exhausted (Z_BUF_ERROR) or an error code.
                 if code != Z_OK { return code }
                 if stream.avail_in == 0 && stream.avail_out != 0 { return Z_BUF_ERROR }
@@ -52,7 +54,7 @@ package enum RawDeflate {
         switch status {
         case Z_STREAM_END: return output
         case Z_BUF_ERROR: throw .truncated
-        case Z_MEM_ERROR: throw .tooLarge
+        case Z_MEM_ERROR: throw .tooLarge(inflated: output.count, limit: limit)
         default:
             let message = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
             throw .invalid(message)

@@ -75,13 +75,16 @@ extension SQLiteStore {
         do {
             archive = try RawDeflate.inflate(blob)
         } catch {
-            let reason =
-                switch error {
-                case .invalid(let message): message
-                case .truncated: "the stream ends early"
-                case .tooLarge: "it inflates past \(RawDeflate.maximumInflatedSize >> 20) MiB"
-                }
-            throw ModelCacheError(.notDeflate(reason), path: path)
+            switch error {
+            case .invalid(let message): throw ModelCacheError(.notDeflate(message), path: path)
+            case .truncated: throw ModelCacheError(.notDeflate("the stream ends early"), path: path)
+            case .tooLarge(let inflated, let limit):
+                // A well-formed stream, refused for its size: stopped at the limit, before decoding.
+                let passed = ArchiveLimitPassed(.bytes, found: inflated, maximum: limit)
+                throw ModelCacheError(
+                    .notAModelArchive("it inflates past \(limit) bytes (stopped at \(inflated)), more than a model can hold"),
+                    path: path, archiveReason: .exceedsLimit(passed))
+            }
         }
         return try CachedStoreModel.decode(archive: archive, compressedSize: blob.count, path: path)
     }
