@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import InstarModelIO
 
 /// Raw DEFLATE (RFC 1951, no zlib or gzip header), the compression of a store's cached model.
 ///
