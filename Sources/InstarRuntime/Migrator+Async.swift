@@ -56,7 +56,8 @@ extension Migrator {
             let reader = try SQLiteStore.open(
                 at: path, layout: try plan.storeLayout(path: path), readOnly: true, configuration: configuration)
             defer { try? reader.close() }
-            switch try decideSettled(reader, target: target) {
+            let settled = try settledDecision(reader, target: target, checkingHooks: false, tries: 4)
+            switch try settled ?? decide(reader, target: target, checkingHooks: false) {
             case .upToDate: return .none
             case .resume(let entry):
                 let holder = try StoreError.wrapping(path: path, doing: "reading the lease") {
@@ -73,21 +74,21 @@ extension Migrator {
         }
     }
 
-    /// ``decide(_:target:checkingHooks:)`` on a read-only connection while another process may be
-    /// migrating: a look whose reads straddled another connection's commit (a version read before it, a
-    /// schema after it) is looked at again, a few times, so an app asking during another process's run
-    /// gets an answer about one state of the store rather than a drift that is not there.
-    func decideSettled(_ reader: SQLiteStore, target: String?) throws -> RunDecision {
-        func dataVersion() throws -> Int? { try reader.withDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") } }
-        for _ in 0..<4 {
-            let seen = try dataVersion()
+    /// ``decide(_:target:checkingHooks:)`` on a connection that holds no lock, while another process may be
+    /// migrating: each of its reads sees the store as committed at that moment, so a look whose reads
+    /// straddled another connection's commit (a version read before it, a schema after it) may report a
+    /// drift that is not there. Such a look decides nothing and is made again, up to `tries` times; nil
+    /// when every try straddled a commit. A refusal on a store nobody wrote meanwhile stands.
+    func settledDecision(_ reader: SQLiteStore, target: String?, checkingHooks: Bool, tries: Int) throws -> RunDecision? {
+        for _ in 0..<tries {
+            let seen = try reader.dataVersion()
             do {
-                return try decide(reader, target: target, checkingHooks: false)
-            } catch where (try? dataVersion()) != seen {
+                return try decide(reader, target: target, checkingHooks: checkingHooks)
+            } catch where (try? reader.dataVersion()) != seen {
                 continue
             }
         }
-        return try decide(reader, target: target, checkingHooks: false)
+        return nil
     }
 
     /// Runs the engine's blocking work on a thread of its own: SQLite, lease waits and async hooks

@@ -132,26 +132,16 @@ extension Migrator {
             let reader = try SQLiteStore.open(
                 at: request.path, layout: layout, readOnly: true, configuration: request.configuration)
             defer { try? reader.close() }
-            // This look holds no lock, and each of its reads sees the store as committed at that moment:
-            // another run committing in between (a step moving schema and metadata) can make it read a
-            // version from one commit and a schema from the next. Such a look decides nothing: the
-            // attempt decides again under the store's lock. A refusal on a store nobody wrote meanwhile
-            // stands, and is made here, before the store is opened for writing.
-            let seen = try Self.dataVersion(reader)
-            do {
-                guard case .upToDate = try decide(reader, target: request.target) else { return false }
-                return try !Self.hasRetiredTables(reader)
-            } catch where (try? Self.dataVersion(reader)) != seen {
+            // A look that straddled another run's commit decides nothing: the attempt decides again
+            // under the store's lock. A refusal on a store nobody wrote meanwhile is made here, before
+            // the store is opened for writing.
+            guard case .upToDate? = try settledDecision(reader, target: request.target, checkingHooks: true, tries: 1) else {
                 return false
             }
+            return try !Self.hasRetiredTables(reader)
         } catch let error as StoreError where [.readOnly, .needsRecovery, .locked].contains(error.kind) {
             return false  // another run is committing: decided again under the lock, after the wait
         }
-    }
-
-    /// SQLite's count of other connections' commits, as this connection sees it now.
-    private static func dataVersion(_ store: SQLiteStore) throws -> Int? {
-        try store.withDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
     }
 
     /// What one attempt came to.

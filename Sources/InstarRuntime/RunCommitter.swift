@@ -191,11 +191,11 @@ final class RunCommitter {
     /// run read its journal and chain. Going on would work from a stale position (a hook run twice, a
     /// step on a store already past it).
     private func checkUnchanged(_ db: Database) throws {
-        guard let seen = dataVersionAtStart, try Int.fetchOne(db, sql: "PRAGMA data_version") != seen else { return }
+        guard let seen = dataVersionAtStart, try SQLiteStore.dataVersion(db) != seen else { return }
         throw ChainExecutor.storeChanged(path: store.path)
     }
 
     private func readDataVersion() throws -> Int? {
-        try store.withDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        try store.dataVersion()
     }
 }

@@ -16,12 +16,24 @@ extension SQLiteStore {
     /// Clears GRDB's schema cache of this connection when another connection has committed since the
     /// last check. Costs one `PRAGMA data_version` (it reads the header page SQLite has cached).
     func refreshSchemaCache(_ db: Database) throws {
-        let now = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+        let now = try Self.dataVersion(db)
         let changed = seenDataVersion.withLock { seen in
             defer { seen = now }
             return seen != now
         }
         if changed { db.clearSchemaCache() }
+    }
+
+    /// SQLite's count of other connections' commits as this connection sees it (`PRAGMA data_version`):
+    /// it changes exactly when another connection commits, so two equal readings bracket reads that saw
+    /// one state of the store.
+    package static func dataVersion(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+    }
+
+    /// ``dataVersion(_:)`` on this store's connection.
+    package func dataVersion() throws -> Int {
+        try withDatabase(Self.dataVersion)
     }
 
     /// The one way Instar writes a store: `body` in an immediate write transaction (the write lock is

@@ -14,7 +14,7 @@ struct SchemaStamp: Equatable {
     static func read(_ db: Database) throws -> SchemaStamp {
         SchemaStamp(
             schemaVersion: try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
-            dataVersion: try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0)
+            dataVersion: try SQLiteStore.dataVersion(db))
     }
 }
 
