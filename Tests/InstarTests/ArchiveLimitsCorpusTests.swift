@@ -11,19 +11,25 @@ import InstarTestSupport
     /// Every `.mom` file and every store's inflated `Z_MODELCACHE` in the corpus (stores read from copies).
     static func archives() throws -> [(String, Data)] {
         var found: [(String, Data)] = []
-        let enumerator = FileManager.default.enumerator(at: corpusRoot, includingPropertiesForKeys: nil)
+        let enumerator = FileManager.default.enumerator(at: corpusRoot, includingPropertiesForKeys: [.isRegularFileKey])
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
+        var copies = 0
         while let url = enumerator?.nextObject() as? URL {
             let name = url.lastPathComponent
             if name.hasSuffix(".mom") {
                 found.append((url.path, try Data(contentsOf: url)))
                 continue
             }
-            guard let head = FileHandle(forReadingAtPath: url.path)?.readData(ofLength: 16),
+            // Only regular files: on Linux a directory opens for reading and `readData` then traps.
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true,
+                let handle = try? FileHandle(forReadingFrom: url),
+                let head = try? handle.read(upToCount: 16),
                 head.starts(with: Array("SQLite format 3".utf8))
             else { continue }
-            let copy = folder.appendingPathComponent("\(found.count)-\(name)")
+            try? handle.close()
+            copies += 1
+            let copy = folder.appendingPathComponent("\(copies)-\(name)")
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
                 try FileManager.default.copyItem(atPath: url.path + suffix, toPath: copy.path + suffix)
             }
