@@ -25,12 +25,15 @@ struct InstarCommand: ParsableCommand {
 
             Exit codes: 0 success; 1 the operation failed; 2 another migration holds the store (or \
             another connection has it locked): try again later; 64 bad command line; 65 invalid model or \
-            plan file; 66 a file could not be read; 75 stopped at a safe point (time budget): run again.
+            plan file; 66 a file could not be read; 75 stopped at a safe point (time budget): run again. \
+            'instar check' alone: 3 the migration will fail on the given stores (or on every store); 4 it \
+            loses data (or changes a meaning) the intent file does not declare; 5 it cannot decide (a \
+            store's version is unknown, or a step's app code cannot run here).
             """,
         subcommands: [
             ModelCommand.self, DiffCommand.self, StoreCommand.self, InspectCommand.self, PlanCommand.self,
             MigrateCommand.self, StatusCommand.self, RestoreCommand.self, GraphCommand.self, LintCommand.self,
-            MappingCommand.self, TestCommand.self, ExportCommand.self,
+            MappingCommand.self, TestCommand.self, CheckCommand.self, ExportCommand.self,
         ]
     )
 }

@@ -211,3 +211,13 @@ func checkOutputTarget(_ output: String, inputs: [String], force: Bool) throws -
         throw refuse("\(kind.noun), not a regular file")
     }
 }
+
+extension InstarExit {
+    // `instar check`'s verdicts (ReleaseVerdict), each its own status so that CI can tell them apart.
+    /// The migration will fail on a given store's rows (or on every store: no chain).
+    static let willFail = ExitCode(3)
+    /// A step loses values, or changes a meaning, that the intent file does not declare.
+    static let undeclaredChange = ExitCode(4)
+    /// A store's version cannot be told, or a step's app code cannot run here: no verdict.
+    static let cannotDecide = ExitCode(5)
+}

@@ -330,7 +330,12 @@ struct SwiftDataPlan {
             lines.append(line)
         }
         if let storeSchema { lines.append("store: written by \(storeSchema)") }
-        lines.append(findings.isEmpty ? "checks: passed (checksums distinct, lightweight stages inferable, every schema reachable)" : "checks: \(findings.count) problem(s)")
+        // Only the sources are checked here: the store's rows may still block a step (the risks below,
+        // and `instar check`), so this line never says "passed" above them.
+        lines.append(
+            findings.isEmpty
+                ? "SwiftData's launch checks on the sources: none fails (checksums distinct, lightweight stages inferable, every schema reachable); the store's data is judged under risks"
+                : "SwiftData's launch checks on the sources: \(findings.count) problem(s)")
         return lines
     }
 }

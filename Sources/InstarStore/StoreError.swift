@@ -80,6 +80,9 @@ public struct StoreError: InstarError, CustomStringConvertible {
     public var condition: DataCondition?
     /// For ``Kind/dataCondition``: how many rows (for a uniqueness condition, groups of rows) break it.
     public var violations: Int?
+    /// For ``Kind/dataCondition``: every condition the data breaks, counted (the first is also in
+    /// ``condition`` and ``violations``), so that one refusal names all the data to fix.
+    public var dataViolations: [DataViolation] = []
     /// The error behind this one when it is not SQLite's (a ``LayoutError`` for ``Kind/layout``), kept
     /// as a value to switch on.
     public var underlying: (any Error)?

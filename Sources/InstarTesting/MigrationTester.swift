@@ -142,17 +142,22 @@ public struct MigrationTester: Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
         do {
-            // A FIFO or a link to a device would make the copy block or never end.
-            try StoreFile.checkBeforeOpening(fixture, what: "a fixture")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            for suffix in ["", "-wal", "-journal"] where FileManager.default.fileExists(atPath: fixture + suffix) {
-                try FileManager.default.copyItem(atPath: fixture + suffix, toPath: path + suffix)
-                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path + suffix)
-            }
+            try Self.copyStore(fixture, into: folder, at: path)
         } catch {
             return failedRun(source: name, from: "?", "could not copy the store: \(error)")
         }
         return migrateAndCheck(path: path, source: name, folder: folder, options: options)
+    }
+
+    /// Copies a store with its `-wal` and `-journal` to `path` in a new `folder`, refusing a FIFO or a
+    /// link to a device first (the copy would block or never end); the original is never opened.
+    static func copyStore(_ fixture: String, into folder: URL, at path: String) throws {
+        try StoreFile.checkBeforeOpening(fixture, what: "a fixture")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for suffix in ["", "-wal", "-journal"] where FileManager.default.fileExists(atPath: fixture + suffix) {
+            try FileManager.default.copyItem(atPath: fixture + suffix, toPath: path + suffix)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path + suffix)
+        }
     }
 
     func failedRun(source: String, from: String, _ message: String, steps: [String] = []) -> MigrationTestRun {

@@ -253,52 +253,13 @@ extension SQLiteStore {
         }
     }
 
-    /// Refuses, with counts, when the data would make a conditional change fail.
+    /// Refuses, with counts, when the data would make a conditional change fail: every broken
+    /// condition is counted and named (``dataViolations(_:db:map:step:)``), not only the first.
     private func checkConditions(
         _ conditions: [DataCondition], db: Database, map: StorageMap, step: (from: Model, to: Model)
     ) throws {
-        for condition in conditions {
-            let (entity, sql, arguments, message): (String, String, StatementArguments, (Int) -> String)
-            switch condition {
-            case .noRows(let e):
-                guard let (from, filter, args) = rowsOf(e, map: map) else { continue }
-                (entity, sql, arguments) = (e, "SELECT count(*) FROM \(from)\(filter)", args)
-                message = { "\($0) '\(e)' row(s) exist, but " + Self.rowsMustNotExist(e, step: step) }
-            case .noNulls(let e, let property):
-                guard let (from, filter, args) = rowsOf(e, map: map), let column = map.entities[e]?.columns[property]
-                else { continue }
-                let clause = (filter.isEmpty ? " WHERE " : filter + " AND ") + "\(column.sqlQuoted) IS NULL"
-                (entity, sql, arguments) = (e, "SELECT count(*) FROM \(from)\(clause)", args)
-                message = { "\($0) '\(e)' row(s) hold NULL in '\(property)', which becomes required without a default" }
-            case .linked(let e, let owner, let relationship):
-                guard let (from, filter, args) = rowsOf(e, map: map), let unlinked = unlinkedRows(e, by: owner, relationship, map: map)
-                else { continue }
-                let clause = (filter.isEmpty ? " WHERE " : filter + " AND ") + unlinked
-                (entity, sql, arguments) = (e, "SELECT count(*) FROM \(from)\(clause)", args)
-                message = {
-                    "\($0) '\(e)' row(s) have no link from '\(owner).\(relationship)', but "
-                        + Self.rowsMustNotExist(e, step: step, linkedBy: (owner, relationship))
-                }
-            case .unique(let e, let properties):
-                guard let (from, filter, args) = rowsOf(e, map: map) else { continue }
-                let columns = properties.compactMap { map.entities[e]?.columns[$0] }
-                guard columns.count == properties.count else { continue }
-                let list = SQLIdentifier.list(columns)
-                (entity, sql, arguments) = (
-                    e, "SELECT count(*) FROM (SELECT 1 FROM \(from)\(filter) GROUP BY \(list) HAVING count(*) > 1)", args
-                )
-                message = { "\($0) group(s) of '\(e)' rows share (\(properties.joined(separator: ", "))), which become unique" }
-            }
-            let count = try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
-            if count > 0 {
-                var error = StoreError(
-                    .dataCondition, path: path, message(count) + "; nothing was changed",
-                    hint: "fix the '\(entity)' data first (for example in a hook of a custom stage), or give the attribute a default")
-                error.condition = condition
-                error.violations = count
-                throw error
-            }
-        }
+        let violations = try dataViolations(conditions, db: db, map: map, step: step)
+        if !violations.isEmpty { throw dataConditionError(violations) }
     }
 
     /// What in the step needs `entity` to have no rows, naming the attributes or relationships (the
@@ -318,7 +279,7 @@ extension SQLiteStore {
 
     /// The SQL condition, on `entity`'s rows, of having no link from the to-many `owner.relationship`
     /// (kept in a key on these rows, or in a join table).
-    private func unlinkedRows(_ entity: String, by owner: String, _ relationship: String, map: StorageMap) -> String? {
+    func unlinkedRows(_ entity: String, by owner: String, _ relationship: String, map: StorageMap) -> String? {
         switch map.relationships[RelationshipKey(entity: owner, name: relationship)] {
         case .inverseForeignKey(let hidden, _)?:
             guard case .foreignKey(_, let column)? = map.relationships[hidden] else { return nil }
@@ -332,7 +293,7 @@ extension SQLiteStore {
     }
 
     /// `"table" WHERE discriminator IN (…)` for the rows of an entity and its sub-entities.
-    private func rowsOf(_ entity: String, map: StorageMap) -> (String, String, StatementArguments)? {
+    func rowsOf(_ entity: String, map: StorageMap) -> (String, String, StatementArguments)? {
         guard let storage = map.entities[entity], let info = map.entityTables[storage.table] else { return nil }
         let from = storage.table.sqlQuoted
         guard let discriminator = info.discriminator else { return (from, "", []) }
