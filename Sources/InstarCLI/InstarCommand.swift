@@ -13,15 +13,18 @@ struct InstarCommand: ParsableCommand {
             two versions whether it can be migrated in place, and why not.
 
             A model argument is one of:
-              path/to/model.yaml            an Instar model file (YAML or JSON)
-              path/to/Name.xcdatamodel      one version of an Xcode model
-              path/to/Name.xcdatamodeld     an Xcode bundle (its current version; where a store's
-                                            version is sought, every version)
-              'path/to/Name.xcdatamodeld#Name 2'   a named version of a bundle
-              path/to/Name.momd, Name.mom   a compiled model, as an app ships it (same meanings)
+              path/to/model.yaml          an Instar model file (YAML or JSON)
+              path/to/Name.xcdatamodel    one version of an Xcode model
+              path/to/Name.xcdatamodeld   an Xcode bundle: its current version, or
+                                          every version where a store's is sought
+              'path/to/Name.xcdatamodeld#Name 2'
+                                          a named version of a bundle
+              path/to/Name.momd, .mom     compiled, as an app ships them: a bundle,
+                                          one version
 
             Core Data mapping models (.xcmappingmodel) beside a bundle are found and matched to its \
-            versions: each fixes its step, which no chain skips ('instar mapping' shows one).
+            versions ('instar mapping' shows one). A chain takes each mapping model's step, except that an \
+            inferred step may go past mapping models that only copy values and drop nothing.
 
             Exit codes: 0 success; 1 the operation failed; 2 another migration holds the store (or \
             another connection has it locked): try again later; 64 bad command line; 65 invalid model or \

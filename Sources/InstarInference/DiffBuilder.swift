@@ -97,7 +97,8 @@ struct DiffBuilder {
                 Change(
                     .entityHashModifierChanged, entity: d.name, before: s.versionHashModifier,
                     after: d.versionHashModifier,
-                    verdict: .inferable("only the version hash changes; no stored data changes")))
+                    verdict: .inferable(
+                        "the version hash modifier changes, Core Data's sign that the rows mean something new: stored rows are kept as they are; if their meaning changed, convert them in a hook or a mapping model")))
         }
         let renamed = propertyRenames(from: s.name, to: d.name)
         // Compare the constraints in force (own and inherited): moving a constraint from a parent to its

@@ -109,7 +109,9 @@ package enum InferenceRules {
         if a.versionHashModifier != b.versionHashModifier {
             add(
                 .propertyHashModifierChanged, a.versionHashModifier ?? "(none)", b.versionHashModifier ?? "(none)",
-                .inferable("only the version hash changes; values are kept"))
+                .inferable(
+                    "the version hash modifier changes, Core Data's sign that the values mean something new (a unit, an encoding): values are kept as they are; if their meaning changed, convert them in a hook or a mapping model"
+                ))
         }
         if a.isReadOnly != b.isReadOnly || a.preservesValueInHistoryOnDeletion != b.preservesValueInHistoryOnDeletion
             || a.isIndexed != b.isIndexed

@@ -29,7 +29,8 @@ public struct Plan: Sendable {
     /// Where keys were written, by a path such as `stages[0].from` or `hooks.fill`.
     public var locations: [String: SourceLocation]
     /// Core Data mapping models matched to two of the versions: each makes its pair a step of its own
-    /// that no chain skips, as Core Data uses a mapping model before it infers anything.
+    /// that chains take, as Core Data uses a mapping model before it infers anything (an inferred step
+    /// may go past one that only copies values and drops nothing).
     public var mappings: [PlannedMapping] = []
     /// Mapping models found beside the bundle that fit no pair of the plan's versions, each with the
     /// closest pair: said in the dry run, since they may belong to another bundle.

@@ -59,6 +59,19 @@ extension DryRun {
                     DryRunReport.Risk(
                         kind: .dataDropped, step: label,
                         message: "\(n.map { "\($0) row(s)" } ?? "the rows") of '\(change.entity)' will be deleted", count: n))
+            case .propertyHashModifierChanged, .entityHashModifierChanged:
+                let w = locate(oldEntity(change), change.property)
+                let n = w.flatMap { w in
+                    change.property == nil
+                        ? count("1", table: w.table, filter: w.filter)
+                        : w.column.flatMap { count("\(SQLIdentifier.quoted($0)) IS NOT NULL", table: w.table, filter: w.filter) }
+                }
+                let what = change.property == nil ? "row(s) of '\(change.entity)'" : "non-NULL value(s) of '\(change.subject)'"
+                risks.append(
+                    DryRunReport.Risk(
+                        kind: .meaningChange, step: label,
+                        message: "\(n.map { "\($0) \(what)" } ?? "the \(what)") keep their stored form while the version hash modifier says their meaning changed (\(change.before ?? "none") → \(change.after ?? "none")): confirm, or convert them in a hook or a mapping model",
+                        count: n))
             default:
                 break
             }

@@ -77,6 +77,10 @@ public struct DryRunReport: Sendable {
             case identicalChecksums
             /// The rows of a removed entity will be deleted.
             case dataDropped
+            /// A version hash modifier changed: Core Data's way of saying that values of the same shape mean
+            /// something new (a unit, an encoding). The values are kept as they are, so a person confirms that
+            /// nothing needs converting (``DryRunReport/Risk/count`` is the values or rows concerned).
+            case meaningChange
             /// The step's transaction is estimated to take longer than the launch's time budget.
             case exceedsTimeBudget
             /// The pages the chain's rebuilds free stay inside the file: the store has no incremental

@@ -53,6 +53,34 @@ import InstarTestSupport
         #expect(risks.contains { $0["kind"] as? String == "probableRename" })
     }
 
+    /// A changed version hash modifier is Core Data's "same shape, new meaning": the dry run counts the
+    /// values that keep their stored form and asks for a confirmation, instead of "risks: none found".
+    @Test func aChangedHashModifierIsAMeaningChangeToConfirm() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let before = "name: V1\nentities:\n  Track:\n    attributes:\n      duration: int64?\n"
+        let after =
+            "name: V2\nentities:\n  Track:\n    attributes:\n      duration: { type: int64, optional: true, hashModifier: seconds }\n"
+        try before.write(to: dir.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        try after.write(to: dir.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        let plan = dir.appendingPathComponent("plan.yaml").path
+        try "versions: [v1.yaml, v2.yaml]\n".write(toFile: plan, atomically: true, encoding: .utf8)
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let created = try SQLiteStore.create(at: store, model: try model(before, name: "V1"))
+        try created.withDatabase { db in
+            try db.execute(sql: "INSERT INTO Track (_pk, duration) VALUES (1, 180000), (2, NULL), (3, 240000)")
+        }
+        try created.close()
+        let json = try #require(try runInstar(["plan", plan, "--store", store, "--format", "json"]).json)
+        let risks = try #require(json["risks"] as? [[String: Any]])
+        let meaning = try #require(risks.first { $0["kind"] as? String == "meaningChange" })
+        #expect(meaning["count"] as? Int == 2)
+        #expect((meaning["message"] as? String)?.contains("Track.duration") == true)
+        let text = try runInstar(["plan", plan, "--store", store])
+        #expect(!text.stdout.contains("risks: none found"), "\(text.stdout)")
+        #expect(text.stdout.contains("meaning changed"), "\(text.stdout)")
+    }
+
     @Test func textAndMarkdownReportsNameTheChain() throws {
         let (dir, plan, store) = try setUp()
         defer { try? FileManager.default.removeItem(at: dir) }
