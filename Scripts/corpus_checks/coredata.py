@@ -235,7 +235,8 @@ def migrate_one(instar, chain, record, targets, mappings, folder):
 
 
 def migration_tasks(bundles, ordered_of, records, skipped):
-    """(chain, older record, newer records) for every pair of stores of two versions of one bundle."""
+    """(pair, chain, older record, newer records, the bundle's versions up to the newer one) for every pair of
+    stores of two versions of one bundle."""
     by_version = {}
     for record in records:
         if record.version is not None and (record.matched or record.skip):
@@ -265,7 +266,7 @@ def migration_tasks(bundles, ordered_of, records, skipped):
                 if not targets:
                     continue
                 for r in sorted((r for r in olders if not r.skip), key=lambda r: r.subject):
-                    tasks.append((pair, ordered[i:j + 1], r, targets))
+                    tasks.append((pair, ordered[i:j + 1], r, targets, ordered[:j + 1]))
     return tasks
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from instar_scripts.common import require_binary
 
-from .common import (CHECK_CREATE, CHECK_DIFF, CHECK_INSPECT, CHECK_MIGRATE, CHECK_MODEL, CHECK_ORDER,
+from .common import (CHECK_CREATE, CHECK_DIFF, CHECK_INSPECT, CHECK_MIGRATE, CHECK_MODEL, CHECK_ORDER, CHECK_RELEASE,
                      CHECK_SWIFTDATA_PARSE_ONLY, CHECK_TEST, WORKERS, Results, natural_key)
+from .release import check_pair as release_check_pair
 from .coredata import check_created, check_inspect, migrate_one, migration_tasks, pair_subject
 from .exceptions import KNOWN_BAD_STORES
 from .models import (check_diff, check_model, discover_mapping_models, discover_models, ordered_versions,
@@ -31,7 +32,7 @@ def guarded(function, *args):
 
 
 def run_store_checks(instar, corpus, bundles, ordered_of, mappings, records, results, skipped, workroot):
-    """inspect, coredata-create, coredata-migrate and coredata-test, in the small pool."""
+    """inspect, coredata-create, coredata-migrate, coredata-test and release-check, in the small pool."""
     counter = [0]
 
     def folder():
@@ -51,10 +52,12 @@ def run_store_checks(instar, corpus, bundles, ordered_of, mappings, records, res
                 skipped.append({"check": CHECK_CREATE, "subject": r.subject, "reason": KNOWN_BAD_STORES[r.subject]})
             else:
                 creates.append((r, pool.submit(guarded, check_created, instar, r, folder())))
-        migrations = []
-        for pair, chain, record, targets in migration_tasks(bundles, ordered_of, records, skipped):
+        migrations, releases = [], []
+        for pair, chain, record, targets, history in migration_tasks(bundles, ordered_of, records, skipped):
             migrations.append((pair, record, targets, pool.submit(migrate_one, instar, chain, record, targets,
                                                                     mappings, folder())))
+            releases.append((pair, record, targets[0], pool.submit(guarded, release_check_pair, instar, chain, history,
+                                                                   record, targets, mappings, folder())))
         tests = [(rs, pool.submit(test_bundle, instar, corpus, bundle, rs, folder()))
                  for bundle, rs in test_tasks(records, skipped).items()]
         collect_modelcache = run_modelcache_checks(instar, records, results, pool, folder)
@@ -69,6 +72,8 @@ def run_store_checks(instar, corpus, bundles, ordered_of, mappings, records, res
                 outcome = [(t, False, "checker error: %r" % error) for t in targets]
             for target, ok, detail in outcome:
                 results.add(CHECK_MIGRATE, pair_subject(pair, record, target), ok, detail)
+        for pair, record, target, future in releases:
+            results.add(CHECK_RELEASE, pair_subject(pair, record, target), *future.result())
         for rs, future in tests:
             try:
                 outcome = future.result()

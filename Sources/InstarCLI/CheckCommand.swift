@@ -13,11 +13,13 @@ struct CheckCommand: ParsableCommand, UsesSwiftDataOptions {
         abstract: "Decide whether a release's migration can ship: on the plan, and on the stores users have.",
         discussion: """
             Static findings first, as 'instar lint' reports them, and two more:
-              undeclaredDataLoss  a step drops an attribute, relationship or entity while adding another \
-            where its values probably belong (same entity, another name or type; a new entity with an \
-            attribute of that name): inference migrates it by losing every value. The finding names the \
-            probable destination and the fix in your framework.
-              meaningChange       a version hash modifier changed: confirm the new meaning.
+              undeclaredDataLoss  a step drops an attribute, relationship or entity
+                                  while adding another where its values probably
+                                  belong: inference migrates it by losing every
+                                  value. The finding names the probable
+                                  destination and the fix in your framework.
+              meaningChange       a version hash modifier changed: confirm the new
+                                  meaning.
             Both are declared in an intent file (--intent, else instar-intent.yaml beside the plan, \
             bundle or sources) and then only acknowledged:
               - drop: Track.legacyCode
@@ -34,16 +36,20 @@ struct CheckCommand: ParsableCommand, UsesSwiftDataOptions {
 
             Exit status (the worst verdict wins):
               0  pass
-              3  will fail: a step refuses on a store's rows, or no chain reaches the target (a lint error)
-              4  undeclared change: values lost or a meaning changed that the intent file does not declare
-              5  cannot decide: a store's version is unknown or its schema drifted, or a step's Swift hook \
-            cannot run here
+              3  will fail: a step refuses on a store's rows, or no chain reaches
+                 the target (a lint error)
+              4  undeclared change: values lost or a meaning changed that the
+                 intent file does not declare
+              5  cannot decide: a store's version is unknown or its schema drifted,
+                 or a step's Swift hook cannot run here
             and 64/65/66 as every command (bad command line, invalid or unreadable input).
 
             Examples:
               instar check Plans/music/plan.yaml --fixtures Tests/Stores
               instar check --model App.xcdatamodeld --store shipped.sqlite --format json
-              instar check --swiftdata MyApp/Models --store default.store --intent release-intent.yaml
+              instar check --model App.xcdatamodeld --to 'App 3' --fixtures Stores
+              instar check --swiftdata MyApp/Models --store default.store \\
+                --intent release-intent.yaml
             """
     )
 
@@ -64,6 +70,9 @@ struct CheckCommand: ParsableCommand, UsesSwiftDataOptions {
     @Option(help: ArgumentHelp("A folder of stores (every SQLite file in it and below), or a file (repeatable).", valueName: "path"))
     var fixtures: [String] = []
 
+    @Option(help: "The version the release ships (default: the plan's target, the bundle's current version or the sources' newest schema).")
+    var to: String?
+
     @Option(help: ArgumentHelp("The intent file (default: instar-intent.yaml beside the plan, bundle or sources).", valueName: "file"))
     var intent: String?
 
@@ -80,6 +89,9 @@ struct CheckCommand: ParsableCommand, UsesSwiftDataOptions {
         let given = [plan != nil, !models.isEmpty, !swiftdata.isEmpty].filter { $0 }.count
         if given == 0 { throw ValidationError("give a plan file, --model with the app's model bundle, or --swiftdata with its sources") }
         if given > 1 { throw ValidationError("give one of a plan file, --model and --swiftdata") }
+        if !swiftdata.isEmpty && to != nil {
+            throw ValidationError("--to goes with a plan file or --model: a SchemaMigrationPlan's target is its newest schema")
+        }
         if swiftdata.isEmpty && (migrationPlan != nil || hooks != nil || classes != nil || !fromSwiftdata.isEmpty) {
             throw ValidationError("--migration-plan, --hooks, --classes and --from-swiftdata go with --swiftdata")
         }
@@ -103,10 +115,10 @@ struct CheckCommand: ParsableCommand, UsesSwiftDataOptions {
             }
         }
         let framework = self.framework ?? (swiftdata.isEmpty ? FixFramework(plan: plan) : .swiftData)
-        let findings = UndeclaredChanges.releaseFindings(plan, lint: lint, intent: declared, framework: framework)
         let subject = self.plan ?? (swiftdata.isEmpty ? models : swiftdata).joined(separator: " ")
-        let report = ReleaseCheck(migrator: Migrator(plan: plan)).run(
-            stores: stores, findings: findings, subject: subject, intentFile: intentFile)
+        let report = ReleaseCheck(migrator: Migrator(plan: plan)).run(stores: stores, subject: subject, intentFile: intentFile) {
+            UndeclaredChanges.releaseFindings(plan, steps: $0, lint: lint, intent: declared, framework: framework)
+        }
         switch format {
         case .text: printOut(CheckRendering.text(report))
         case .json: printOut(jsonText(report))
@@ -122,18 +134,28 @@ struct CheckCommand: ParsableCommand, UsesSwiftDataOptions {
     /// The plan to run and lint's findings on it, as `instar lint` makes them (an unreadable or invalid
     /// input exits 66 or 65 with the reader's problems).
     private func planAndLint(firstStore: String?) throws -> (Plan, [LintFinding]) {
-        if !swiftdata.isEmpty {
-            var (plan, findings) = try SwiftDataPlan.lintPlan(
-                sources: swiftdata, planName: migrationPlan, store: firstStore,
-                classes: classes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } },
-                earlier: fromSwiftdata)
-            if let hooks { plan.hooks.merge(try SwiftDataPlan.readHooks(hooks)) { $1 } }
-            // A store no schema matches is that store's verdict (cannot decide), not the sources' error.
-            findings.removeAll { $0.check == .invalidPlan && $0.location.file == firstStore }
-            return (plan, findings)
+        if !swiftdata.isEmpty { return try swiftDataPlanAndLint(firstStore: firstStore) }
+        var plan = try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: firstStore, target: to)
+        if let to, plan.target != to {
+            guard plan.index(of: to) != nil else {
+                throw ValidationError(
+                    "--to '\(to)' is not one of the plan's versions (\(plan.versions.map(\.name).joined(separator: ", ")))")
+            }
+            plan.target = to
         }
-        let plan = try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: firstStore, target: nil)
         return (plan, PlanLint.check(plan))
+    }
+
+    /// A SwiftData app's plan (its SchemaMigrationPlan, or one inferred step) and lint's findings on it.
+    private func swiftDataPlanAndLint(firstStore: String?) throws -> (Plan, [LintFinding]) {
+        var (plan, findings) = try SwiftDataPlan.lintPlan(
+            sources: swiftdata, planName: migrationPlan, store: firstStore,
+            classes: classes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } },
+            earlier: fromSwiftdata)
+        if let hooks { plan.hooks.merge(try SwiftDataPlan.readHooks(hooks)) { $1 } }
+        // A store no schema matches is that store's verdict (cannot decide), not the sources' error.
+        findings.removeAll { $0.check == .invalidPlan && $0.location.file == firstStore }
+        return (plan, findings)
     }
 }
 

@@ -25,13 +25,36 @@ public enum FixFramework: String, Sendable, Hashable, Codable {
 public enum UndeclaredChanges {
     /// The findings of every step along the plan's versions up to the target, in order.
     public static func check(_ plan: Plan, intent: ChangeIntent, framework: FixFramework) -> [ReleaseFinding] {
-        let target = plan.targetVersion.flatMap(plan.index(of:)) ?? plan.versions.count - 1
-        guard target > 0 else { return [] }
+        check(plan, steps: consecutiveSteps(of: plan), intent: intent, framework: framework)
+    }
+
+    /// The findings of the given steps (pairs of version names), in order, each step once.
+    ///
+    /// A release check judges the steps stores really take: a drop between two versions that the chain
+    /// goes straight past (Core Data infers from the store's version to the target in one step) loses
+    /// nothing, so it is no finding for a store that takes that chain.
+    public static func check(_ plan: Plan, steps: [[String]], intent: ChangeIntent, framework: FixFramework) -> [ReleaseFinding] {
+        var seen: Set<[String]> = []
         var findings: [ReleaseFinding] = []
-        for i in 0..<target {
-            findings += check(from: plan.versions[i], to: plan.versions[i + 1], intent: intent, framework: framework)
+        for step in steps where step.count == 2 && seen.insert(step).inserted {
+            guard let old = plan.index(of: step[0]), let new = plan.index(of: step[1]) else { continue }
+            var found = check(from: plan.versions[old], to: plan.versions[new], intent: intent, framework: framework)
+            // The app's mapping model says where each entity's values go: what it leaves behind it drops on
+            // purpose, so the step's losses are no finding (its meaning changes still are).
+            if plan.mappings.contains(where: { $0.from == step[0] && $0.to == step[1] }) {
+                found.removeAll { $0.kind == .undeclaredDataLoss || ($0.kind == .acknowledged && $0.check == "droppedWhileAdding") }
+            }
+            findings += found
         }
         return findings
+    }
+
+    /// The plan's consecutive versions up to the target, as steps: what a release check judges when no
+    /// store tells which chain is taken.
+    public static func consecutiveSteps(of plan: Plan) -> [[String]] {
+        let target = plan.targetVersion.flatMap(plan.index(of:)) ?? plan.versions.count - 1
+        guard target > 0 else { return [] }
+        return (0..<target).map { [plan.versions[$0].name, plan.versions[$0 + 1].name] }
     }
 
     /// The findings of one step.
@@ -73,9 +96,9 @@ extension UndeclaredChanges {
     /// changes (and the declared ones, acknowledged). Lint's probable-rename warning about a value a
     /// loss finding already names is left out: the loss says the same with its destination and fix.
     package static func releaseFindings(
-        _ plan: Plan, lint: [LintFinding], intent: ChangeIntent, framework: FixFramework
+        _ plan: Plan, steps: [[String]]? = nil, lint: [LintFinding], intent: ChangeIntent, framework: FixFramework
     ) -> [ReleaseFinding] {
-        let changes = check(plan, intent: intent, framework: framework)
+        let changes = check(plan, steps: steps ?? consecutiveSteps(of: plan), intent: intent, framework: framework)
         let covered = Set(changes.compactMap { $0.kind == .meaningChange ? nil : $0.subject })
         let kept = lint.filter { finding in
             guard finding.check == .probableRename, let dropped = finding.dropped else { return true }

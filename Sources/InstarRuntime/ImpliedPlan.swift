@@ -113,9 +113,16 @@ public struct ImpliedPlan: Sendable {
         // One bundle: its versions have no order but the current one (several references are
         // versions in the order given).
         plan.versionsAreOrdered = !(models.count == 1 && Self.isBundle(models[0]))
-        // The app's mapping models beside its bundle fix their steps.
-        for reference in models where Self.isBundle(reference) {
-            let near = reference.standardizedFileURL.deletingLastPathComponent()
+        // The app's mapping models beside its bundle fix their steps, also when the bundle's versions are
+        // given one by one (a release's history, oldest first).
+        var bundles: [URL] = []
+        for reference in models {
+            let url = reference.standardizedFileURL
+            let bundle = Self.isBundle(url) ? url : url.deletingLastPathComponent()
+            if Self.isBundle(bundle), !bundles.contains(bundle) { bundles.append(bundle) }
+        }
+        for bundle in bundles {
+            let near = bundle.deletingLastPathComponent()
             let matched = PlanMappings.match(PlanMappings.discover(near: near), versions: versions)
             plan.mappings += matched.mappings
             plan.unmatchedMappings += matched.unmatched.map(\.description) + matched.unreadable.map(\.description)

@@ -84,9 +84,24 @@ public struct ReleaseCheck: Sendable {
     ///   - findings: what was found without a store (``UndeclaredChanges``, lint).
     ///   - subject: what the report names as the plan.
     public func run(stores: [String], findings: [ReleaseFinding], subject: String, intentFile: String? = nil) -> ReleaseCheckReport {
+        run(stores: stores, subject: subject, intentFile: intentFile) { _ in findings }
+    }
+
+    /// Checks every store, then asks for the static findings of the steps the stores' chains take (each
+    /// step once, in the order met), or of nil when no store was given: a drop between two versions a
+    /// chain goes straight past loses nothing on these stores.
+    public func run(
+        stores: [String], subject: String, intentFile: String? = nil, findings: (_ steps: [[String]]?) -> [ReleaseFinding]
+    ) -> ReleaseCheckReport {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("instar-check-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let verdicts = stores.map { check(store: $0, scratch: scratch) }
+        var steps: [[String]] = []
+        let verdicts = stores.map { store in
+            let (verdict, chain) = check(store: store, scratch: scratch)
+            steps += chain.filter { !steps.contains($0) }
+            return verdict
+        }
+        let findings = findings(stores.isEmpty ? nil : steps)
         let fromFindings: [ReleaseVerdict] = findings.map {
             switch $0.kind {
             case .lintError: .willFail
@@ -100,7 +115,14 @@ public struct ReleaseCheck: Sendable {
     }
 
     /// One store: copied, its version found, then migrated one step at a time until the target or a refusal.
-    func check(store: String, scratch: URL) -> StoreVerdict {
+    /// Returns the store's verdict and its chain's steps as (from, to) names (empty when none was found).
+    func check(store: String, scratch: URL) -> (StoreVerdict, [[String]]) {
+        var steps: [[String]] = []
+        let verdict = check(store: store, scratch: scratch, steps: &steps)
+        return (verdict, steps)
+    }
+
+    private func check(store: String, scratch: URL, steps chainSteps: inout [[String]]) -> StoreVerdict {
         var verdict = StoreVerdict(store: store, verdict: .pass)
         let folder = scratch.appendingPathComponent(UUID().uuidString)
         let path = folder.appendingPathComponent("store.sqlite").path
@@ -126,6 +148,7 @@ public struct ReleaseCheck: Sendable {
             return verdict
         }
         verdict.chain = steps.map(MigrationTester.label)
+        chainSteps = steps.map { [$0.from, $0.to] }
         for step in steps {
             do {
                 _ = try migrator.migrate(storeAt: path, to: step.to)

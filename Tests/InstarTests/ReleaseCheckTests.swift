@@ -127,4 +127,47 @@ import Testing
         #expect(intent.entry(.drop, entity: "Legacy", property: "anything") != nil)
         #expect(intent.entry(.meaning, entity: "Track", property: "code") == nil)
     }
+
+    /// A drop in a step a store's chain does not take loses nothing on that store: the findings follow
+    /// the chains the given stores take, and without stores every step up to the target.
+    @Test func findingsFollowTheChainsTheStoresTake() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let versions = [
+            "name: V1\nentities:\n  Track:\n    attributes:\n      code: string?\n",
+            "name: V2\nentities:\n  Track:\n    attributes:\n      label: string?\n",
+            "name: V3\nentities:\n  Track:\n    attributes:\n      label: string?\n      plays: int64?\n",
+        ]
+        var models: [String] = []
+        for (n, text) in versions.enumerated() {
+            let path = directory.appendingPathComponent("v\(n + 1).yaml").path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            models += ["--model", path]
+        }
+        func store(at index: Int) throws -> String {
+            let path = directory.appendingPathComponent("v\(index + 1).sqlite").path
+            let created = try SQLiteStore.create(
+                at: path, model: try model(versions[index], name: "V\(index + 1)"), layout: InstarLayout())
+            try created.withDatabase { db in try db.execute(sql: "INSERT INTO Track (_pk) VALUES (1)") }
+            try created.close()
+            return path
+        }
+
+        let withoutStores = runInstarInProcess(["check"] + models + ["--format", "json"])
+        #expect(withoutStores.status == 4, "V1 → V2 drops code while adding label: \(withoutStores.stdout)")
+
+        let fromV2 = runInstarInProcess(["check"] + models + ["--store", try store(at: 1), "--format", "json"])
+        let report = try fromV2.decoded(ReleaseCheckReport.self)
+        #expect(report.stores.first?.chain == ["V2 → V3"], "\(fromV2.stdout)")
+        #expect(fromV2.status == 0, "no store given takes V1 → V2: \(fromV2.stdout)")
+        #expect(!report.findings.contains { $0.kind == .undeclaredDataLoss })
+
+        let fromV1 = runInstarInProcess(["check"] + models + ["--store", try store(at: 0), "--to", "V2", "--format", "json"])
+        #expect(fromV1.status == 4, "a release that ships V2 loses a V1 store's codes: \(fromV1.stdout)")
+        #expect(try fromV1.decoded(ReleaseCheckReport.self).target == "V2")
+
+        let unknown = runInstarInProcess(["check"] + models + ["--to", "V9"])
+        #expect(unknown.status == 1, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("'V9' is not one of the given versions"), "\(unknown.stderr)")
+    }
 }
