@@ -13,8 +13,16 @@ extension DryRun {
     /// first version are traced back to the store's version through the earlier steps (`lineage`);
     /// what did not exist in the store yet cannot be counted.
     static func dataRisks(
-        step: Step, label: String, store: SQLiteStore?, current: Model, lineage: Lineage, layout: any StoreLayout
+        step: Step, label: String, store: SQLiteStore?, current: Model, lineage: Lineage, layout: any StoreLayout,
+        counted: [DataViolation]? = nil
     ) throws -> [DryRunReport.Risk] {
+        /// A condition's count on the store's rows, when the step starts at the store's version (0: it holds).
+        func violation(_ condition: DataCondition) -> (count: Int?, samples: String) {
+            guard let counted else { return (nil, "") }
+            guard let found = counted.first(where: { $0.condition == condition }) else { return (0, "") }
+            let samples = found.samples.map { "(" + $0.joined(separator: ", ") + ")" }.joined(separator: ", ")
+            return (found.count, samples.isEmpty ? "" : ", for example " + samples)
+        }
         var risks: [DryRunReport.Risk] = []
         let map = try layout.storageMap(for: current)
         func locate(_ entity: String, _ property: String?) -> (table: String, column: String?, filter: (String, SQLValue)?)? {
@@ -92,17 +100,19 @@ extension DryRun {
                         message: "\(n.map { "\($0) existing '\(entity)' row(s)" } ?? "existing '\(entity)' rows") would block the step (\(change.subject) is required without a default)",
                         count: n))
             case .linked(let entity, let owner, let relationship)?:
+                let (n, _) = violation(.linked(entity: entity, by: owner, relationship: relationship))
                 risks.append(
                     DryRunReport.Risk(
                         kind: .blockingRows, step: label,
-                        message: "'\(entity)' rows without a link from '\(owner).\(relationship)' would block the step (\(change.subject) is required and takes over those links)",
-                        count: nil))
+                        message: "\(n.map { "\($0) '\(entity)' row(s)" } ?? "'\(entity)' rows") without a link from '\(owner).\(relationship)' would block the step (\(change.subject) is required and takes over those links)",
+                        count: n))
             case .unique(let entity, let properties)?:
+                let (n, samples) = violation(.unique(entity: entity, properties: properties))
                 risks.append(
                     DryRunReport.Risk(
                         kind: .duplicates, step: label,
-                        message: "duplicate '\(entity)' values in (\(properties.joined(separator: ", "))) would block the new uniqueness constraint",
-                        count: nil))
+                        message: "\(n.map { "\($0) group(s) of duplicate" } ?? "duplicate") '\(entity)' values in (\(properties.joined(separator: ", ")))\(samples) would block the new uniqueness constraint",
+                        count: n))
             case nil:
                 break
             }

@@ -261,8 +261,14 @@ public enum DryRun {
             report.risks += graph.confirmedWarnings(of: step).map {
                 DryRunReport.Risk(kind: .probableRename, step: label, message: $0.message, count: nil)
             }
+            // The first step starts at the store's version: its conditions are counted on the rows as they
+            // are (a clean store then shows no risk); later steps' rows are not there yet.
+            let counted = try store.flatMap { store -> [DataViolation]? in
+                guard step.from == current.name, let to = plan.index(of: step.to).map({ plan.versions[$0] }) else { return nil }
+                return try store.dataViolations(from: current, to: to)
+            }
             report.risks += try dataRisks(
-                step: step, label: label, store: store, current: current, lineage: lineage, layout: layout)
+                step: step, label: label, store: store, current: current, lineage: lineage, layout: layout, counted: counted)
             lineage.advance(through: step.diff)
         }
         let actual = try store.map { store in

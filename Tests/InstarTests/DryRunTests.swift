@@ -81,6 +81,35 @@ import InstarTestSupport
         #expect(text.stdout.contains("meaning changed"), "\(text.stdout)")
     }
 
+    /// `plan --store` counts a new uniqueness constraint's duplicates on the rows: a clean store shows
+    /// no risk, a dirty one the number of groups and their values (it used to say the same for both).
+    @Test func duplicatesAreCountedSoACleanStoreShowsNoRisk() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let before = "name: V1\nentities:\n  Track:\n    attributes:\n      code: string?\n"
+        let after = "name: V2\nentities:\n  Track:\n    unique: [code]\n    attributes:\n      code: string?\n"
+        try before.write(to: dir.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        try after.write(to: dir.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        let plan = dir.appendingPathComponent("plan.yaml").path
+        try "versions: [v1.yaml, v2.yaml]\n".write(toFile: plan, atomically: true, encoding: .utf8)
+        func risks(codes: [String]) throws -> [[String: Any]] {
+            let store = dir.appendingPathComponent("s\(codes.count).sqlite").path
+            let created = try SQLiteStore.create(at: store, model: try model(before, name: "V1"))
+            try created.withDatabase { db in
+                for (n, code) in codes.enumerated() {
+                    try db.execute(sql: "INSERT INTO Track (_pk, code) VALUES (?, ?)", arguments: [n + 1, code])
+                }
+            }
+            try created.close()
+            let json = try #require(try runInstar(["plan", plan, "--store", store, "--format", "json"]).json)
+            return try #require(json["risks"] as? [[String: Any]])
+        }
+        #expect(try risks(codes: ["a", "b", "c"]).allSatisfy { $0["kind"] as? String != "duplicates" })
+        let dirty = try #require(try risks(codes: ["a", "a", "b", "c", "c", "c"]).first { $0["kind"] as? String == "duplicates" })
+        #expect(dirty["count"] as? Int == 2)
+        #expect((dirty["message"] as? String)?.contains("for example (c), (a)") == true, "\(dirty)")
+    }
+
     @Test func textAndMarkdownReportsNameTheChain() throws {
         let (dir, plan, store) = try setUp()
         defer { try? FileManager.default.removeItem(at: dir) }
