@@ -57,6 +57,37 @@ import InstarTestSupport
         #expect(byKind[.rowsExist]?.first?.count == 2)
     }
 
+    /// Each violation's fix fits its kind: NULLs are filled or defaulted, duplicates merged (a default
+    /// would make more), an added required attribute defaulted, an added required relationship linked.
+    @Test func eachFixFitsItsKind() throws {
+        let f = try filled()
+        let found = try f.store.dataViolations(from: try model(v1, name: "V1"), to: try model(v2, name: "V2"))
+        let fixes = Dictionary(uniqueKeysWithValues: found.map { ($0.kind, $0.fix ?? "") })
+        #expect(fixes[.nullValues]?.contains("fill the NULLs of 'Track.title'") == true)
+        #expect(fixes[.duplicates]?.contains("merge or remove") == true)
+        #expect(fixes[.duplicates]?.contains("a default does not help") == true)
+        #expect(fixes[.rowsExist]?.contains("give 'Album.year' a default") == true)
+        let withRelationship = """
+            entities:
+              Track:
+                attributes:
+                  title: string?
+                  code: string?
+              Album:
+                attributes:
+                  name: string?
+                relationships:
+                  cover: Cover inverse album
+              Cover:
+                relationships:
+                  album: Album? inverse cover
+            """
+        let linked = try f.store.dataViolations(from: try model(v1, name: "V1"), to: try model(withRelationship, name: "V3"))
+        let fix = try #require(linked.first { $0.kind == .rowsExist }?.fix)
+        #expect(fix.contains("a relationship takes no default") && fix.contains("'Album.cover'"), "\(fix)")
+        #expect(!fix.contains("give"), "\(fix)")
+    }
+
     @Test func aRefusalCarriesEveryViolationAndKeepsTheFirstAsBefore() throws {
         let f = try filled()
         let before = try f.fileBytes()

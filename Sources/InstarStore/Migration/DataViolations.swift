@@ -41,6 +41,9 @@ public struct DataViolation: Sendable, Hashable, Codable {
     public var samples: [[String]]
     /// What the rows break, in a sentence (the refusal's words).
     public var message: String
+    /// What to do about it, for this kind of condition and property: a relationship is linked, not given
+    /// a default; duplicates are merged or removed, not defaulted.
+    public var fix: String?
 
     /// How many duplicate groups are sampled.
     public static let sampleLimit = 3
@@ -56,7 +59,8 @@ public struct DataViolation: Sendable, Hashable, Codable {
     }
 
     /// The counted violation of `condition`.
-    public init(_ condition: DataCondition, count: Int, samples: [[String]] = [], message: String) {
+    public init(_ condition: DataCondition, count: Int, samples: [[String]] = [], message: String, fix: String? = nil) {
+        self.fix = fix
         switch condition {
         case .noNulls(let e, let p): (kind, entity, properties) = (.nullValues, e, [p])
         case .noRows(let e): (kind, entity, properties) = (.rowsExist, e, [])
@@ -132,7 +136,10 @@ extension SQLiteStore {
             guard count > 0 else { continue }
             let shared = try samples?(db) ?? []
             let example = shared.isEmpty ? "" : " (for example " + shared.map { "(" + $0.joined(separator: ", ") + ")" }.joined(separator: ", ") + ")"
-            found.append(DataViolation(condition, count: count, samples: shared, message: message(count) + example))
+            found.append(
+                DataViolation(
+                    condition, count: count, samples: shared, message: message(count) + example,
+                    fix: Self.fix(for: condition, step: step)))
         }
         return found
     }
@@ -148,6 +155,32 @@ extension SQLiteStore {
         }
     }
 
+    /// The fix for a broken condition, by its kind and the kind of property the step adds or changes.
+    static func fix(for condition: DataCondition, step: (from: Model, to: Model)) -> String {
+        let target = step.to.name
+        switch condition {
+        case .noNulls(let e, let p):
+            return "fill the NULLs of '\(e).\(p)' before the step (in a hook of a custom stage), or give '\(p)' a default in \(target)"
+        case .noRows(let e):
+            let added = ModelDiff(from: step.from, to: step.to).changes.filter {
+                $0.verdict.condition == condition && ($0.kind == .attributeAdded || $0.kind == .relationshipAdded)
+            }
+            if let relationship = added.first(where: { $0.kind == .relationshipAdded }) {
+                return "a relationship takes no default: make '\(relationship.subject)' optional in \(target), or add it optional in an "
+                    + "intermediate version, link every '\(e)' row in a hook, and make it required in the version after"
+            }
+            if let attribute = added.first {
+                return "give '\(attribute.subject)' a default in \(target) (or make it optional), or add it optional first and fill it in a hook"
+            }
+            return "remove or convert the '\(e)' rows before the step, in a hook of a custom stage"
+        case .linked(let e, let owner, let relationship):
+            return "link every '\(e)' row from '\(owner).\(relationship)' before the step (in a hook), or keep the new to-one optional"
+        case .unique(let e, let properties):
+            return "merge or remove the '\(e)' rows that share (\(properties.joined(separator: ", "))) before the step, in a hook of a "
+                + "custom stage (SwiftData: the stage's willMigrate); a default does not help, it would make more duplicates"
+        }
+    }
+
     /// The refusal of a step whose data breaks `violations` (not empty): every one named, the first
     /// kept in ``StoreError/condition`` and ``StoreError/violations`` as before.
     func dataConditionError(_ violations: [DataViolation]) -> StoreError {
@@ -160,10 +193,19 @@ extension SQLiteStore {
                 + violations.map(\.message).joined(separator: "\n  ")
         var error = StoreError(
             .dataCondition, path: path, message,
-            hint: "fix the \(entities.map { "'\($0)'" }.joined(separator: ", ")) data first (for example in a hook of a custom stage), or give the attribute a default")
+            hint: Self.hint(for: violations, entities: entities))
         error.condition = first.condition
         error.violations = first.count
         error.dataViolations = violations
         return error
+    }
+
+    /// One fix per violation, each once; the entities named when no fix is known.
+    static func hint(for violations: [DataViolation], entities: [String]) -> String {
+        let fixes = violations.compactMap(\.fix).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        if fixes.isEmpty {
+            return "fix the \(entities.map { "'\($0)'" }.joined(separator: ", ")) data first, in a hook of a custom stage"
+        }
+        return fixes.joined(separator: "\n  hint: ")
     }
 }

@@ -269,9 +269,14 @@ extension SQLiteStore {
     ) -> String {
         let wanted: DataCondition = older.map { .linked(entity: entity, by: $0.0, relationship: $0.1) } ?? .noRows(entity: entity)
         let changes = ModelDiff(from: step.from, to: step.to).changes.filter { $0.verdict.condition == wanted }
-        let added = changes.filter { $0.kind == .attributeAdded || $0.kind == .relationshipAdded }.map { "'\($0.subject)'" }
-        if !added.isEmpty {
-            return "the step \(step.from.name) → \(step.to.name) adds \(added.joined(separator: ", ")), required and without a default"
+        let attributes = changes.filter { $0.kind == .attributeAdded }.map { "'\($0.subject)'" }
+        let relationships = changes.filter { $0.kind == .relationshipAdded }.map { "'\($0.subject)'" }
+        if !relationships.isEmpty {
+            return "the step \(step.from.name) → \(step.to.name) adds the required relationship \(relationships.joined(separator: ", ")), "
+                + "which no existing row has"
+        }
+        if !attributes.isEmpty {
+            return "the step \(step.from.name) → \(step.to.name) adds \(attributes.joined(separator: ", ")), required and without a default"
         }
         if let change = changes.first { return "the step \(step.from.name) → \(step.to.name): \(change.subject): \(change.verdict.reason)" }
         return "the step \(step.from.name) → \(step.to.name) adds a required value without a default"
