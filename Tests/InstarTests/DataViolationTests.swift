@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InstarModel
+import InstarModelIO
 import InstarStore
 import Testing
 import InstarTestSupport
@@ -86,6 +87,22 @@ import InstarTestSupport
         let fix = try #require(linked.first { $0.kind == .rowsExist }?.fix)
         #expect(fix.contains("a relationship takes no default") && fix.contains("'Album.cover'"), "\(fix)")
         #expect(!fix.contains("give"), "\(fix)")
+    }
+
+    /// Each violation points at the newer version's declaration to edit, and the refusal says where.
+    @Test func eachViolationIsLocatedInTheNewerModelFile() throws {
+        let f = try filled()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("v2.yaml").path
+        try v2.write(toFile: file, atomically: true, encoding: .utf8)
+        let newer = try ModelFileReader.read(path: file)
+        let found = try f.store.dataViolations(from: try model(v1, name: "V1"), to: newer)
+        let lines = Dictionary(uniqueKeysWithValues: found.map { ($0.kind, $0.location?.line) })
+        #expect(lines[.nullValues] == 5, "title: string, line 5 of v2: \(found.map(\.location))")
+        #expect(lines[.duplicates] == 2, "Track: the entity that becomes unique")
+        #expect(lines[.rowsExist] == 10, "year: int64, line 10")
+        #expect(found.allSatisfy { $0.location?.file == file })
     }
 
     @Test func aRefusalCarriesEveryViolationAndKeepsTheFirstAsBefore() throws {

@@ -44,6 +44,9 @@ public struct DataViolation: Sendable, Hashable, Codable {
     /// What to do about it, for this kind of condition and property: a relationship is linked, not given
     /// a default; duplicates are merged or removed, not defaulted.
     public var fix: String?
+    /// Where the newer version declares what the rows break (the property, or the entity for a
+    /// uniqueness constraint), when its model file says: the place to edit.
+    public var location: SourceLocation?
 
     /// How many duplicate groups are sampled.
     public static let sampleLimit = 3
@@ -59,8 +62,12 @@ public struct DataViolation: Sendable, Hashable, Codable {
     }
 
     /// The counted violation of `condition`.
-    public init(_ condition: DataCondition, count: Int, samples: [[String]] = [], message: String, fix: String? = nil) {
+    public init(
+        _ condition: DataCondition, count: Int, samples: [[String]] = [], message: String, fix: String? = nil,
+        location: SourceLocation? = nil
+    ) {
         self.fix = fix
+        self.location = location
         switch condition {
         case .noNulls(let e, let p): (kind, entity, properties) = (.nullValues, e, [p])
         case .noRows(let e): (kind, entity, properties) = (.rowsExist, e, [])
@@ -139,7 +146,7 @@ extension SQLiteStore {
             found.append(
                 DataViolation(
                     condition, count: count, samples: shared, message: message(count) + example,
-                    fix: Self.fix(for: condition, step: step)))
+                    fix: Self.fix(for: condition, step: step), location: Self.location(of: condition, in: step)))
         }
         return found
     }
@@ -152,6 +159,20 @@ extension SQLiteStore {
         case .double(let v): String(v)
         case .string(let v): v
         case .blob(let data): "<\(data.count) bytes>"
+        }
+    }
+
+    /// Where the newer version declares the condition's subject: the property made required or added,
+    /// the relationship taking over links, or the entity made unique.
+    static func location(of condition: DataCondition, in step: (from: Model, to: Model)) -> SourceLocation? {
+        let diff = ModelDiff(from: step.from, to: step.to)
+        let renamed = { (e: String) in diff.mappings.first { $0.source == e }?.destination ?? e }
+        switch condition {
+        case .noNulls(let e, let p): return step.to.location(ofEntity: renamed(e), property: p)
+        case .unique(let e, _): return step.to.location(ofEntity: renamed(e))
+        case .noRows, .linked:
+            guard let change = diff.changes.first(where: { $0.verdict.condition == condition }) else { return nil }
+            return step.to.location(ofEntity: change.entity, property: change.property)
         }
     }
 
@@ -186,11 +207,12 @@ extension SQLiteStore {
     func dataConditionError(_ violations: [DataViolation]) -> StoreError {
         let first = violations[0]
         let entities = violations.map(\.entity).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let located = { (v: DataViolation) in v.message + (v.location.map { " (\($0))" } ?? "") }
         let message =
             violations.count == 1
-            ? first.message + "; nothing was changed"
+            ? located(first) + "; nothing was changed"
             : "the data breaks \(violations.count) conditions of the step; nothing was changed:\n  "
-                + violations.map(\.message).joined(separator: "\n  ")
+                + violations.map(located).joined(separator: "\n  ")
         var error = StoreError(
             .dataCondition, path: path, message,
             hint: Self.hint(for: violations, entities: entities))
