@@ -97,7 +97,10 @@ extension DryRun {
                 risks.append(
                     DryRunReport.Risk(
                         kind: .blockingRows, step: label,
-                        message: "\(n.map { "\($0) existing '\(entity)' row(s)" } ?? "existing '\(entity)' rows") would block the step (\(change.subject) is required without a default)",
+                        message: "\(n.map { "\($0) existing '\(entity)' row(s)" } ?? "existing '\(entity)' rows") would block the step ("
+                            + (change.kind == .relationshipAdded
+                                ? "the required relationship \(change.subject) is added, and no existing row has one)"
+                                : "\(change.subject) is required without a default)"),
                         count: n))
             case .linked(let entity, let owner, let relationship)?:
                 let (n, _) = violation(.linked(entity: entity, by: owner, relationship: relationship))
