@@ -338,7 +338,8 @@ package enum PlanLint {
             } : nil
         for (n, version) in starts.enumerated() {
             let start = version.name
-            do {
+            // Typed: a bare `throw` would make the catch's error `any Error`, without gaps or message.
+            do throws(NoChain) {
                 if let shared {
                     if !shared[n].isEmpty { throw NoChain(from: start, to: target, gaps: shared[n], reason: .noInferableChain) }
                 } else {
