@@ -7,10 +7,10 @@ def model_text(version, entities, cap=None):
     """Version v: entity k has attributes a0..a(n) where n grows with the versions touching k.
 
     Entity k is touched every `entities` versions, starting at version k; each touch adds an attribute (every
-    tenth one renamed later through a renaming identifier). With `cap`, an entity stops growing at `cap`
-    attributes and each further touch renames one of them instead (slot t % cap, `renamedFrom` its previous
-    name), so a model keeps a fixed size however long the history is: the input then grows linearly with the
-    number of versions, and so should the work."""
+    tenth one renamed later through a renaming identifier). With `cap`, see `capped_model_text`: every model
+    the same size."""
+    if cap is not None:
+        return capped_model_text(version, entities, cap)
     lines = [f"name: V{version}", "entities:"]
     for k in range(entities):
         lines.append(f"  E{k}:")
@@ -18,21 +18,32 @@ def model_text(version, entities, cap=None):
         lines.append("      title: string?")
         # Entity k gains one attribute every `entities` versions, starting at version k.
         count = 0 if version < k else (version - k) // entities + 1
-        grown = count if cap is None else min(count, cap)
-        for a in range(grown):
-            renamed = a % 10 == 9
-            if renamed and version >= k + (a + 1) * entities:
+        for a in range(count):
+            if a % 10 == 9 and version >= k + (a + 1) * entities:
                 lines.append(f"      r{a}: {{type: int64, optional: true, renamedFrom: a{a}}}")
-            elif cap is not None and count > cap:
-                # Touches past the cap rename slot a: its generation is how many of them hit it.
-                generation = (count - cap - 1 - a) // cap + 1 if count - cap > a else 0
-                if generation == 0:
-                    lines.append(f"      a{a}: int64?")
-                else:
-                    previous = f"a{a}" if generation == 1 else f"a{a}g{generation - 1}"
-                    lines.append(f"      a{a}g{generation}: {{type: int64, optional: true, renamedFrom: {previous}}}")
             else:
                 lines.append(f"      a{a}: int64?")
+    return "\n".join(lines) + "\n"
+
+
+def capped_model_text(version, entities, cap):
+    """Version v with every model the same size: entity k holds `cap` attributes from the first version on,
+    and every `entities` versions (starting at version k) one touch renames slot t % cap through a renaming
+    identifier. Each attribute line has the same form at every generation, so the model's bytes do not grow
+    with the history either: N versions are N times one model, and the work should be linear in N."""
+    lines = [f"name: V{version}", "entities:"]
+    for k in range(entities):
+        lines.append(f"  E{k}:")
+        lines.append("    attributes:")
+        lines.append("      title: string?")
+        touches = 0 if version < k else (version - k) // entities + 1
+        for slot in range(cap):
+            # How many touches have hit this slot so far: touches t = 1, 2, … hit slot (t - 1) % cap.
+            generation = (touches - 1 - slot) // cap + 1 if touches > slot else 0
+            name = f"a{slot}g{generation}"
+            previous = f"a{slot}g{generation - 1}" if generation > 0 else None
+            renamed = f", renamedFrom: {previous}" if previous else ", indexed: false"
+            lines.append(f"      {name}: {{type: int64, optional: true{renamed}}}")
     return "\n".join(lines) + "\n"
 
 
