@@ -110,8 +110,10 @@ struct SwiftDataPlan {
     static func make(_ migrationPlan: SwiftDataMigrationPlan, schemas all: [SwiftDataSchema], hooks: [String: HookDefinition]) throws -> SwiftDataPlan {
         var findings: [Finding] = []
         var versions: [Model] = []
+        // The first schema of each name, as a scan finds it, without scanning the schemas for each one.
+        let byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for name in migrationPlan.schemas {
-            guard let schema = all.first(where: { $0.name == name }) else {
+            guard let schema = byName[name] else {
                 findings.append(Finding(
                     kind: "unknown-schema", message: "the plan \(migrationPlan.name) lists \(name), which could not be read",
                     hint: "see the errors above; every schema of the plan must be readable", location: migrationPlan.location))
@@ -197,8 +199,11 @@ struct SwiftDataPlan {
     /// SwiftData refuses a plan whose schemas share a version checksum ("Duplicate version checksums").
     mutating func checkChecksums() {
         let checksums = plan.versions.map { VersionHashes(model: $0).versionChecksum }
+        // The earlier schemas of each checksum, in order: the same pairs as comparing every two, in linear time.
+        var earlier: [String: [Int]] = [:]
         for j in checksums.indices {
-            for i in 0..<j where checksums[i] == checksums[j] {
+            defer { earlier[checksums[j], default: []].append(j) }
+            for i in earlier[checksums[j]] ?? [] {
                 findings.append(Finding(
                     kind: "duplicate-checksum",
                     message: "Duplicate version checksums: \(plan.versions[i].name) and \(plan.versions[j].name) have the same entities and hashes (\(checksums[j]))",
@@ -211,11 +216,10 @@ struct SwiftDataPlan {
     /// Each `.lightweight` stage inferable; every schema reachable from every earlier one.
     mutating func checkStages() {
         let names = plan.versions.map(\.name)
+        let byName = Dictionary(plan.versions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var next: [String: Set<String>] = [:]
         for stage in migrationPlan.stages {
-            guard let from = plan.versions.first(where: { $0.name == stage.fromVersion }),
-                let to = plan.versions.first(where: { $0.name == stage.toVersion })
-            else {
+            guard let from = byName[stage.fromVersion], let to = byName[stage.toVersion] else {
                 findings.append(Finding(
                     kind: "unknown-schema", message: "the stage \(stage.fromVersion) → \(stage.toVersion) names a schema the plan's `schemas` does not list",
                     hint: "add the schema to `schemas`, in order", location: stage.location))
@@ -242,7 +246,13 @@ struct SwiftDataPlan {
                     location: stage.location, versions: [from.name, to.name], entity: change.entity, property: change.property))
             }
         }
-        for (i, start) in names.enumerated() {
+        // A schema with a stage to the next, whose successors all have one too, reaches every later schema:
+        // only the others need a search (one per schema made the check quadratic in the schemas).
+        var linkedOnward = [Bool](repeating: true, count: names.count + 1)
+        for i in names.indices.reversed() {
+            linkedOnward[i] = i + 1 == names.count || (next[names[i]]?.contains(names[i + 1]) == true && linkedOnward[i + 1])
+        }
+        for (i, start) in names.enumerated() where !linkedOnward[i] {
             var reached: Set<String> = [start]
             var frontier = [start]
             while let current = frontier.popLast() {

@@ -84,8 +84,8 @@ package struct ChainFinder {
 
     package func cheapestChain(from: String, to: String) throws(NoChain) -> Chain {
         let plan = graph.plan
-        guard let start = plan.index(of: from), let end = plan.index(of: to) else {
-            throw NoChain(from: from, to: to, gaps: [], reason: .unknownVersion(plan.index(of: from) == nil ? from : to))
+        guard let start = graph.index(of: from), let end = graph.index(of: to) else {
+            throw NoChain(from: from, to: to, gaps: [], reason: .unknownVersion(graph.index(of: from) == nil ? from : to))
         }
         if !plan.versionsAreOrdered { return try unorderedChain(from: start, to: end) }
         guard start <= end else {
@@ -98,13 +98,13 @@ package struct ChainFinder {
         // stops at both its versions and no inferred step jumps over it.
         let fixed = plan.mappings.map { ($0.from, $0.to) } + plan.stages.map { ($0.from, $0.to) }
         for (from, to) in fixed {
-            guard let a = plan.index(of: from), let b = plan.index(of: to), a >= start, b <= end, a < b else { continue }
+            guard let a = graph.index(of: from), let b = graph.index(of: to), a >= start, b <= end, a < b else { continue }
             waypoints.insert(a)
             waypoints.insert(b)
             if stageEdges[a] == nil { stageEdges[a] = b }
         }
         for pinned in plan.pinned {
-            if let p = plan.index(of: pinned), p > start, p < end { waypoints.insert(p) }
+            if let p = graph.index(of: pinned), p > start, p < end { waypoints.insert(p) }
         }
         let ordered = waypoints.sorted()
         var steps: [Step] = []
@@ -195,12 +195,13 @@ package struct ChainFinder {
         var previous = [(Int, Bool)?](repeating: nil, count: count)
         var done = [Bool](repeating: false, count: count)
         cost[0] = 0
+        var queue = NodeQueue()
+        queue.push((0, 0, 0))
         while true {
+            // The cheapest node not done, fewer steps then the lower index on ties (stale entries skipped).
             var node: Int?
-            for i in 0..<count where !done[i] {
-                guard let c = cost[i] else { continue }
-                if let n = node, (cost[n]!, steps[n]) <= (c, steps[i]) { continue }
-                node = i
+            while let entry = queue.pop() {
+                if !done[entry.node], cost[entry.node] == entry.cost, steps[entry.node] == entry.steps { node = entry.node; break }
             }
             guard let current = node else { return nil }
             if current == count - 1 { break }
@@ -213,6 +214,7 @@ package struct ChainFinder {
                 cost[i] = c
                 steps[i] = steps[current] + 1
                 previous[i] = (current, isChecked)
+                queue.push((c, steps[i], i))
             }
         }
         var path: [(Int, Int, Bool)] = []

@@ -157,6 +157,11 @@ package struct LintFinding: Sendable, Hashable, CustomStringConvertible {
 package enum PlanLint {
     /// Runs every check on the plan; findings come in the order of the checks, not sorted by severity.
     package static func check(_ plan: Plan) -> [LintFinding] {
+        check(plan, graph: VersionGraph(plan: plan, costModel: NominalCostModel()))
+    }
+
+    /// ``check(_:)`` on a graph of the plan the caller made (tests count the diffs it infers).
+    package static func check(_ plan: Plan, graph: VersionGraph) -> [LintFinding] {
         var findings = PlanValidator.problems(in: plan).map(finding(from:))
         guard !plan.versions.isEmpty else {
             findings.append(
@@ -165,7 +170,6 @@ package enum PlanLint {
                     hint: "add 'versions: [path/to/v1.yaml, …]' (oldest first) or 'bundle: Model.xcdatamodeld'"))
             return sorted(findings)
         }
-        let graph = VersionGraph(plan: plan, costModel: NominalCostModel())
         findings += stageFindings(plan, graph)
         findings += reachability(plan, graph)
         findings += duplicateChecksums(plan, graph)
@@ -230,9 +234,10 @@ package enum PlanLint {
     static func stageFindings(_ plan: Plan, _ graph: VersionGraph) -> [LintFinding] {
         var findings: [LintFinding] = []
         var firstStage: [String: Int] = [:]
-        let targetIndex = plan.targetVersion.flatMap(plan.index(of:)) ?? plan.versions.count - 1
+        let targetIndex = plan.targetVersion.flatMap(graph.index(of:)) ?? plan.versions.count - 1
+        let stops = StopsInside(plan, graph, targetIndex: targetIndex)
         for (i, stage) in plan.stages.enumerated() {
-            guard let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a < b else { continue }
+            guard let a = graph.index(of: stage.from), let b = graph.index(of: stage.to), a < b else { continue }
             let arrow = "\(stage.from) → \(stage.to)"
             // Declared twice: the graph takes the first, so the second one's hooks never run.
             let key = "\(a)→\(b)"
@@ -263,13 +268,13 @@ package enum PlanLint {
             }
             // A chain must stop at pinned versions and at the ends of other stages: one inside this
             // stage splits it, and the stage is never taken.
-            guard b <= targetIndex else { continue }
+            guard b <= targetIndex, stops.any(inside: a, b) else { continue }
             var inside: [LintFinding.StageStop] = []
             for pinned in plan.pinned {
-                if let p = plan.index(of: pinned), p > a, p < b { inside.append(.pinned(pinned)) }
+                if let p = graph.index(of: pinned), p > a, p < b { inside.append(.pinned(pinned)) }
             }
             for (j, other) in plan.stages.enumerated() where j != i {
-                guard let c = plan.index(of: other.from), let d = plan.index(of: other.to), c < d, d <= targetIndex,
+                guard let c = graph.index(of: other.from), let d = graph.index(of: other.to), c < d, d <= targetIndex,
                     (c > a && c < b) || (d > a && d < b)
                 else { continue }
                 inside.append(.stage(from: other.from, to: other.to))
@@ -288,6 +293,32 @@ package enum PlanLint {
         return findings
     }
 
+    /// Whether a pinned version or another stage's end lies strictly inside a stage, answered from sorted
+    /// positions: the scan that names them, over every pinned version and stage, runs only when one does
+    /// (a SwiftData plan pins every version, and scanning them for each stage was quadratic).
+    struct StopsInside {
+        private let sorted: [Int]
+
+        init(_ plan: Plan, _ graph: VersionGraph, targetIndex: Int) {
+            var positions = plan.pinned.compactMap(graph.index(of:))
+            for stage in plan.stages {
+                guard let c = graph.index(of: stage.from), let d = graph.index(of: stage.to), c < d, d <= targetIndex else { continue }
+                positions += [c, d]
+            }
+            sorted = positions.sorted()
+        }
+
+        func any(inside a: Int, _ b: Int) -> Bool {
+            // The first position above a, by binary search.
+            var (low, high) = (0, sorted.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] <= a { low = middle + 1 } else { high = middle }
+            }
+            return low < sorted.count && sorted[low] < b
+        }
+    }
+
     // MARK: - Reachability
 
     /// Every version older than the target (every other version of a bundle, which has no order) must
@@ -298,10 +329,22 @@ package enum PlanLint {
         var stranded: [String: (gap: NoChain.Gap, starts: [String])] = [:]
         var order: [String] = []
         var other: [LintFinding] = []
-        for version in plan.startingVersions(for: target) {
+        let starts = plan.startingVersions(for: target)
+        // An ordered plan's starts share their chains' tails: all of them at once, in linear time.
+        let shared: [[NoChain.Gap]]? =
+            plan.versionsAreOrdered
+            ? graph.index(of: target).map { end in
+                ChainFinder(graph: graph).gapsToTarget(from: starts.compactMap { graph.index(of: $0.name) }, to: end)
+            } : nil
+        for (n, version) in starts.enumerated() {
             let start = version.name
-            do {
-                _ = try finder.cheapestChain(from: start, to: target)
+            // Typed: a bare `throw` would make the catch's error `any Error`, without gaps or message.
+            do throws(NoChain) {
+                if let shared {
+                    if !shared[n].isEmpty { throw NoChain(from: start, to: target, gaps: shared[n], reason: .noInferableChain) }
+                } else {
+                    _ = try finder.cheapestChain(from: start, to: target)
+                }
             } catch {
                 if error.gaps.isEmpty {
                     other.append(
@@ -325,7 +368,7 @@ package enum PlanLint {
                 starts.count == 1 && starts[0] == plan.versions[0].name
                 ? "from the oldest version, \(starts[0])"
                 : "from \(starts.joined(separator: ", "))"
-            let location = plan.index(of: gap.to).map { versionLocation(plan, $0) } ?? plan.location("versions")
+            let location = graph.index(of: gap.to).map { versionLocation(plan, $0) } ?? plan.location("versions")
             var finding = LintFinding(
                 .error, .unreachableTarget,
                 "the target \(target) cannot be reached \(affected): \(gap.from) → \(gap.to) is not inferable (\(blockingSummary(gap.blocking, limit: 5)))",

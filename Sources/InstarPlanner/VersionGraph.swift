@@ -98,6 +98,19 @@ package final class VersionGraph: Sendable {
     private let diffs: StepDiffs
     private let skipDiffs = Locked<[Int: ModelDiff]>([:])
     private let costs = Locked<[Int: StepCost]>([:])
+    /// Each version's index by name (the first version of a name, as ``Plan/index(of:)`` finds it):
+    /// the checks look names up once per version or step, and a scan of the plan each time made them
+    /// quadratic in the number of versions.
+    private let indexes: [String: Int]
+    /// The first custom stage and the first mapping model of each pair (``key(_:_:)``), as ``stage(_:_:)``
+    /// and ``mapping(_:_:)`` return them: asked for every edge a search looks at.
+    private let stages: [Int: CustomStage]
+    private let mappings: [Int: PlannedMapping]
+    private let diffsComputed = Locked(0)
+
+    /// How many diffs this graph has inferred (single steps and skips, cached or not): what lint and
+    /// graph spend their time on, counted so tests can see it grows linearly with the versions.
+    package var diffCount: Int { diffsComputed.withLock { $0 } }
 
     /// A graph over the plan's versions; hashes are computed now, diffs and costs when a search asks for them.
     package convenience init(plan: Plan, costModel: any StepCostModel = NominalCostModel()) {
@@ -112,7 +125,25 @@ package final class VersionGraph: Sendable {
         self.costModel = costModel
         self.diffs = diffs
         self.hashes = ParallelMap.map(plan.versions) { $0.versionHashes }
+        var indexes: [String: Int] = [:]
+        for (i, version) in plan.versions.enumerated() where indexes[version.name] == nil { indexes[version.name] = i }
+        self.indexes = indexes
+        let count = plan.versions.count
+        func pairs<T>(_ items: [T], _ ends: (T) -> (String, String)) -> [Int: T] {
+            var result: [Int: T] = [:]
+            for item in items {
+                let (from, to) = ends(item)
+                guard let i = indexes[from], let j = indexes[to] else { continue }
+                if result[i * count + j] == nil { result[i * count + j] = item }
+            }
+            return result
+        }
+        self.stages = pairs(plan.stages) { ($0.from, $0.to) }
+        self.mappings = pairs(plan.mappings) { ($0.from, $0.to) }
     }
+
+    /// The index of the version named `name`, as ``Plan/index(of:)`` gives it, without scanning the plan.
+    package func index(of name: String) -> Int? { indexes[name] }
 
     /// Infers and prices every single step of [a, b] on all cores: a chain search needs them all.
     package func prepareSingleSteps(from a: Int, to b: Int) {
@@ -138,8 +169,18 @@ package final class VersionGraph: Sendable {
         let cache = j == i + 1 ? diffs.cache : skipDiffs
         if let cached = cache.withLock({ $0[key(i, j)] }) { return cached }
         let diff = ModelDiff(from: versions[i], to: versions[j])
+        diffsComputed.withLock { $0 += 1 }
         cache.withLock { $0[key(i, j)] = diff }
         return diff
+    }
+
+    /// Drops the cached diffs and costs of skips from version `i`: a caller that walks the versions once
+    /// (`instar graph`) never asks for them again, and keeping every skip of a long history (up to
+    /// `maxSkip` per version) held most of its memory.
+    package func forgetSkips(from i: Int) {
+        let keys = (i + 2)..<max(i + 2, versions.count)
+        skipDiffs.withLock { cache in for j in keys { cache[key(i, j)] = nil } }
+        costs.withLock { cache in for j in keys { cache[key(i, j)] = nil } }
     }
 
     package func cost(_ i: Int, _ j: Int) -> StepCost {
@@ -151,12 +192,12 @@ package final class VersionGraph: Sendable {
 
     /// The declared custom stage from `i` to `j`, if any.
     package func stage(_ i: Int, _ j: Int) -> CustomStage? {
-        plan.stages.first { plan.index(of: $0.from) == i && plan.index(of: $0.to) == j }
+        stages.isEmpty ? nil : stages[key(i, j)]
     }
 
     /// The mapping model from `i` to `j`, if the plan has one.
     package func mapping(_ i: Int, _ j: Int) -> PlannedMapping? {
-        plan.mappings.first { plan.index(of: $0.from) == i && plan.index(of: $0.to) == j }
+        mappings.isEmpty ? nil : mappings[key(i, j)]
     }
 
     /// A step the plan fixes, which a chain crosses as it is and never skips: a custom stage or a

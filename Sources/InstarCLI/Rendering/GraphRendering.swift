@@ -62,27 +62,33 @@ enum GraphRendering {
         }
         var chainPairs = Set<[Int]>()
         for step in chain?.steps ?? [] {
-            if let a = plan.index(of: step.from), let b = plan.index(of: step.to) { chainPairs.insert([a, b]) }
+            if let a = graph.index(of: step.from), let b = graph.index(of: step.to) { chainPairs.insert([a, b]) }
         }
-        // Pairs to look at: within maxSkip, plus every declared stage (a stage may span further).
-        var pairs = Set<[Int]>()
-        for i in 0..<count {
-            for j in (i + 1)..<min(count, i + max(1, plan.options.maxSkip) + 1) { pairs.insert([i, j]) }
-        }
+        // Pairs to look at: within maxSkip, plus every declared stage (a stage may span further) and the
+        // chain's steps; taken version by version, so that each version's skips are forgotten once drawn.
+        let maxSkip = max(1, plan.options.maxSkip)
+        var further: [Int: Set<Int>] = [:]
         for stage in plan.stages {
-            if let a = plan.index(of: stage.from), let b = plan.index(of: stage.to), a < b { pairs.insert([a, b]) }
+            if let a = graph.index(of: stage.from), let b = graph.index(of: stage.to), a < b { further[a, default: []].insert(b) }
         }
-        pairs.formUnion(chainPairs)
+        // (A bundle's chain may go to an older index.)
+        for pair in chainPairs { further[pair[0], default: []].insert(pair[1]) }
         // Chains stop at pinned versions and at both ends of every stage: a skip over one is never taken.
-        var waypoints = Set(plan.pinned.compactMap(plan.index(of:)))
+        // nextWaypoint[i]: the first waypoint after i (count when none), so a pair's test is one comparison.
+        var isWaypoint = [Bool](repeating: false, count: count)
+        for p in plan.pinned.compactMap(graph.index(of:)) { isWaypoint[p] = true }
         for stage in plan.stages {
-            for name in [stage.from, stage.to] { if let w = plan.index(of: name) { waypoints.insert(w) } }
+            for name in [stage.from, stage.to] { if let w = graph.index(of: name) { isWaypoint[w] = true } }
         }
+        var nextWaypoint = [Int](repeating: count, count: count)
+        for i in stride(from: count - 2, through: 0, by: -1) { nextWaypoint[i] = isWaypoint[i + 1] ? i + 1 : nextWaypoint[i + 1] }
         var edges: [GraphPicture.Edge] = []
-        for pair in pairs.sorted(by: { ($0[0], $0[1]) < ($1[0], $1[1]) }) {
-            let (i, j) = (pair[0], pair[1])
+        for i in 0..<count {
+            defer { graph.forgetSkips(from: i) }
+            for j in further[i, default: []].union((i + 1)..<min(count, i + maxSkip + 1)).sorted() {
+            let pair = [i, j]
             let inChain = chainPairs.contains(pair)
-            let crossesWaypoint = waypoints.contains { $0 > i && $0 < j }
+            let crossesWaypoint = nextWaypoint[i] < j
             if crossesWaypoint && !inChain && !graph.isFixed(i, j) { continue }
             if let step = graph.step(i, j) {
                 switch step.kind {
@@ -105,6 +111,7 @@ enum GraphRendering {
                     GraphPicture.Edge(
                         from: i, to: j, kind: .blocked, blockedBy: blockingLabel(graph.diff(i, j).blockingChanges),
                         inChain: inChain))
+            }
             }
         }
         return GraphPicture(
