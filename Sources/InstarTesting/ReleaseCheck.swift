@@ -22,6 +22,7 @@ public enum ReleaseVerdict: String, Sendable, Hashable, Codable, Comparable {
     private static let order: [ReleaseVerdict] = [.pass, .cannotDecide, .undeclaredChange, .willFail]
     private var rank: Int { Self.order.firstIndex(of: self) ?? 0 }
 
+    /// Orders verdicts by how bad they are, so that a report's verdict is the `max()` of its parts.
     public static func < (a: ReleaseVerdict, b: ReleaseVerdict) -> Bool { a.rank < b.rank }
 }
 
