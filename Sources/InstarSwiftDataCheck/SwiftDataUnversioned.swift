@@ -30,7 +30,7 @@ extension SwiftDataPlanCheck {
             report(.note(
                 "note: an unversioned app (\(schema.modelClasses.count) model class(es), \(schema.location)): its current schema is checked alone;"
                     + " for the step SwiftData infers at launch, give the store the app shipped (--store) or that release's sources (--from-swiftdata)"))
-            return try inferredPlan(from: nil, to: try renamed(schema.model, to: currentSchemaName), at: schema.location, hooks: try hooks())
+            return inferredPlan(from: nil, to: try renamed(schema.model, to: currentSchemaName), at: schema.location, hooks: try hooks())
         }
         guard storePath != nil || !earlier.isEmpty else {
             throw SwiftDataPlanCheckError(.invalidInput, [
@@ -47,7 +47,7 @@ extension SwiftDataPlanCheck {
         } else if let storePath {
             source = try storeModel(storePath, target: target)
         }
-        let result = try inferredPlan(from: source, to: target, at: schema.location, hooks: try hooks())
+        let result = inferredPlan(from: source, to: target, at: schema.location, hooks: try hooks())
         if let source {
             let origin = earlier.isEmpty ? "the store's own model (\(source.name), Z_MODELCACHE)" : "the earlier sources (\(source.name))"
             report(.note("note: no SchemaMigrationPlan: one inferred step from \(origin) to the sources' schema, as SwiftData migrates an unversioned app"))
