@@ -18,9 +18,10 @@
 //   InstarStore (GRDB: the layout protocol plug-ins implement and the registry handing it out, reading schemas,
 //     bookkeeping, executing compiled steps, the model cache) ← the pure
 //     modules but the planner, and CZlib;
+//   InstarSwiftDataCheck (SwiftData's plan rules, typed findings) ← InstarSwiftData, the planner and the store;
 //   InstarRuntime (executor, journal, lease, hooks, progress, dry run, implied plans, export) ← planner and store;
 //   Instar (umbrella) ← the runtime and what it re-exports; InstarCLI ← Instar, InstarAdoption, InstarSeeding,
-//     InstarSwiftData, InstarTesting;
+//     InstarSwiftData, InstarSwiftDataCheck, InstarTesting;
 //   InstarSeeding and InstarAdoption (on the store), InstarTesting (on the runtime and seeding): for the
 //     CLI and tests only; InstarTesting is its own product and the umbrella re-exports none of them.
 // `Instar` is the umbrella library product that re-exports the layers an app needs.
@@ -36,6 +37,9 @@ let package = Package(
         .library(name: "Instar", targets: ["Instar"]),
         // The migration test harness (MigrationTester): its own product, so an app that does not test links none of it.
         .library(name: "InstarTesting", targets: ["InstarTesting"]),
+        // SwiftData's launch checks on an app's sources (SwiftDataPlanCheck): its own product, so that an app
+        // that migrates without reading Swift sources links no swift-syntax.
+        .library(name: "InstarSwiftDataCheck", targets: ["InstarSwiftDataCheck"]),
         .executable(name: "instar", targets: ["InstarCLI"]),
     ],
     dependencies: [
@@ -145,6 +149,13 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // SwiftData's plan rules on an app's sources, as typed findings: the plan a SchemaMigrationPlan (or an
+        // unversioned app's inferred step) makes, duplicate checksums, inferable stages, reachability, a store
+        // matched to a schema. Above the planner and the store; the CLI only renders what it finds.
+        .target(
+            name: "InstarSwiftDataCheck",
+            dependencies: ["InstarModel", "InstarSwiftData", "InstarInference", "InstarLayouts", "InstarPlanner", "InstarStore"]
+        ),
         // The migration test harness behind `instar test`: seeds stores, migrates them, compares rows.
         .target(
             name: "InstarTesting",
@@ -167,7 +178,7 @@ let package = Package(
         .executableTarget(
             name: "InstarCLI",
             dependencies: [
-                "Instar", "InstarSwiftData", "InstarSeeding", "InstarAdoption", "InstarTesting",
+                "Instar", "InstarSwiftData", "InstarSwiftDataCheck", "InstarSeeding", "InstarAdoption", "InstarTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -200,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "InstarTests",
             dependencies: [
-                "InstarTestSupport", "Instar", "InstarCLI", "InstarMapping", "InstarSwiftData", "InstarSeeding",
+                "InstarTestSupport", "Instar", "InstarCLI", "InstarMapping", "InstarSwiftData", "InstarSwiftDataCheck", "InstarSeeding",
                 "InstarAdoption", "InstarTesting",
             ],
             // SQL schemas of hand-written databases, read by the adoption tests and Scripts/check-adopt.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Instar
 import InstarSwiftData
+import InstarSwiftDataCheck
 import InstarTesting
 
 /// `instar check <plan> | --model Bundle | --swiftdata Sources --store S… --fixtures DIR`: the one

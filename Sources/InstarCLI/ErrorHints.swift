@@ -1,6 +1,7 @@
 import Foundation
 import Instar
 import InstarSwiftData
+import InstarSwiftDataCheck
 
 /// What the command line adds to the library's errors: the flags and commands that act on them.
 ///

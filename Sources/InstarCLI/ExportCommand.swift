@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Instar
+import InstarSwiftDataCheck
 
 /// `instar export`: what an app ships to migrate at launch as the command line does.
 struct ExportCommand: ParsableCommand {
@@ -48,18 +49,15 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        var plan: Plan
+        let plan: Plan
         if swiftdata.isEmpty {
             plan = try ImplicitPlan.make(models: models, storePath: nil, target: nil)
         } else {
             let checked = try SwiftDataPlan.make(sources: swiftdata, planName: migrationPlan, hooksFile: hooks, currentOnly: true)
             for finding in checked.findings { printError(finding.text) }
             if !checked.findings.isEmpty { throw InstarExit.invalidInput }
-            plan = checked.plan
-            // An unversioned app: its current schema alone, with no order, so that at launch
-            // `ImpliedPlan(exported:store:)` takes the store's own cached model as the source of the one
-            // step SwiftData would infer.
-            if checked.isInferred { plan.versionsAreOrdered = false }
+            // An unversioned app: its current schema alone, with no order (see `exportablePlan`).
+            plan = checked.exportablePlan
         }
         let summary: PlanExport.Summary
         do {

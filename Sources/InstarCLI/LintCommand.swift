@@ -1,6 +1,7 @@
 import ArgumentParser
 import Instar
 import InstarSwiftData
+import InstarSwiftDataCheck
 
 /// `instar lint <plan>`: mistakes in a plan, found before any store is touched; with `--cloudkit`, what
 /// Core Data with CloudKit would refuse or could not sync.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Instar
 import InstarSwiftData
+import InstarSwiftDataCheck
 
 /// `instar migrate --swiftdata <sources> --store <store>`: a SwiftData app's store migrated through its
 /// `SchemaMigrationPlan` (or, unversioned, the one step SwiftData infers), with the checks of

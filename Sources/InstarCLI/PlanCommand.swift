@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Instar
+import InstarSwiftDataCheck
 import InstarCompiler
 
 /// Output formats of `instar plan`.

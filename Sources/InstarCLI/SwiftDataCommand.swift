@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Instar
 import InstarSwiftData
+import InstarSwiftDataCheck
 
 /// `instar model swiftdata <sources>`: the SwiftData schemas of an app's Swift sources, with their hashes.
 struct SwiftDataCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import Instar
 import InstarSwiftData
+import InstarSwiftDataCheck
 
 /// `instar plan --swiftdata <sources> --store S --scaffold <dir>` for an unversioned app whose change
 /// SwiftData cannot infer: a `MigrationPlan.swift` to start from, with the shipped schema as `SchemaV1`,
@@ -53,7 +54,7 @@ extension SwiftDataPlan {
             "        willMigrate: { context in",
             "            // On the shipped shape, before the step. What SwiftData cannot infer:",
         ]
-        for finding in findings where finding.kind == "not-inferable" {
+        for finding in findings where finding.kind == .notInferable {
             let text = finding.message.components(separatedBy: "one inferred step: ").last ?? finding.message
             lines.append("            //   \(text)\(finding.location.map { " (\($0))" } ?? "")")
         }

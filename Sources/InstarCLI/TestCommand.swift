@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Instar
+import InstarSwiftDataCheck
 import InstarTesting
 
 /// `instar test <plan> | --model Bundle [--rows N] [--from V…] [--fixtures DIR]`: every version of the
