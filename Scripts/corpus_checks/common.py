@@ -27,6 +27,10 @@ CHECK_SWIFTDATA = "swiftdata"
 CHECK_SWIFTDATA_TEST = "swiftdata-test"
 CHECK_SWIFTDATA_PAIR = "swiftdata-pair"
 CHECK_SWIFTDATA_PARSE_ONLY = "swiftdata-parse-only"
+# What `plan --swiftdata` prints when SwiftData's launch checks on the sources all pass (the store's rows
+# are judged under the risks, so the line never says "passed" above them).
+SOURCES_PASS = "SwiftData's launch checks on the sources: none fails"
+
 CHECK_ORDER = [CHECK_MODEL, CHECK_STORE, CHECK_DIGEST, CHECK_CHECKSUM, CHECK_DIFF, CHECK_MAPPING_READ,
                CHECK_MAPPING_TRANSLATE, CHECK_INSPECT, CHECK_CREATE, CHECK_MIGRATE, CHECK_TEST, CHECK_RELEASE, CHECK_MODELCACHE,
                CHECK_SWIFTDATA, CHECK_SWIFTDATA_TEST, CHECK_SWIFTDATA_PAIR, CHECK_SWIFTDATA_PARSE_ONLY]

@@ -18,7 +18,7 @@ only on purpose. The figure (planned of all) is printed at the end of the report
 import json
 import re
 
-from .common import CHECK_SWIFTDATA_PARSE_ONLY, run_process, tail
+from .common import CHECK_SWIFTDATA_PARSE_ONLY, SOURCES_PASS, run_process, tail
 
 PARSE_ONLY_REFUSED = {
     "CruGlobal+godtools-swift": [
@@ -120,7 +120,7 @@ def check_parse_only(instar, corpus, results):
         if status is None or status < 0 or status not in (0, 1, 64, 65, 66):
             results.add(CHECK_SWIFTDATA_PARSE_ONLY, name, False, "crashed or timed out: %s" % tail(stderr, 400))
             continue
-        planned = status == 0 and "checks: passed" in stdout
+        planned = status == 0 and SOURCES_PASS in stdout
         if planned:
             summary = next((l for l in stdout.splitlines() if l.startswith("SwiftData plan ")), "planned")
             what = ("unversioned: the current schema" if summary.startswith("SwiftData plan inferred")
