@@ -32,6 +32,9 @@ public enum InstarErrorDomain: Sendable {
     case lease(LeaseError)
     /// The journal's unfinished run cannot be resumed with this plan or target.
     case resumeRefused(ResumeRefused)
+    /// The chain would write a schema resting on SwiftData type mappings no store shows and this store
+    /// does not prove: each property, its version and the mapping assumed.
+    case assumedMapping(AssumedMappingError)
     /// An error of a part outside the app's umbrella (the test harness, SwiftData sources).
     case other(any InstarError)
 }
@@ -51,6 +54,7 @@ extension InstarError {
         case let error as HookError: .hook(error)
         case let error as LeaseError: .lease(error)
         case let error as ResumeRefused: .resumeRefused(error)
+        case let error as AssumedMappingError: .assumedMapping(error)
         default: .other(self)
         }
     }

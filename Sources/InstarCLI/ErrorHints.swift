@@ -33,7 +33,7 @@ enum ErrorHints {
         switch diagnostic.finding {
         case .stageGoesBackwards?:
             diagnostic.description + "\n  hint: with a separate downgrade plan, choose the forward one with --migration-plan <name>"
-        case nil, .defaultNotLiteral?, .reachableModelAdded?, .ambiguousInverse?, .inverseNotInferred?:
+        case nil, .defaultNotLiteral?, .reachableModelAdded?, .ambiguousInverse?, .inverseNotInferred?, .assumedMapping?:
             diagnostic.description
         }
     }

@@ -105,6 +105,14 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
     @Flag(help: "Show the SQL without running it.")
     var dryRun = false
 
+    @Flag(
+        help: """
+            Write schemas that rest on SwiftData type mappings no real store shows (CGFloat → Double, UInt64 → \
+            Integer 64, Set → Transformable; 'instar model swiftdata' warns of each) even where the store does not \
+            prove them. Only after SwiftData was seen to open a store migrated with them.
+            """)
+    var acceptAssumedTypes = false
+
     @OptionGroup var swiftDataOptions: SwiftDataOptions
 
     @OptionGroup var swiftDataHooks: SwiftDataHooksOption
@@ -218,6 +226,7 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
         migrator.secureDelete = try secureDeleteMode()
         migrator.fuse = !noFuse
         migrator.slicing = try slicingMode()
+        migrator.acceptsAssumedMappings = acceptAssumedTypes
         if dryRun {
             printError("use 'instar plan \(plan.file) --store \(store)' for a dry run of a plan")
             throw ExitCode.validationFailure
@@ -287,6 +296,10 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
         } catch let error as ResumeRefused {
             reporter.finish()
             printError(ErrorHints.text(error, resume: resume))
+            throw InstarExit.failure
+        } catch let error as AssumedMappingError {
+            reporter.finish()
+            printError(error.description)
             throw InstarExit.failure
         }
     }

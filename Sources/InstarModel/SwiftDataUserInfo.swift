@@ -18,4 +18,9 @@ package enum SwiftDataUserInfo {
     /// An attribute whose Swift initializer is not a literal (`= Date()`): its text. SwiftData evaluates it
     /// once and the model keeps that value as the default, so the reader cannot know it; it is not hashed.
     package static let appEvaluatedDefault = "instar.swiftdata.appEvaluatedDefault"
+    /// An attribute whose Core Data shape no real store shows (`CGFloat` → Double, `UInt64` → Integer 64,
+    /// `Set<String>` → Transformable): the Swift type and the shape assumed, as `CGFloat → Double`. Analysis
+    /// goes on with it; a migration that would write a schema or hashes resting on it is refused unless the
+    /// store proves it or the app accepts assumed mappings (docs/swiftdata.md lists every mapping).
+    package static let assumedMapping = "instar.swiftdata.assumedMapping"
 }

@@ -81,6 +81,9 @@ public struct DryRunReport: Sendable {
             /// something new (a unit, an encoding). The values are kept as they are, so a person confirms that
             /// nothing needs converting (``DryRunReport/Risk/count`` is the values or rows concerned).
             case meaningChange
+            /// The step writes a schema resting on a SwiftData type mapping no real store shows, which the
+            /// store does not prove: `migrate` refuses it (``AssumedMappingError``) unless accepted.
+            case assumedMapping
             /// The step's transaction is estimated to take longer than the launch's time budget.
             case exceedsTimeBudget
             /// The pages the chain's rebuilds free stay inside the file: the store has no incremental
@@ -212,6 +215,7 @@ public enum DryRun {
             DryRunReport.Alternative(versions: $0.versions, cost: $0.totalCost)
         }
         let bytesPerRow = try store.map { try averageRowBytes($0) } ?? 0
+        report.risks += try assumedMappings(chain.steps, plan: plan, store: store)
         var lineage = Lineage(current: current)
         for (index, step) in chain.steps.enumerated() {
             guard let old = plan.versions.first(where: { $0.name == step.from }),

@@ -229,7 +229,8 @@ extension Migrator {
     /// What a run of this store would do, decided without writing: nothing (at the target), resume
     /// an unfinished run, or start a chain. Refuses what would fail before the first write: a resumed
     /// run whose target differs; a store at an unknown version or with drift; a target no chain
-    /// reaches; a hook the chain needs that nobody provides; data the first step cannot take.
+    /// reaches; a hook the chain needs that nobody provides; a schema resting on assumed SwiftData
+    /// mappings the store does not prove; data the first step cannot take.
     func decide(_ store: SQLiteStore, target: String?, checkingHooks: Bool = true) throws -> RunDecision {
         if let unfinished = try StoreError.wrapping(path: store.path, doing: "reading the journal", { try store.withDatabase { db in try Journal.unfinished(db) } }) {
             try checkTargets(unfinished: unfinished.target, asked: target ?? plan.targetVersion, path: store.path)
@@ -244,6 +245,7 @@ extension Migrator {
         let (current, chain, _) = try self.chain(for: store, to: target, from: version)
         if chain.steps.isEmpty { return .upToDate }
         if checkingHooks { try checkHooks(chain.steps.map { ($0.from, $0.to) }, store: store) }
+        try checkAssumedMappings(chain.steps, store: store)
         if let first = chain.steps.first, first.kind != .mapping, first.stage?.before.isEmpty ?? true,
             let next = plan.versions.first(where: { $0.name == first.to })
         {

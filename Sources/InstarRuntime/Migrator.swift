@@ -32,6 +32,7 @@ public final class Migrator: Sendable {
         var secureDelete: SecureDelete?
         var fuse: Bool
         var slicing: Slicing = .default
+        var acceptsAssumedMappings = false
         var budgetClock = BudgetClock.system
         var swiftHooks: [String: RegisteredHook] = [:]
         var mappingHooks: [String: MappingSwiftHook] = [:]
@@ -82,6 +83,14 @@ public final class Migrator: Sendable {
         set { state.withLock { $0.slicing = newValue } }
     }
 
+    /// Lets a run write a schema resting on SwiftData type mappings no real store shows and this store
+    /// does not prove (``AssumedMappingError``). Off by default: turn it on only once SwiftData has been
+    /// seen to open a store migrated with them.
+    public var acceptsAssumedMappings: Bool {
+        get { state.current.acceptsAssumedMappings }
+        set { state.withLock { $0.acceptsAssumedMappings = newValue } }
+    }
+
     /// The clock time budgets are counted on: wall-clock time, unless a test counts them in work it
     /// controls (``ManualBudgetClock``).
     package var budgetClock: BudgetClock {
@@ -90,12 +99,17 @@ public final class Migrator: Sendable {
     }
 
     /// A new migrator for the same plan with these settings and the same hooks (nil keeps a setting).
-    public func configured(allowCommands: Bool? = nil, secureDelete: SecureDelete?? = nil, fuse: Bool? = nil) -> Migrator {
+    public func configured(
+        allowCommands: Bool? = nil, secureDelete: SecureDelete?? = nil, fuse: Bool? = nil, slicing: Slicing? = nil,
+        acceptsAssumedMappings: Bool? = nil
+    ) -> Migrator {
         let copy = Migrator(plan: plan)
         var settings = state.current
         if let allowCommands { settings.allowCommands = allowCommands }
         if let secureDelete { settings.secureDelete = secureDelete }
         if let fuse { settings.fuse = fuse }
+        if let slicing { settings.slicing = slicing }
+        if let acceptsAssumedMappings { settings.acceptsAssumedMappings = acceptsAssumedMappings }
         copy.state.withLock { $0 = settings }
         return copy
     }

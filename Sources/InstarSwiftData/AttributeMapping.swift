@@ -18,9 +18,32 @@ struct AttributeMapper {
         diagnostics.append(SwiftDataDiagnostic(.warning, message, at: location, subject: owner))
     }
 
+    /// The assumptions made while mapping the property being read (`CGFloat → Double`), set on its
+    /// attribute as ``SwiftDataUserInfo/assumedMapping`` so that they travel with the model (into an
+    /// export too) to the migration that must not write them unproven.
+    var assumptions: [String] = []
+
+    /// Says, at the declaration, that `swiftType` is mapped to `shape` although no store shows it.
+    private mutating func assume(_ swiftType: String, _ shape: String, why: String, at location: SourceLocation) {
+        let mapping = "\(swiftType) → \(shape)"
+        assumptions.append(mapping)
+        diagnostics.append(
+            SwiftDataDiagnostic(
+                .warning,
+                "`\(swiftType)` → \(shape) is assumed: \(why); a migration that would write it is refused unless the store proves it (migrate --accept-assumed-types)",
+                at: location, subject: owner, finding: .assumedMapping(mapping)))
+    }
+
     /// The attribute for a stored property that is not a relationship; nil (with an error) when the
     /// reader cannot tell what SwiftData stores.
     mutating func attribute(for property: DeclaredProperty, scope: [String]) -> Attribute? {
+        assumptions = []
+        guard var attribute = mappedAttribute(for: property, scope: scope) else { return nil }
+        if !assumptions.isEmpty { attribute.userInfo[SwiftDataUserInfo.assumedMapping] = assumptions.joined(separator: "; ") }
+        return attribute
+    }
+
+    private mutating func mappedAttribute(for property: DeclaredProperty, scope: [String]) -> Attribute? {
         let (type, isOptional) = property.type.unwrapped
         let options = property.attribute
         var attribute: Attribute
@@ -85,7 +108,7 @@ struct AttributeMapper {
         case .named(let typeName):
             if let scalar = ScalarTypes.attributeType(of: typeName) {
                 if !ScalarTypes.isVerified(typeName) {
-                    warn("`\(typeName)` → \(scalar.xcodeName) is assumed: no SwiftData store in the corpus has a top-level \(typeName) property", at: location)
+                    assume(typeName, scalar.xcodeName, why: "no SwiftData store in the corpus has a top-level \(typeName) property", at: location)
                 }
                 return Attribute(name: name, type: scalar, isOptional: isOptional)
             }
@@ -99,12 +122,18 @@ struct AttributeMapper {
             if case .named(let name) = element, Self.verifiedArrayElements[name] != nil {
                 // Shown by a store: no assumption.
             } else {
-                warn("`[\(element)]` → Transformable is assumed from `[String]`; no store shows this element type", at: location)
+                assume("[\(element)]", "Transformable", why: "taken from `[String]` and `[Data]`; no store shows this element type", at: location)
             }
             var attribute = Attribute(name: name, type: .transformable, isOptional: isOptional)
             attribute.userInfo["valueTransformerName"] = "NSSecureUnarchiveFromData"
             return attribute
-        case .dictionary, .set, .optional:
+        case .set, .dictionary:
+            // A Codable collection like `[String]`, which SwiftData archives whole.
+            assume("\(type)", "Transformable", why: "taken from `[String]` and `[Data]`; no store shows a \(type)", at: location)
+            var attribute = Attribute(name: name, type: .transformable, isOptional: isOptional)
+            attribute.userInfo["valueTransformerName"] = "NSSecureUnarchiveFromData"
+            return attribute
+        case .optional:
             error("`\(type)` is not supported: no SwiftData store in the corpus shows how SwiftData stores it, so its version hash cannot be derived", at: location)
             return nil
         }
@@ -142,8 +171,7 @@ struct AttributeMapper {
     /// Standard-library and CoreGraphics types the reader knows to exist but whose SwiftData storage
     /// no store shows: refused as such, not as types missing from the sources.
     static let unmappedStandardTypes: Set<String> = [
-        "Int8", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Float16", "Float80", "CGFloat", "Character",
-        "CGPoint", "CGSize", "CGRect", "Swift.UInt64", "Swift.Int8",
+        "Float16", "Float80", "Character", "CGPoint", "CGSize", "CGRect", "CGVector", "Swift.Character",
     ]
 
     /// Elements of a composite attribute: a `RawRepresentable` enum, a payload-free enum, a Codable
@@ -188,23 +216,36 @@ struct AttributeMapper {
         if let raw = inherited.first, let rawType = ScalarTypes.attributeType(of: raw) {
             return ([Attribute(name: property, type: rawType, isOptional: true)], ["EnumType": "true"])
         }
-        var cases: [String] = []
+        var cases: [(name: String, type: AttributeType)] = []
+        var payloads: [String] = []
         for member in decl.node.memberBlock.members {
             guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
             for element in caseDecl.elements {
-                if element.parameterClause != nil {
-                    error("enum `\(decl.qualifiedName)` has a case with associated values (`\(element.trimmedDescription)`, \(decl.file.location(of: element))): no store shows how SwiftData stores those", at: location)
+                guard let parameters = element.parameterClause?.parameters else {
+                    cases.append((element.name.text, .string))
+                    continue
+                }
+                // `case note(String)`: one element per case as for a payload-free enum (ChefTime
+                // Folder.FolderType), typed by the one scalar payload. No store shows a payload.
+                guard parameters.count == 1, let payload = ScalarTypes.attributeType(of: parameters.first!.type.trimmedDescription) else {
+                    error("enum `\(decl.qualifiedName)` has a case with associated values the reader cannot map (`\(element.trimmedDescription)`, \(decl.file.location(of: element))): only one scalar value per case can be assumed", at: location)
                     return nil
                 }
-                cases.append(element.name.text)
+                cases.append((element.name.text, payload))
+                payloads.append(element.trimmedDescription)
             }
         }
         guard !cases.isEmpty else {
             error("enum `\(decl.qualifiedName)` has no cases the reader can see", at: location)
             return nil
         }
-        return (cases.map { Attribute(name: $0, type: .string, isOptional: true) },
-                ["EnumType": "true", "enum": cases.joined(separator: ",")])
+        if !payloads.isEmpty {
+            assume(
+                decl.qualifiedName, "Composite of one optional element per case",
+                why: "no store shows an enum with associated values (\(payloads.joined(separator: ", ")))", at: location)
+        }
+        return (cases.map { Attribute(name: $0.name, type: $0.type, isOptional: true) },
+                ["EnumType": "true", "enum": cases.map(\.name).joined(separator: ",")])
     }
 
     /// A Codable struct: one element per stored property; arrays become Binary elements (MetaCocktails
@@ -228,6 +269,11 @@ struct AttributeMapper {
                 elementType = ScalarTypes.attributeType(of: name)!
             case .array:
                 elementType = .binary
+            case .named(let name) where enumRawType(name, scope: decl.scope + [decl.name]) != nil:
+                // `var unit: Unit` inside a Codable struct, `enum Unit: String`: its raw value, as a
+                // top-level enum's one element is. No store shows an enum nested in a struct.
+                elementType = enumRawType(name, scope: decl.scope + [decl.name])!
+                assume("\(decl.name).\(member.name): \(name)", "\(elementType.xcodeName) element", why: "no store shows an enum inside a Codable struct", at: member.location)
             default:
                 error("struct `\(decl.qualifiedName)` stores `\(member.name): \(member.type)` (\(member.location)): no store shows how SwiftData nests that inside a composite", at: location)
                 return nil
@@ -239,6 +285,17 @@ struct AttributeMapper {
             return nil
         }
         return (elements, [:])
+    }
+}
+
+extension AttributeMapper {
+    /// The Core Data type of the raw value of the enum `name` (seen from `scope`), when it is an enum of
+    /// the sources with a scalar raw type.
+    fileprivate func enumRawType(_ name: String, scope: [String]) -> AttributeType? {
+        guard let resolved = declarations.resolve(name, from: scope), let decl = declarations.enums[resolved],
+            let raw = decl.node.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription
+        else { return nil }
+        return ScalarTypes.attributeType(of: raw)
     }
 }
 

@@ -47,6 +47,9 @@ package struct SwiftDataDiagnostic: Sendable, Hashable, CustomStringConvertible 
         /// The relationship `relationship` has no `inverse:`, and its one counterpart on `destination`,
         /// `declaredOneSided`, is written `@Relationship(...)` without `inverse:`: the two are not paired.
         case inverseNotInferred(relationship: String, destination: String, declaredOneSided: String)
+        /// No store shows how SwiftData stores a type: `mapping` (`CGFloat → Double`) is assumed, and a
+        /// migration writing it is refused unless the store proves it (``SwiftDataUserInfo/assumedMapping``).
+        case assumedMapping(String)
     }
 
     /// Creates a diagnostic.

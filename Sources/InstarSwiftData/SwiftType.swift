@@ -126,7 +126,7 @@ enum ScalarTypes {
     }
 
     private static func bareName(_ name: String) -> String {
-        for module in ["Swift.", "Foundation."] where name.hasPrefix(module) {
+        for module in ["Swift.", "Foundation.", "CoreGraphics."] where name.hasPrefix(module) {
             return String(name.dropFirst(module.count))
         }
         return name
@@ -146,9 +146,20 @@ enum ScalarTypes {
         "Int16": (.integer16, true),
         // ChefTime SDFolder.imageData (optional; PegaseUIData and Retroview with `.externalStorage`).
         "Data": (.binary, true),
+        // Assumed: no store shows these at the top level. Each is the Core Data type that holds every value
+        // of the Swift type with the least room: what SwiftData, built on Core Data, can use at all.
         "Float": (.float, false),
         "URL": (.uri, false),
         "Int64": (.integer64, false),
         "Int32": (.integer32, false),
+        "Int8": (.integer16, false),
+        "UInt8": (.integer16, false),
+        "UInt16": (.integer32, false),
+        "UInt32": (.integer64, false),
+        // A UInt64 above Int64.max has no Core Data integer type; Integer 64 is the only one near it.
+        "UInt64": (.integer64, false),
+        "UInt": (.integer64, false),
+        // CoreGraphics' CGFloat is a Double on every 64-bit platform SwiftData runs on.
+        "CGFloat": (.double, false),
     ]
 }

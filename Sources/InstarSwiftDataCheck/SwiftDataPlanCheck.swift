@@ -116,11 +116,13 @@ public struct SwiftDataPlanCheck: Sendable {
         } catch {
             throw SwiftDataPlanCheckError(.unreadable, [error.description])
         }
-        // Errors in full; warnings (assumed mappings, app-evaluated defaults) only counted: they do not
-        // change the plan, and `instar model swiftdata` lists each at its position.
-        for diagnostic in read.errors { report(.diagnostic(diagnostic)) }
-        let warnings = read.diagnostics.count - read.errors.count
-        if warnings > 0 { report(.note("note: \(warnings) warning(s) reading the sources; 'instar model swiftdata' lists them")) }
+        // Errors and assumed mappings (a migration writing one is refused) in full; other warnings
+        // (app-evaluated defaults, …) only counted: they do not change the plan, and `instar model
+        // swiftdata` lists each at its position.
+        let assumed = read.diagnostics.filter { if case .assumedMapping? = $0.finding { true } else { false } }
+        for diagnostic in read.errors + assumed { report(.diagnostic(diagnostic)) }
+        let warnings = read.diagnostics.count - read.errors.count - assumed.count
+        if warnings > 0 { report(.note("note: \(warnings) other warning(s) reading the sources; 'instar model swiftdata' lists them")) }
         var candidates = read.plans.filter { planName == nil || $0.name == planName || $0.name.hasSuffix(".\(planName!)") }
         // Apps often keep each release's plan (V01 … V05): the one whose schemas include every other
         // plan's is the one the current app runs.

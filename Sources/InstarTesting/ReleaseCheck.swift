@@ -166,6 +166,12 @@ public struct ReleaseCheck: Sendable {
                 verdict.blockedAt = [step.from, step.to]
                 verdict.reason = words(error)
                 return verdict
+            } catch let error as AssumedMappingError {
+                // What SwiftData does with these types is not known here; the migration would not run.
+                verdict.verdict = .cannotDecide
+                verdict.blockedAt = [step.from, step.to]
+                verdict.reason = error.description
+                return verdict
             } catch {
                 verdict.verdict = .willFail
                 verdict.blockedAt = [step.from, step.to]

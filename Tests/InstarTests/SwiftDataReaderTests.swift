@@ -312,10 +312,10 @@ import InstarTestSupport
     @Test func unresolvableDeclarationsAreErrorsWithPositions() {
         let cases: [(String, String, Int, Int)] = [
             ("@Model class A { var size: CGSize }", "`CGSize` is a standard type, but no SwiftData store", 1, 22),
-            ("@Model class A { var counter: UInt64 }", "`UInt64` is a standard type, but no SwiftData store", 1, 22),
+            ("@Model class A { var letter: Character }", "`Character` is a standard type, but no SwiftData store", 1, 22),
             ("@Model class A { var tint: Tint }", "unknown type `Tint`: it is not declared in these sources", 1, 22),
-            ("@Model class A {\n  var info: [String: Int] = [:]\n}", "[String: Int]", 2, 7),
-            ("enum E: Codable { case a(Int) }\n@Model class A { var e: E }", "associated values", 2, 22),
+            ("struct In: Codable { var a: Int }\nstruct Out: Codable { var inner: In }\n@Model class A { var o: Out }", "no store shows how SwiftData nests that", 3, 22),
+            ("enum E: Codable { case a(Int, String) }\n@Model class A { var e: E }", "associated values the reader cannot map", 2, 22),
             ("@Model class A { var value = compute() }", "no type annotation", 1, 22),
             ("@Model class A { @Relationship(deleteRule: .cascade) var x: Int }", "not a @Model class", 1, 58),
         ]

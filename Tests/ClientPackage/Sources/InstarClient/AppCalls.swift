@@ -24,7 +24,7 @@ func explain(_ error: any Error) -> String {
         return model.problems.map(\.description).joined(separator: "\n")
     case .plan(let plan):
         return plan.problems.map(\.description).joined(separator: "\n")
-    case .mapping, .expressionSyntax, .mappingStep, .layout, .resumeRefused, .other:
+    case .mapping, .expressionSyntax, .mappingStep, .layout, .resumeRefused, .assumedMapping, .other:
         return error.description
     }
 }
