@@ -103,37 +103,56 @@ struct LintCommand: ParsableCommand, UsesSwiftDataOptions {
     func run() throws {
         var findings: [LintFinding]
         var readerStatus: ExitCode?
-        var loaded: Plan?
+        var loaded: [Plan] = []
         do {
             if swiftdata.isEmpty {
                 let plan = try self.plan.map { try PlanFileReader.read(path: $0) } ?? ImplicitPlan.make(models: models, storePath: nil, target: nil)
                 // A misspelt layout is the plan file's problem, as the reader's are (the planner cannot see the registry).
                 if let unknown = plan.unknownLayout { throw PlanError([unknown.problem]) }
                 findings = PlanLint.check(plan)
-                loaded = plan
+                loaded = [plan]
             } else {
                 // An unversioned app (no SchemaMigrationPlan): its current schema alone, or the step from --store /
                 // --from-swiftdata (SwiftDataLint.swift).
-                let linted = try SwiftDataPlan.lintPlan(
+                let linted = try SwiftDataPlan.lintPlans(
                     sources: swiftdata, planName: migrationPlan, store: store,
                     classes: classes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } },
                     earlier: fromSwiftdata)
-                findings = PlanLint.sorted(linted.findings)
-                loaded = linted.plan
+                findings = PlanLint.sorted(linted.flatMap(\.findings))
+                loaded = linted.map(\.plan)
             }
         } catch let error as PlanError {
             findings = PlanLint.findings(for: error)
             readerStatus =
                 error.problems.allSatisfy { $0.kind == .unreadable } ? InstarExit.unreadable : InstarExit.invalidInput
         }
-        if cloudKit, let plan = loaded {
-            if let released, plan.index(of: released) == nil {
-                var message = "--released '\(released)' is not a version of \(self.plan ?? "the given models")"
-                if let hint = Spelling.suggestion(for: released, among: plan.versions.map(\.name)) { message += "\n  hint: \(hint)" }
-                printError(message + "\n  versions: \(plan.versions.map(\.name).joined(separator: ", "))")
-                throw ExitCode.validationFailure
-            }
-            var cloudKitFindings = CloudKitLint.check(plan, firstReleased: released)
+        if cloudKit, !loaded.isEmpty {
+            findings = PlanLint.sorted(findings + (try cloudKitFindings(loaded)))
+        }
+        let subject = plan ?? (swiftdata.isEmpty ? models : swiftdata).joined(separator: " ")
+        switch format {
+        case .text: printOut(LintRendering.text(findings))
+        case .json: printOut(jsonText(LintJSON(findings, plan: subject)))
+        }
+        if let readerStatus { throw readerStatus }
+        if findings.contains(where: { $0.severity == .error }) { throw InstarExit.failure }
+    }
+}
+
+extension LintCommand {
+    /// The CloudKit rules on each plan linted (several for an app with several containers); `--released`
+    /// must name a version of at least one.
+    func cloudKitFindings(_ plans: [Plan]) throws -> [LintFinding] {
+        if let released, !plans.contains(where: { $0.index(of: released) != nil }) {
+            let versions = plans.flatMap { $0.versions.map(\.name) }
+            var message = "--released '\(released)' is not a version of \(self.plan ?? "the given models")"
+            if let hint = Spelling.suggestion(for: released, among: versions) { message += "\n  hint: \(hint)" }
+            printError(message + "\n  versions: \(versions.joined(separator: ", "))")
+            throw ExitCode.validationFailure
+        }
+        var found: [LintFinding] = []
+        for plan in plans {
+            var cloudKitFindings = CloudKitLint.check(plan, firstReleased: released.flatMap { plan.index(of: $0) == nil ? nil : $0 })
             if !swiftdata.isEmpty {
                 // `var createdAt: Date = Date()` has a default in SwiftData's model (computed once by the app).
                 let computed = Set(plan.versions.flatMap { model in
@@ -144,14 +163,8 @@ struct LintCommand: ParsableCommand, UsesSwiftDataOptions {
                 })
                 cloudKitFindings.removeAll { $0.check == .cloudKitRequiredAttribute && computed.contains($0.location) }
             }
-            findings = PlanLint.sorted(findings + cloudKitFindings)
+            found += cloudKitFindings
         }
-        let subject = plan ?? (swiftdata.isEmpty ? models : swiftdata).joined(separator: " ")
-        switch format {
-        case .text: printOut(LintRendering.text(findings))
-        case .json: printOut(jsonText(LintJSON(findings, plan: subject)))
-        }
-        if let readerStatus { throw readerStatus }
-        if findings.contains(where: { $0.severity == .error }) { throw InstarExit.failure }
+        return found
     }
 }

@@ -105,33 +105,53 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
 
     func run() throws {
         if !swiftdata.isEmpty {
-            var checked = try SwiftDataPlan.make(
+            let plans = try SwiftDataPlan.makeEach(
                 sources: swiftdata, planName: migrationPlan, hooksFile: hooks, store: store,
                 classes: classes.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } },
-                earlier: fromSwiftdata, currentOnly: true)
-            if let store, !checked.isInferred, !checked.isRefused { try checked.matchStore(store) }
-            if !checked.findings.isEmpty {
-                if format == .json {
-                    printOut(
-                        jsonText(
-                            SwiftDataProblemsJSON(
-                                plan: checked.migrationPlan.name, passed: false, problems: checked.findings.map(\.json))))
-                } else {
-                    printOut(checked.summary.joined(separator: "\n"))
-                }
-                for finding in checked.findings { printError(finding.text) }
-                // An unversioned app's refused step: VersionedSchemas and a custom stage to start from.
-                if let scaffold, checked.isInferred {
-                    try checked.writeVersionedScaffold(into: scaffold)
-                    return
-                }
-                throw InstarExit.failure
+                earlier: fromSwiftdata)
+            // Several plans (several containers): each is reported; the exit says whether any failed.
+            if plans.count > 1, format == .json {
+                printError("several SchemaMigrationPlans (\(plans.map(\.migrationPlan.name).joined(separator: ", "))): --format json reports one\n  hint: choose it with --migration-plan <name>")
+                throw InstarExit.invalidInput
             }
-            if format == .text { printOut(checked.summary.joined(separator: "\n") + "\n") }
-            try report(checked.plan)
+            var failure: (any Error)?
+            for (index, checked) in plans.enumerated() {
+                if index > 0, format == .text { printOut("") }
+                do {
+                    try planSwiftData(checked)
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+            if let failure { throw failure }
             return
         }
         try report(try self.plan.map(loadPlan) ?? ImplicitPlan.make(models: models, storePath: store, target: to))
+    }
+
+    /// One SwiftData plan: its launch checks, then its dry run.
+    private func planSwiftData(_ one: SwiftDataPlan) throws {
+        var checked = one
+        if let store, !checked.isInferred, !checked.isRefused { try checked.matchStore(store) }
+        if !checked.findings.isEmpty {
+            if format == .json {
+                printOut(
+                    jsonText(
+                        SwiftDataProblemsJSON(
+                            plan: checked.migrationPlan.name, passed: false, problems: checked.findings.map(\.json))))
+            } else {
+                printOut(checked.summary.joined(separator: "\n"))
+            }
+            for finding in checked.findings { printError(finding.text) }
+            // An unversioned app's refused step: VersionedSchemas and a custom stage to start from.
+            if let scaffold, checked.isInferred {
+                try checked.writeVersionedScaffold(into: scaffold)
+                return
+            }
+            throw InstarExit.failure
+        }
+        if format == .text { printOut(checked.summary.joined(separator: "\n") + "\n") }
+        try report(checked.plan)
     }
 
     private func report(_ plan: Plan) throws {

@@ -22,6 +22,33 @@ extension SwiftDataPlanCheck {
         }
     }
 
+    /// ``make(sources:planName:hooksFile:store:classes:earlier:currentOnly:)`` for every plan the sources
+    /// declare when they declare several (an app with several containers) and neither `planName` nor a
+    /// store chose one: each is planned, in source order. The reader's warnings are printed once.
+    static func makeEach(
+        sources: [String], planName: String?, hooksFile: String?, store: String?, classes: [String]?, earlier: [String]
+    ) throws -> [SwiftDataPlan] {
+        do {
+            return [
+                try make(
+                    sources: sources, planName: planName, store: store, classes: classes, earlier: earlier, currentOnly: true,
+                    hooks: { try hooksFile.map(readHooks) ?? [:] }, report: printMessage)
+            ]
+        } catch let error as SwiftDataPlanCheckError where !error.plans.isEmpty && store == nil && planName == nil {
+            printError("note: \(error.plans.count) SchemaMigrationPlans (an app with several containers): each is planned in turn; choose one with --migration-plan")
+            return try error.plans.map { name in
+                try rendered {
+                    try make(
+                        sources: sources, planName: name, store: nil, classes: classes, earlier: earlier, currentOnly: true,
+                        hooks: { try hooksFile.map(readHooks) ?? [:] },
+                        report: { if case .note = $0 { printMessage($0) } })
+                }
+            }
+        } catch {
+            return try rendered { throw error }
+        }
+    }
+
     /// ``match(store:)``, its failure printed, as an exit code.
     mutating func matchStore(_ path: String) throws {
         var copy = self

@@ -69,6 +69,9 @@ public struct SwiftDataPlanCheckError: Error, Sendable, CustomStringConvertible 
     public var messages: [String]
     /// The store's error, for ``Reason/store``.
     public var storeError: StoreError?
+    /// When the sources declare several `SchemaMigrationPlan`s (an app with several containers) and
+    /// neither a name nor a store chose one: every plan's name, to check each in turn.
+    public var plans: [String] = []
 
     package init(_ reason: Reason, _ messages: [String], store: StoreError? = nil) {
         self.reason = reason

@@ -94,7 +94,9 @@ public struct SwiftDataPlanCheck: Sendable {
                 earlier: earlier.map(\.path), currentOnly: true, hooks: { [:] }, report: { notes.append($0.text) })
             if let store, !checked.isInferred, !checked.isRefused { try checked.match(store: store.path) }
         } catch let error as SwiftDataPlanCheckError {
-            throw SwiftDataPlanCheckError(error.reason, notes + error.messages, store: error.storeError)
+            var noted = SwiftDataPlanCheckError(error.reason, notes + error.messages, store: error.storeError)
+            noted.plans = error.plans
+            throw noted
         } catch {
             throw SwiftDataPlanCheckError(.invalidInput, notes + ["\(error)"])
         }
@@ -152,17 +154,49 @@ public struct SwiftDataPlanCheck: Sendable {
                 read, sources: sources, storePath: store, classes: classes, hooks: hooks, earlier: earlier, currentOnly: currentOnly,
                 report: report)
         }
+        if candidates.count > 1, let store {
+            let naming = try plansNamingStore(candidates, schemas: read.schemas, store: store, report: report)
+            guard !naming.isEmpty else {
+                var error = SwiftDataPlanCheckError(
+                    .invalidInput,
+                    ["\(store): its entity hashes are those of no schema of the \(candidates.count) SchemaMigrationPlans (\(candidates.map(\.name).joined(separator: ", ")))\n  hint: choose the plan that migrates it with --migration-plan <name>: its check says which schema is closest and how the store differs"])
+                error.plans = candidates.map(\.name)
+                throw error
+            }
+            candidates = naming
+        }
         guard candidates.count == 1, let migrationPlan = candidates.first else {
             let names = read.plans.map(\.name)
-            throw SwiftDataPlanCheckError(
+            guard !candidates.isEmpty else {
+                throw SwiftDataPlanCheckError(
+                    .invalidInput,
+                    ["no SchemaMigrationPlan\(planName.map { " named '\($0)'" } ?? "") in \(sources.joined(separator: ", ")) (found: \(names.isEmpty ? "none" : names.joined(separator: ", ")))\n  hint: give the sources that declare the plan and its VersionedSchemas"])
+            }
+            var error = SwiftDataPlanCheckError(
                 .invalidInput,
-                [
-                    candidates.isEmpty
-                        ? "no SchemaMigrationPlan\(planName.map { " named '\($0)'" } ?? "") in \(sources.joined(separator: ", ")) (found: \(names.isEmpty ? "none" : names.joined(separator: ", ")))\n  hint: give the sources that declare the plan and its VersionedSchemas"
-                        : "several SchemaMigrationPlans: \(names.joined(separator: ", "))\n  hint: choose one with --migration-plan <name>"
-                ])
+                ["several SchemaMigrationPlans: \(candidates.map(\.name).joined(separator: ", "))"
+                    + (store == nil ? "" : ", and the store's schema is in each of them")
+                    + "\n  hint: choose one with --migration-plan <name>\(store == nil ? ", or give the store it migrates with --store" : "")"])
+            error.plans = candidates.map(\.name)
+            throw error
         }
         return try make(migrationPlan, schemas: read.schemas, hooks: try hooks())
+    }
+
+    /// Of several plans (an app with several containers), the ones with a schema whose entity hashes
+    /// are the store's: the plan that migrates it (none when the store is at no schema of any).
+    static func plansNamingStore(
+        _ candidates: [SwiftDataMigrationPlan], schemas: [SwiftDataSchema], store: String, report: (Message) -> Void
+    ) throws(SwiftDataPlanCheckError) -> [SwiftDataMigrationPlan] {
+        let recorded = try recordedHashes(store)
+        let byName = Dictionary(schemas.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let naming = candidates.filter { plan in
+            plan.schemas.contains { byName[$0].map { $0.model.versionHashes.entityHashes == recorded } ?? false }
+        }
+        if naming.count == 1 {
+            report(.note("note: \(candidates.count) SchemaMigrationPlans; using \(naming[0].name), whose schemas include the store's (choose with --migration-plan)"))
+        }
+        return naming
     }
 
     /// The plan of a `SchemaMigrationPlan` read from the sources, checked.

@@ -98,7 +98,7 @@ extension SwiftDataPlanCheck {
     }
 
     /// The entity hashes the store's metadata records (empty without metadata).
-    private static func recordedHashes(_ path: String) throws(SwiftDataPlanCheckError) -> [String: Data] {
+    static func recordedHashes(_ path: String) throws(SwiftDataPlanCheckError) -> [String: Data] {
         do {
             let store = try SQLiteStore.open(at: path, readOnly: true)
             defer { try? store.close() }

@@ -47,22 +47,24 @@ import InstarTestSupport
         return folder
     }
 
-    static func schema(_ text: String, _ identifier: String) throws -> Model {
+    static func schema(_ text: String, _ identifier: String, named name: String? = nil) throws -> Model {
         let read = SwiftDataReader().read(files: [(path: "Models.swift", text: text)])
-        return try #require(read.schemas.first { $0.versionIdentifier == identifier }).model
+        return try #require(read.schemas.first { $0.versionIdentifier == identifier && (name == nil || $0.name == name) }).model
     }
 
     /// A store as SwiftData (framework 1518) leaves it at `model`: Core Data's tables and metadata, the
     /// maximum framework version SwiftData records, one row, and `cache` in Z_MODELCACHE.
-    static func swiftDataStore(_ model: Model, at path: String, cache: Data? = nil) throws {
+    static func swiftDataStore(_ model: Model, at path: String, cache: Data? = nil, row: Bool = true) throws {
         let store = try SQLiteStore.create(at: path, model: model, layout: CoreDataLayout(frameworkVersion: 1518))
         try store.withDatabase { db in
             let stored = try #require(try CoreDataMetadata.read(db))
             var dictionary = stored.dictionary
             dictionary["NSPersistenceMaximumFrameworkVersion"] = 1518
             try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ?", arguments: [try CoreDataMetadata.encode(dictionary)])
-            try db.execute(sql: "INSERT INTO ZTRIP (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 1, 1, 'Lisbon')")
-            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_NAME = 'Trip'")
+            if row {
+                try db.execute(sql: "INSERT INTO ZTRIP (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 1, 1, 'Lisbon')")
+                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_NAME = 'Trip'")
+            }
             if let cache { try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache]) }
         }
         try store.close()
