@@ -1,5 +1,7 @@
 import ArgumentParser
+import GRDB
 import Instar
+import InstarStore
 
 /// `instar store …`: creating stores.
 struct StoreCommand: ParsableCommand {
@@ -46,8 +48,25 @@ struct CreateStoreCommand: ParsableCommand {
             let created = try SQLiteStore.create(at: store, model: model, layout: layout)
             let tables = try created.schema().tables.count
             printOut("created \(store) at version \(model.name) (\(layout.name) layout, \(tables) tables)")
-        } catch {
+            // Core Data (framework 600 on) keeps the model in a store it creates: so does this command, so
+            // that a later migration from a model the app no longer ships has its source.
+            if let coreData = created.layout as? CoreDataLayout, coreData.keepsModelCache {
+                let outcome = try StoreError.wrapping(path: store, doing: "writing the store's own model") {
+                    try created.withDatabase { db in
+                        var outcome = ModelCacheOutcome.notKept(frameworkVersion: coreData.frameworkVersion)
+                        try db.inTransaction {
+                            outcome = try ModelCacheWriter.write(db, model: model, layout: coreData)
+                            return .commit
+                        }
+                        return outcome
+                    }
+                }
+                if case .keptPrevious(let refusal) = outcome { printError(ErrorHints.modelCacheKept(refusal)) }
+            }
+        } catch let error as StoreError {
             throw fail(error)
+        } catch {
+            throw fail(StoreError.from(error, path: store, doing: "writing the store's own model"))
         }
     }
 }

@@ -12,6 +12,37 @@ import InstarCompiler
 /// how many rows, how much disk, and what could be lost. Built from a read-only view of the store.
 public struct DryRunReport: Sendable {
     /// One step of the chosen chain: what it changes and what it will cost when `migrate` runs it.
+    /// A hook a step runs: which, when, and what the plan defines it as.
+    public struct HookUse: Sendable, Hashable, Codable {
+        /// When in the step it runs.
+        public enum Phase: Sendable, Hashable, Codable, CustomStringConvertible {
+            /// A stage's hook before the step's schema change.
+            case before
+            /// A stage's hook after it.
+            case after
+            /// A mapping model's hook at `point` (a custom policy's, or an expression SQL cannot compute):
+            /// the app registers it (``Migrator/register(mappingHook:_:)-…``).
+            case mapping(point: String)
+
+            /// `before`, `after` or `mapping <point>`, as the command line prints it.
+            public var description: String {
+                switch self {
+                case .before: "before"
+                case .after: "after"
+                case .mapping(let point): "mapping \(point)"
+                }
+            }
+        }
+
+        /// The hook's name, as the plan gives it.
+        public var name: String
+        /// When it runs.
+        public var phase: Phase
+        /// What the plan defines it as: `sql`, `batchedSQL`, `command`, `swift`; `?` (stage hooks) or
+        /// `not declared` (mapping hooks) when the plan lacks it.
+        public var kind: String
+    }
+
     public struct StepReport: Sendable {
         /// The version the step starts from.
         public var from: String
@@ -34,9 +65,8 @@ public struct DryRunReport: Sendable {
         /// Extra disk space the step needs while it runs (a rebuilt table exists twice until commit, and
         /// until the step commits when its copies are made ahead in slices).
         public var extraBytes: Int
-        /// The hooks the step runs, in order: name, phase (`before`, `after`, or `mapping <point>`) and kind
-        /// (`sql`, `batchedSQL`, `command`, `swift`; `?` or `not declared` when the plan lacks it).
-        public var hooks: [(name: String, phase: String, kind: String)]
+        /// The hooks the step runs, in order.
+        public var hooks: [HookUse]
         /// The mapping model a `.mapping` step runs (its pair is never skipped), nil otherwise.
         public var mappingModel: String? = nil
         /// Which rule of the planner chose the step.
@@ -223,14 +253,15 @@ public enum DryRun {
             else { continue }
             let sql: [String]
             var sliced: [SlicedCopy] = []
-            var mappingHooks: [(String, String, String)] = []
+            var mappingHooks: [DryRunReport.HookUse] = []
             var templates: [MappingHookTemplate] = []
             if step.kind == .mapping, let mapping = step.mapping {
                 let program = try mappingProgram(mapping, from: old, to: new, layout: store?.layout ?? layout)
                 sql = program.renderedSQL
                 templates = MappingHookTemplate.templates(for: program, mapping: mapping.model, layout: store?.layout ?? layout)
                 mappingHooks = program.hooks.map { hook in
-                    (hook.name, "mapping \(hook.point.rawValue)", plan.hooks[hook.name]?.kindName ?? "not declared")
+                    DryRunReport.HookUse(
+                        name: hook.name, phase: .mapping(point: hook.point.rawValue), kind: plan.hooks[hook.name]?.kindName ?? "not declared")
                 }
             } else if index == 0, let store {
                 let (program, planned) = try store.planStep(from: old, to: new)
@@ -244,9 +275,9 @@ public enum DryRun {
                 sql = StepSQLPlanner.plan(program, actual: schema, viewsAndTriggers: []).statements.map(\.description)
                 sliced = StepSQLPlanner.sliceable(program, actual: schema)
             }
-            var hooks: [(String, String, String)] = []
-            for name in step.stage?.before ?? [] { hooks.append((name, "before", plan.hooks[name]?.kindName ?? "?")) }
-            for name in step.stage?.after ?? [] { hooks.append((name, "after", plan.hooks[name]?.kindName ?? "?")) }
+            var hooks: [DryRunReport.HookUse] = []
+            for name in step.stage?.before ?? [] { hooks.append(.init(name: name, phase: .before, kind: plan.hooks[name]?.kindName ?? "?")) }
+            for name in step.stage?.after ?? [] { hooks.append(.init(name: name, phase: .after, kind: plan.hooks[name]?.kindName ?? "?")) }
             hooks += mappingHooks
             let label = "\(step.from) → \(step.to)"
             report.steps.append(

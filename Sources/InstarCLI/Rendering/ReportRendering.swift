@@ -39,10 +39,12 @@ enum ReportRendering {
                 lines.append(
                     "  mapping model \(mapping): its entity mappings say what becomes of each row, in one transaction of its own; "
                         + "the pair is never skipped (Core Data uses a mapping model before it infers anything)")
-                let needed = s.hooks.filter { $0.phase.hasPrefix("mapping ") }
+                let needed = s.hooks.compactMap { hook -> (DryRunReport.HookUse, String)? in
+                    if case .mapping(let point) = hook.phase { (hook, point) } else { nil }
+                }
                 lines.append(needed.isEmpty ? "  hooks needed: none" : "  hooks needed:")
-                for hook in needed {
-                    lines.append("    \(hook.name) (at its \(hook.phase.dropFirst("mapping ".count)) point; \(hook.kind))")
+                for (hook, point) in needed {
+                    lines.append("    \(hook.name) (at its \(point) point; \(hook.kind))")
                 }
             } else {
                 for change in s.changes {
@@ -50,7 +52,7 @@ enum ReportRendering {
                     lines.append("  \(mark) \(change.kind.rawValue) \(change.subject): \(change.verdict.reason)")
                 }
             }
-            for hook in s.hooks where !hook.phase.hasPrefix("mapping ") {
+            for hook in s.hooks where [.before, .after].contains(hook.phase) {
                 lines.append("  hook \(hook.name) (\(hook.kind), \(hook.phase) the schema change)")
             }
             lines.append(
@@ -222,7 +224,7 @@ struct DryRunJSON: Codable, Sendable, Equatable {
         steps = r.steps.map { s in
             Step(
                 from: s.from, to: s.to, kind: s.kind.rawValue, mappingModel: s.mappingModel, chosenBecause: s.choice.description,
-                changes: s.changes.map(ChangeJSON.init), hooks: s.hooks.map { Hook(name: $0.name, phase: $0.phase, kind: $0.kind) },
+                changes: s.changes.map(ChangeJSON.init), hooks: s.hooks.map { Hook(name: $0.name, phase: $0.phase.description, kind: $0.kind) },
                 sql: s.sql, tablesRebuilt: s.tablesRebuilt, rowsTouched: s.rowsTouched, extraBytes: s.extraBytes)
         }
         alternatives = r.alternatives.map { Alternative(versions: $0.versions, cost: $0.cost) }
