@@ -6,9 +6,14 @@ import Instar
 // store, imports `Instar` only. `Scripts/app-launch-check` kills it inside a step and launches it
 // again, as a watchdog and a user would.
 //
-//   AppLaunch <export folder> <store> [--to <version>] [--mapping-hook <name>]… [--hook <name>]…
+//   AppLaunch <export folder> <store> [--to <version>] [--mapping-hook <name>]… [--hook <name>]… [--accept-assumed-types]
+//
+// --accept-assumed-types: the app accepts the SwiftData type mappings its export marks as assumed (a
+// developer who saw SwiftData open a store migrated with them); without it the migrator refuses them.
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
+let acceptsAssumedTypes = arguments.contains("--accept-assumed-types")
+arguments.removeAll { $0 == "--accept-assumed-types" }
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: AppLaunch <export folder> <store> [--to v] [--mapping-hook n]… [--hook n]…\n".utf8))
     exit(64)
@@ -37,6 +42,7 @@ while index + 1 < arguments.count {
 do {
     let exported = try PlanFileReader.read(url: folder.appendingPathComponent("plan.yaml"))
     let migrator = Migrator(plan: ImpliedPlan(exported: exported, store: store).plan)
+    migrator.acceptsAssumedMappings = acceptsAssumedTypes
     for name in mappingHooks {
         // A custom policy's work: here it only counts the rows its entity mapping made.
         migrator.register(mappingHook: name) { (context: MappingHookContext) in
