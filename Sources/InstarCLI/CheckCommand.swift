@@ -83,6 +83,9 @@ struct CheckCommand: ParsableCommand, UsesSwiftDataOptions {
             valueName: "framework"))
     var framework: FixFramework?
 
+    @Flag(help: "Accept SwiftData type mappings no real store shows, as the app's migrator does when it sets acceptsAssumedMappings (otherwise a step writing one unproven will fail).")
+    var acceptAssumedTypes = false
+
     @OptionGroup var output: FormatOption
     var format: OutputFormat { output.format }
 
@@ -117,7 +120,9 @@ struct CheckCommand: ParsableCommand, UsesSwiftDataOptions {
         }
         let framework = self.framework ?? (swiftdata.isEmpty ? FixFramework(plan: plan) : .swiftData)
         let subject = self.plan ?? (swiftdata.isEmpty ? models : swiftdata).joined(separator: " ")
-        let report = ReleaseCheck(migrator: Migrator(plan: plan)).run(stores: stores, subject: subject, intentFile: intentFile) {
+        let migrator = Migrator(plan: plan)
+        migrator.acceptsAssumedMappings = acceptAssumedTypes
+        let report = ReleaseCheck(migrator: migrator).run(stores: stores, subject: subject, intentFile: intentFile) {
             UndeclaredChanges.releaseFindings(plan, steps: $0, lint: lint, intent: declared, framework: framework)
         }
         switch format {

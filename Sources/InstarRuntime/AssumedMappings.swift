@@ -64,7 +64,7 @@ extension Migrator {
         if !unproven.isEmpty { throw AssumedMappingError(path: store.path, assumptions: unproven) }
     }
 
-    static func hasAssumptions(_ model: Model) -> Bool {
+    package static func hasAssumptions(_ model: Model) -> Bool {
         model.entities.contains { entity in
             entity.attributes.contains { $0.userInfo[SwiftDataUserInfo.assumedMapping] != nil }
         }
@@ -72,7 +72,7 @@ extension Migrator {
 
     /// The assumptions of `versions` whose entity's computed hash is not the one the store records:
     /// an equal hash means SwiftData itself wrote that entity with exactly this shape.
-    static func unprovenAssumptions(in versions: [Model], recorded: [String: Data]) -> [AssumedMappingError.Assumption] {
+    package static func unprovenAssumptions(in versions: [Model], recorded: [String: Data]) -> [AssumedMappingError.Assumption] {
         var found: [AssumedMappingError.Assumption] = []
         var seen: Set<String> = []
         for model in versions where hasAssumptions(model) {

@@ -102,7 +102,7 @@ public struct ReleaseCheck: Sendable {
             steps += chain.filter { !steps.contains($0) }
             return verdict
         }
-        let findings = findings(stores.isEmpty ? nil : steps)
+        let findings = findings(stores.isEmpty ? nil : steps) + assumedMappingFindings(stores.isEmpty ? nil : steps)
         let fromFindings: [ReleaseVerdict] = findings.map {
             switch $0.kind {
             case .lintError: .willFail
@@ -167,8 +167,8 @@ public struct ReleaseCheck: Sendable {
                 verdict.reason = words(error)
                 return verdict
             } catch let error as AssumedMappingError {
-                // What SwiftData does with these types is not known here; the migration would not run.
-                verdict.verdict = .cannotDecide
+                // The app's migrator refuses it at launch as it is configured (unless it accepts them).
+                verdict.verdict = .willFail
                 verdict.blockedAt = [step.from, step.to]
                 verdict.reason = error.description
                 return verdict
@@ -180,5 +180,38 @@ public struct ReleaseCheck: Sendable {
             }
         }
         return verdict
+    }
+}
+
+extension ReleaseCheck {
+    /// The steps whose newer version writes an entity that rests on an assumed SwiftData type mapping
+    /// and that no store can prove (new, or changed from the older version: a store written by SwiftData
+    /// at the older version records another hash). The launch's migrator refuses such a step on every
+    /// store (``AssumedMappingError``) unless the app accepts assumed mappings, as this check's migrator
+    /// then does too. `steps` nil: every consecutive pair of versions up to the target.
+    func assumedMappingFindings(_ steps: [[String]]?) -> [ReleaseFinding] {
+        guard !migrator.acceptsAssumedMappings else { return [] }
+        let plan = migrator.plan
+        let pairs = steps ?? {
+            let last = plan.targetVersion.flatMap(plan.index(of:)) ?? (plan.versions.count - 1)
+            guard last > 0 else { return [] }
+            return (1...last).map { [plan.versions[$0 - 1].name, plan.versions[$0].name] }
+        }()
+        var found: [ReleaseFinding] = []
+        for pair in pairs where pair.count == 2 {
+            guard let older = plan.versions.first(where: { $0.name == pair[0] }),
+                let newer = plan.versions.first(where: { $0.name == pair[1] })
+            else { continue }
+            let recorded = older.versionHashes.entityHashes
+            for item in Migrator.unprovenAssumptions(in: [newer], recorded: recorded) {
+                found.append(
+                    ReleaseFinding(
+                        .lintError, check: "assumedMapping",
+                        "\(item.entity).\(item.property): \(item.mapping) is assumed (no real store shows it), and no store at \(pair[0]) can prove it: the migration refuses this step at launch on every store",
+                        hint: "check on a device that SwiftData opens a store migrated with it, then accept assumed mappings in the app (Migrator.acceptsAssumedMappings) and here (--accept-assumed-types); or declare the property with a type whose mapping a store shows",
+                        location: newer.locations["\(item.entity).\(item.property)"], step: pair, entity: item.entity, property: item.property))
+            }
+        }
+        return found
     }
 }

@@ -125,4 +125,25 @@ import InstarTestSupport
         #expect(error?.assumptions.map { "\($0.version) \($0.entity).\($0.property) \($0.mapping)" } == ["V2 Trip.ratio CGFloat → Double"])
         #expect(try migrator.configured(acceptsAssumedMappings: true).migrate(storeAt: path) == .finished(steps: 1))
     }
+
+    @Test func aReleaseCheckSaysTheLaunchWillRefuseAnUnprovenAssumption() throws {
+        let folder = try SwiftDataMigrateTests.folder(Self.tripChanges)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sources = folder.appendingPathComponent("Models.swift").path
+        let path = folder.appendingPathComponent("default.store").path
+        try SwiftDataMigrateTests.swiftDataStore(try SwiftDataMigrateTests.schema(Self.tripChanges, "1.0.0"), at: path)
+
+        // Without a store and with one: the step writes V2's changed Trip, which no store can prove.
+        for extra in [[], ["--store", path]] {
+            let refused = try runInstar(["check", "--swiftdata", sources] + extra)
+            #expect(refused.status == 3, "\(extra): \(refused.stdout)")
+            #expect(refused.stdout.contains("[assumedMapping] Trip.ratio: CGFloat → Double"), "\(refused.stdout)")
+            let accepted = try runInstar(["check", "--swiftdata", sources, "--accept-assumed-types"] + extra)
+            #expect(accepted.status == 0, "\(extra): \(accepted.stdout) \(accepted.stderr)")
+        }
+        // The kept entity is proven by any store at V1: nothing to say.
+        let kept = try SwiftDataMigrateTests.folder(Self.tripKept)
+        defer { try? FileManager.default.removeItem(at: kept) }
+        #expect(try runInstar(["check", "--swiftdata", kept.appendingPathComponent("Models.swift").path]).status == 0)
+    }
 }
