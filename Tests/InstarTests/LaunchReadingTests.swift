@@ -101,6 +101,18 @@ import InstarTestSupport
         #expect(throws: ModelError.self) { try ImpliedPlan(models: [momd], store: store, reading: .neededByStore) }
     }
 
+    /// A mapping model near the bundle may name any version, so every version is read.
+    @Test func aMappingModelNearTheBundleReadsEveryVersion() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let momd = try Self.bundle(middle: 70, in: folder)
+        let store = try Self.store(in: folder)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("App 1 to App 72.xcmappingmodel"), withIntermediateDirectories: true)
+        let needed = try ImpliedPlan(models: [momd], store: store, reading: .neededByStore)
+        #expect(needed.plan.versions.count == 72)
+    }
+
     /// The store's version is decoded and checked against VersionInfo.plist as in a full read: a `.mom`
     /// that hashes otherwise than recorded is refused.
     @Test func theStoresVersionIsStillCheckedAgainstItsRecordedHashes() throws {
