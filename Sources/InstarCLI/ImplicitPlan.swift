@@ -8,11 +8,15 @@ enum ImplicitPlan {
     /// - Parameters:
     ///   - references: the `--model` arguments.
     ///   - storePath: the store, whose own bookkeeping tells the layout; nil for a dry run without one.
-    static func make(models references: [String], storePath: String?, target: String?) throws -> Plan {
+    ///   - reading: which versions of a compiled bundle to decode; `migrate` reads only what its store's
+    ///     chain needs, as an app at launch does, while `plan`, `check` and `test` look at every version.
+    static func make(models references: [String], storePath: String?, target: String?, reading: VersionReading = .every)
+        throws -> Plan
+    {
         try render(store: storePath) {
             try ImpliedPlan(
                 models: references.map { URL(fileURLWithPath: $0) }, store: storePath.map { URL(fileURLWithPath: $0) },
-                target: target)
+                target: target, reading: reading)
         }
     }
 

@@ -166,7 +166,8 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
             let implicit =
                 merge
                 ? try ImplicitPlan.makeMerged(models: models, storePath: store, target: to)
-                : try ImplicitPlan.make(models: models, storePath: store, target: to)
+                : try ImplicitPlan.make(
+                    models: models, storePath: store, target: to, reading: .neededByStore)
             if dryRun {
                 try printDryRun(implicit)
                 return

@@ -16,11 +16,7 @@ extension ModelBundle {
         let folder = url.standardizedFileURL
         let location = SourceLocation(file: folder.path)
         let entries = try listFolder(folder, what: "compiled model folder", hint: "pass the path of a .momd folder")
-        let files = entries.filter { $0.hasSuffix(".mom") && !$0.hasPrefix(".") }
-            .map { folder.appendingPathComponent($0) }
-            .sorted { a, b in
-                NaturalOrder.precedes(CompiledModelReader.modelName(ofFile: a), CompiledModelReader.modelName(ofFile: b))
-            }
+        let files = versionFiles(among: entries, in: folder)
         var problems: [ModelProblem] = []
         let info: CompiledVersionInfo?
         do {
@@ -56,10 +52,25 @@ extension ModelBundle {
                     hint: names.isEmpty ? nil : "versions present: " + names.map { "'\($0)'" }.joined(separator: ", ")))
         }
         if !problems.isEmpty { throw ModelError(problems) }
-        let folderName = folder.lastPathComponent
         return ModelBundle(
-            name: folderName.hasSuffix(".momd") ? String(folderName.dropLast(5)) : folderName,
-            path: url.path, versions: versions, currentVersionName: info?.currentVersionName)
+            name: compiledBundleName(of: folder), path: url.path, versions: versions,
+            currentVersionName: info?.currentVersionName)
+    }
+
+    /// The `.mom` files of a `.momd` folder in natural order of their version names, which is the order
+    /// of a bundle's versions whether all of them are read or only some.
+    static func versionFiles(among entries: [String], in folder: URL) -> [URL] {
+        entries.filter { $0.hasSuffix(".mom") && !$0.hasPrefix(".") }
+            .map { folder.appendingPathComponent($0) }
+            .sorted { a, b in
+                NaturalOrder.precedes(CompiledModelReader.modelName(ofFile: a), CompiledModelReader.modelName(ofFile: b))
+            }
+    }
+
+    /// The bundle's name: the folder name without `.momd`.
+    static func compiledBundleName(of folder: URL) -> String {
+        let folderName = folder.lastPathComponent
+        return folderName.hasSuffix(".momd") ? String(folderName.dropLast(5)) : folderName
     }
 
     /// Versions VersionInfo.plist lists without a `.mom` beside it: an app trimmed of old versions can no

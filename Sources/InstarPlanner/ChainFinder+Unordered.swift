@@ -139,14 +139,14 @@ extension ChainFinder {
 
     /// How many entities and properties an inferred step removes (their stored values go); a mapping
     /// model's step says itself what becomes of each, and counts none.
-    static func losses(_ step: Step) -> Int {
+    package static func losses(_ step: Step) -> Int {
         guard step.kind == .lightweight else { return 0 }
         return step.diff.changes.filter { [.entityRemoved, .attributeRemoved, .relationshipRemoved].contains($0.kind) }.count
     }
 
     /// Bundles with more versions than this are not searched for a lossless chain (each candidate
     /// step costs a diff, and the search may try every pair): their chain is the direct step.
-    static let unorderedSearchLimit = 64
+    package static let unorderedSearchLimit = 64
 
     /// Among chains of steps between any versions (Dijkstra over every pair), the one that removes
     /// least, then has fewest steps, then visits lower version indexes (deterministic).

@@ -22,13 +22,13 @@ import InstarStore
 ///
 /// ```swift
 /// let models = Bundle.main.url(forResource: "App", withExtension: "momd")!
-/// let implied = try ImpliedPlan(models: [models], store: storeURL)
+/// let implied = try ImpliedPlan(models: [models], store: storeURL, reading: .neededByStore)
 /// let result = try await Migrator(plan: implied.plan).migrate(store: storeURL)
 /// ```
 ///
 /// ## Topics
 /// ### Making one
-/// - ``init(models:store:target:)``
+/// - ``init(models:store:target:reading:)``
 /// - ``merged(models:store:target:)``
 /// ### What it found
 /// - ``plan``
@@ -74,9 +74,15 @@ public struct ImpliedPlan: Sendable {
     ///     source.
     ///   - target: the version to migrate to; by default the bundle's current version (the last
     ///     reference's, for several).
+    ///   - reading: ``VersionReading/neededByStore`` to decode, from a compiled `.momd`, only the versions
+    ///     the store's chain needs (an app at launch, `instar migrate`); by default every version.
     /// - Throws: ``ModelError`` for a model that cannot be read, ``ImpliedPlanError`` for versions given
     ///   twice or an unknown target.
-    public init(models: [URL], store: URL? = nil, target: String? = nil) throws {
+    public init(models: [URL], store: URL? = nil, target: String? = nil, reading: VersionReading = .every) throws {
+        if reading == .neededByStore, let needed = try Self.readingNeeded(models: models, store: store, target: target) {
+            self = needed
+            return
+        }
         var versions: [Model] = []
         var current: String?
         for reference in models {
@@ -133,7 +139,7 @@ public struct ImpliedPlan: Sendable {
 
     /// A plan read from a file (an app's export, ``PlanExport``) for the store at `store`: when the plan's
     /// versions have no order (a bundle's) and the store's version is none of them, the store's own
-    /// cached model is added as the source, as ``init(models:store:target:)`` adds it. Other plans are
+    /// cached model is added as the source, as ``init(models:store:target:reading:)`` adds it. Other plans are
     /// kept as they are.
     public init(exported plan: Plan, store: URL) {
         var plan = plan
