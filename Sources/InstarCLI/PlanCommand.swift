@@ -178,13 +178,17 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
     /// rewrites copied ahead in slices where they can be (`migrate --slices auto`).
     private func launchesLine(_ report: DryRunReport) -> String {
         guard let timeBudget, store != nil, report.noChain == nil, !report.steps.isEmpty else { return "" }
-        let rate = Int(DryRunReport.typicalRowsPerSecond)
+        // Which rate the estimate stands on matters to the reader: a measured one is this device's.
+        let rate =
+            report.measuredRowsPerSecond != nil
+            ? "at \(Int(report.estimateRowsPerSecond)) rows/s measured on this store"
+            : "at the typical \(Int(report.estimateRowsPerSecond)) rows/s"
         let budget = String(format: "%g", timeBudget)
         guard let launches = report.launches(timeBudget: timeBudget) else {
-            return "\nlaunches: a transaction does not fit a \(budget) s budget even with slicing (see the risks above)"
+            return "\nlaunches: a transaction is estimated not to fit a \(budget) s budget even with slicing, \(rate) (see the risks above)"
         }
         let sliced = report.steps.map(\.slicedRows).reduce(0, +)
-        return "\nlaunches: about \(launches) of \(budget) s at \(rate) rows/s"
+        return "\nlaunches: about \(launches) of \(budget) s \(rate)"
             + (sliced > 0 ? ", \(sliced) row(s) copied ahead in slices (migrate --time-budget \(budget))" : "")
     }
 }

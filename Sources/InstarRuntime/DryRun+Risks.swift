@@ -163,7 +163,7 @@ struct Lineage {
 }
 
 extension DryRunReport {
-    /// Rows a step's rebuild rewrites per second, for ``unitsExceeding(timeBudget:rowsPerSecond:)``: about
+    /// Rows a step's rebuild rewrites per second, for ``unitsExceeding(timeBudget:rowsPerSecond:slicing:)``: about
     /// what a fused rebuild reaches on the peer benchmark's machine (Measurements.md), rounded down.
     public static let typicalRowsPerSecond = 200_000.0
 
@@ -177,6 +177,13 @@ extension DryRunReport {
     /// Measurements.md). The retired old table is deleted after the finish, within later launches'
     /// budgets, and is not counted: the app runs meanwhile.
     public static let slicedWorkFactor = 1.1
+
+    /// The rewrite rate the budget estimates use when not given one: the slices' rate measured on
+    /// this store by an earlier launch, scaled to an unsliced rewrite's (slices cost
+    /// ``slicedWorkFactor`` of it), else ``typicalRowsPerSecond``.
+    public var estimateRowsPerSecond: Double {
+        measuredRowsPerSecond.map { $0 * Self.slicedWorkFactor } ?? Self.typicalRowsPerSecond
+    }
 
     /// One transaction of the chain as the budget sees it: rows it rewrites, and of those the rows
     /// copied ahead in slices when the run slices.
@@ -218,20 +225,25 @@ extension DryRunReport {
     /// transaction. Estimated from the rows the store has, at `rowsPerSecond`; a slower device needs a
     /// proportionally larger budget.
     public func unitsExceeding(
-        timeBudget: Double, rowsPerSecond: Double = typicalRowsPerSecond, slicing: Slicing = .default
+        timeBudget: Double, rowsPerSecond: Double? = nil, slicing: Slicing = .default
     ) -> [Risk] {
-        budgetUnits(slicing: slicing, budgeted: true).compactMap { unit in
+        let rowsPerSecond = rowsPerSecond ?? estimateRowsPerSecond
+        return budgetUnits(slicing: slicing, budgeted: true).compactMap { unit in
             let seconds = transactionSeconds(unit, rowsPerSecond: rowsPerSecond)
             guard seconds > timeBudget else { return nil }
             let why =
                 unit.slicedRows > 0
-                ? "after copying \(unit.slicedRows) row(s) ahead in slices, its transaction still needs about \(String(format: "%.1f", seconds)) s"
-                : "rewrites \(unit.rows) row(s) in one transaction: about \(String(format: "%.1f", seconds)) s"
+                ? "after copying \(unit.slicedRows) row(s) ahead in slices (those launches progress), its final transaction is estimated at \(String(format: "%.2f", seconds)) s"
+                : "rewrites \(unit.rows) row(s) in one transaction: about \(String(format: "%.2f", seconds)) s"
             let unsliced = unit.unsliced.isEmpty ? "" : " (not sliceable: \(unit.unsliced.joined(separator: ", ")))"
+            let stall =
+                unit.slicedRows > 0
+                ? "if it is, the launches stop progressing at that transaction"
+                : "a launch with that budget makes no progress here"
             return Risk(
                 kind: .exceedsTimeBudget, step: unit.label,
                 message: "\(why) at \(Int(rowsPerSecond)) rows/s\(unsliced), more than the \(String(format: "%g", timeBudget)) s budget; "
-                    + "a launch with that budget makes no progress here (give it a longer budget, or a background task)",
+                    + "\(stall) (give it a longer budget, or a background task)",
                 count: unit.rows)
         }
     }
@@ -244,7 +256,9 @@ extension DryRunReport {
     /// How many launches of `timeBudget` seconds the chain needs with `slicing`, at `rowsPerSecond`:
     /// slices fill each launch, and each transaction must fit in one; nil when one never fits
     /// (``unitsExceeding(timeBudget:rowsPerSecond:slicing:)`` says which).
-    public func launches(timeBudget: Double, rowsPerSecond: Double = typicalRowsPerSecond, slicing: Slicing = .default) -> Int? {
+    /// Without `rowsPerSecond`, at ``estimateRowsPerSecond``.
+    public func launches(timeBudget: Double, rowsPerSecond: Double? = nil, slicing: Slicing = .default) -> Int? {
+        let rowsPerSecond = rowsPerSecond ?? estimateRowsPerSecond
         guard timeBudget > 0, rowsPerSecond > 0 else { return nil }
         var launches = 1
         var used = 0.0

@@ -156,6 +156,10 @@ public struct DryRunReport: Sendable {
     /// Runs of two or more steps that `migrate` runs as one transaction (only inline SQL hooks between
     /// them), fused so that every table is rewritten at most once, with the work moved across hooks.
     public var segments: [Segment] = []
+    /// Source rows per second that the slices of an unfinished sliced run measured on this store
+    /// (``SlicedProgress/rowsPerSecond`` in its journal); nil when no earlier launch sliced. The
+    /// budget estimates prefer it to ``typicalRowsPerSecond``: it is this device and these rows.
+    public var measuredRowsPerSecond: Double? = nil
 
     /// Consecutive steps that `migrate` fuses into one transaction.
     public struct Segment: Sendable {
@@ -230,6 +234,7 @@ public enum DryRun {
             plan: plan.name, layout: layout.name, store: storePath, detectedVersion: store == nil ? nil : current.name,
             matchedBy: matchedBy, from: current.name, to: target, steps: [], totalCost: 0, alternatives: [], risks: [],
             noChain: nil)
+        report.measuredRowsPerSecond = try store.flatMap { try measuredSliceRate($0) }
         report.risks += identicalChecksums(graph)
         let finder = ChainFinder(graph: graph)
         let chain: Chain
@@ -327,6 +332,12 @@ public enum DryRun {
     }
 
     /// Core Data's staged migration cannot tell apart versions with the same checksum.
+    /// The slice rate an unfinished sliced run kept in the store's journal, if one did.
+    static func measuredSliceRate(_ store: SQLiteStore) throws -> Double? {
+        let rate = try store.withDatabase { db in try Journal.unfinished(db)?.slices?.rowsPerSecond }
+        return rate.flatMap { $0 > 0 ? $0 : nil }
+    }
+
     static func identicalChecksums(_ graph: VersionGraph) -> [DryRunReport.Risk] {
         var byChecksum: [String: [String]] = [:]
         for (model, hashes) in zip(graph.versions, graph.hashes) {

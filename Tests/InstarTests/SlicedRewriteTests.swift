@@ -266,4 +266,50 @@ import Testing
         #expect(report.unitsExceeding(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .rows(100)).isEmpty)
         #expect(report.launches(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .off) == nil)
     }
+
+    /// An unfinished sliced run's measured rate (in the journal) is what the dry run estimates with:
+    /// it is this device's, where the typical rate is a guess. The rate is set, never timed.
+    @Test func theDryRunUsesTheJournalsMeasuredRate() throws {
+        let f = try Self.fixture(rows: 1000)
+        defer { f.remove() }
+        let clock = ManualBudgetClock()
+        let migrator = try Self.slicedMigrator(f, clock: clock)
+        #expect(try migrator.migrate(storeAt: f.store, timeBudget: 0.25) { event in
+            if case .slice = event { clock.advance(by: 0.1) }
+        } == .paused(.timeBudget))
+        try f.execute(#"UPDATE "_instar_journal" SET "entry" = json_set("entry", '$.slices.rowsPerSecond', 1000)"#)
+
+        let report = try DryRun.report(plan: try PlanFileReader.read(path: f.plan), storePath: f.store)
+        #expect(report.measuredRowsPerSecond == 1000)
+        // Slices at 1,000 rows/s are an unsliced rewrite at 1,100 rows/s (slicedWorkFactor).
+        #expect(abs(report.estimateRowsPerSecond - 1000 * DryRunReport.slicedWorkFactor) < 1e-9)
+        let rate = report.estimateRowsPerSecond
+        #expect(report.launches(timeBudget: 0.25, slicing: .rows(100)) == report.launches(timeBudget: 0.25, rowsPerSecond: rate, slicing: .rows(100)))
+        // A second of slices fills four launches of 0.25 s; the swap (0.1 × 1000 / 1100 s) goes in a fifth.
+        #expect(report.launches(timeBudget: 0.25, slicing: .rows(100)) == 5)
+    }
+
+    /// Without a journal's rate the estimate says it stands on the typical rate.
+    @Test func withoutAnEarlierLaunchTheTypicalRateIsUsed() throws {
+        let f = try Self.fixture(rows: 1000)
+        defer { f.remove() }
+        let report = try DryRun.report(plan: try PlanFileReader.read(path: f.plan), storePath: f.store)
+        #expect(report.measuredRowsPerSecond == nil)
+        #expect(report.estimateRowsPerSecond == DryRunReport.typicalRowsPerSecond)
+    }
+
+    /// A sliced step whose final transaction is estimated over the budget still says its slices
+    /// progress: only an unsliced transaction makes no progress at all.
+    @Test func anOverBudgetSwapDoesNotClaimNoProgressForTheSlices() throws {
+        let f = try Self.fixture(rows: 1000)
+        defer { f.remove() }
+        let report = try DryRun.report(plan: try PlanFileReader.read(path: f.plan), storePath: f.store)
+        // The swap is 0.1 × 1000 / 1000 = 0.1 s, over a 0.05 s budget.
+        let risks = report.unitsExceeding(timeBudget: 0.05, rowsPerSecond: 1000, slicing: .rows(100))
+        #expect(risks.count == 1)
+        #expect(risks.first?.message.contains("those launches progress") == true)
+        #expect(risks.first?.message.contains("makes no progress") == false)
+        let unsliced = report.unitsExceeding(timeBudget: 0.05, rowsPerSecond: 1000, slicing: .off)
+        #expect(unsliced.first?.message.contains("makes no progress") == true)
+    }
 }
