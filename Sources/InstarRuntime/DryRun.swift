@@ -331,13 +331,13 @@ public enum DryRun {
         }
     }
 
-    /// Core Data's staged migration cannot tell apart versions with the same checksum.
     /// The slice rate an unfinished sliced run kept in the store's journal, if one did.
     static func measuredSliceRate(_ store: SQLiteStore) throws -> Double? {
         let rate = try store.withDatabase { db in try Journal.unfinished(db)?.slices?.rowsPerSecond }
         return rate.flatMap { $0 > 0 ? $0 : nil }
     }
 
+    /// Core Data's staged migration cannot tell apart versions with the same checksum.
     static func identicalChecksums(_ graph: VersionGraph) -> [DryRunReport.Risk] {
         var byChecksum: [String: [String]] = [:]
         for (model, hashes) in zip(graph.versions, graph.hashes) {
