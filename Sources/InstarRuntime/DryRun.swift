@@ -11,7 +11,6 @@ import InstarCompiler
 /// Everything `instar plan` tells before touching a store: which steps, lightweight or not, what SQL,
 /// how many rows, how much disk, and what could be lost. Built from a read-only view of the store.
 public struct DryRunReport: Sendable {
-    /// One step of the chosen chain: what it changes and what it will cost when `migrate` runs it.
     /// A hook a step runs: which, when, and what the plan defines it as.
     public struct HookUse: Sendable, Hashable, Codable {
         /// When in the step it runs.
@@ -21,7 +20,7 @@ public struct DryRunReport: Sendable {
             /// A stage's hook after it.
             case after
             /// A mapping model's hook at `point` (a custom policy's, or an expression SQL cannot compute):
-            /// the app registers it (``Migrator/register(mappingHook:_:)-…``).
+            /// the app registers it (`Migrator.register(mappingHook:_:)`).
             case mapping(point: String)
 
             /// `before`, `after` or `mapping <point>`, as the command line prints it.
@@ -43,6 +42,7 @@ public struct DryRunReport: Sendable {
         public var kind: String
     }
 
+    /// One step of the chosen chain: what it changes and what it will cost when `migrate` runs it.
     public struct StepReport: Sendable {
         /// The version the step starts from.
         public var from: String
