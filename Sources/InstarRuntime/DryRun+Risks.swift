@@ -163,9 +163,13 @@ struct Lineage {
 }
 
 extension DryRunReport {
-    /// Rows a step's rebuild rewrites per second, for ``unitsExceeding(timeBudget:rowsPerSecond:slicing:)``: about
-    /// what a fused rebuild reaches on the peer benchmark's machine (Measurements.md), rounded down.
-    public static let typicalRowsPerSecond = 200_000.0
+    /// Rows a step's rebuild rewrites per second, for ``unitsExceeding(timeBudget:rowsPerSecond:slicing:)``
+    /// when the store's journal has no measured rate: what a release build rewrote on the measurement
+    /// machine (`Scripts/bench-budget`, 2026-11-29: a 1M-row rebuild finished in one 2 s launch, its final
+    /// transaction fitted 0.15 s and not 0.05 s, Measurements.md). 200,000 (the peer benchmark's fused
+    /// rate, which parses JSON) predicted 2–4× too many launches and "no fit" where 12 launches finished.
+    /// A slower device is proportionally slower; after its first sliced launch its own rate is used.
+    public static let typicalRowsPerSecond = 1_000_000.0
 
     /// Of a sliced table's rewrite, the share left to the step's transaction after its rows are copied
     /// ahead: the renames and the checks, without secondary indexes to build (Measurements.md, sliced
