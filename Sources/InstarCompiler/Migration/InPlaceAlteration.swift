@@ -4,8 +4,11 @@ import InstarLayouts
 /// Decides whether a table can be carried to its new shape with `ALTER TABLE` alone, and how.
 ///
 /// SQLite can rename a table or a column, add a column whose existing rows all take its default, and
-/// drop a column that no key, constraint or foreign key uses. Anything else (a type or `NOT NULL`
-/// change, a converted value, a row filter) needs the rebuild.
+/// drop a column that no key, constraint or foreign key uses; a `NOT NULL` constraint is removed by
+/// editing the table's stored `CREATE TABLE` text (``schemaEdits(_:)``), SQLite's documented procedure
+/// for a change that leaves every stored row valid. Anything else (a type change, a new `NOT NULL`, a
+/// converted value, a row filter) needs the rebuild, as do more dropped columns than
+/// ``DropColumnCost`` says are cheaper to drop one by one.
 package enum InPlaceAlteration {
     package struct NotInPlace: Error {
         let message: String
@@ -31,8 +34,11 @@ package enum InPlaceAlteration {
     }
 
     /// `tableName` is where the source table is when the statements run (it may have been set aside).
+    /// `schema` is the store's schema the step starts from: it has the table's stored text (for a
+    /// `NOT NULL` removed in place), its indexes and how the store frees pages (``DropColumnCost``).
     package static func statements(
-        for t: TableTransformation, source: SchemaTable, tableRenames: [String: String], tableName: String
+        for t: TableTransformation, source: SchemaTable, in schema: StoreSchema, tableRenames: [String: String],
+        tableName: String
     ) -> Result<[PlannedStatement], NotInPlace> {
         if !t.filter.isEmpty { return .failure(NotInPlace("rows of other entities leave the table")) }
         // Most tables of a step do not change at all: say so without comparing column by column.
@@ -52,7 +58,7 @@ package enum InPlaceAlteration {
                 }
                 if copies[from] != nil { return .failure(NotInPlace("column \(from) feeds two columns")) }
                 guard sameShape(sourceColumn, column, tableRenames: tableRenames) else {
-                    return .failure(NotInPlace("column \(column.name) changes type, NOT NULL, default or reference"))
+                    return .failure(NotInPlace("column \(column.name) changes type, becomes NOT NULL, or changes default or reference"))
                 }
                 // Verbatim clauses (`CHECK`, `COLLATE`) cannot change in place; a renamed column's are
                 // rewritten by SQLite itself, and the step's schema check compares the result.
@@ -93,9 +99,15 @@ package enum InPlaceAlteration {
                 return .failure(NotInPlace("foreign key column \(column.name) is removed (SQLite cannot drop it)"))
             }
         }
-        // Each DROP COLUMN rewrites every page of the table; one rebuild rewrites it once.
-        if drops.count > 1 {
-            return .failure(NotInPlace("\(drops.count) columns are removed: one rebuild rewrites the table once, DROP COLUMN would rewrite it \(drops.count) times"))
+        // Each DROP COLUMN rewrites every page of the table; one rebuild rewrites it once, but also
+        // builds its indexes again and, with `secure_delete` on, zero-fills the old table's pages.
+        let cost = DropColumnCost(table: source, in: schema)
+        if drops.count > cost.inPlaceLimit {
+            return .failure(NotInPlace("\(drops.count) columns are removed: \(cost.reason)"))
+        }
+        let relaxed = relaxedColumns(t, source: source)
+        if !relaxed.isEmpty, schemaEdit(of: source, relaxing: relaxed, in: schema) == nil {
+            return .failure(NotInPlace("the NOT NULL of column \(relaxed[0]) cannot be cut from the table's CREATE TABLE text"))
         }
 
         var statements: [PlannedStatement] = []
@@ -154,7 +166,9 @@ package enum InPlaceAlteration {
     static func sameShape(_ a: SchemaColumn, _ b: SchemaColumn, tableRenames: [String: String]) -> Bool {
         var reference = SchemaComparison.namesAsExpected(a.references, b.references)
         if let r = reference { reference?.table = tableRenames[r.table] ?? r.table }
-        return a.declaredType.uppercased() == b.declaredType.uppercased() && a.notNull == b.notNull
+        // `NOT NULL` may go (``schemaEdits(_:)``), not come: stored rows may hold NULLs.
+        let nullability = a.notNull == b.notNull || (a.notNull && !b.notNull && !a.isPrimaryKey)
+        return a.declaredType.uppercased() == b.declaredType.uppercased() && nullability
             && a.isPrimaryKey == b.isPrimaryKey && (a.defaultValue ?? .null) == (b.defaultValue ?? .null)
             && reference == b.references
     }

@@ -81,6 +81,13 @@ package enum StepSQLPlanner {
         let inPlace = decision.inPlace
         let copies = decision.copies
 
+        // 0. `NOT NULL` constraints that go from tables altered in place are cut from their stored text
+        //    while every table still has the name its text was read under (``InPlaceAlteration``'s schema
+        //    edit); the editing statements are put in front once the rest of the step is known.
+        let edits = inPlace.compactMap { t, source in
+            InPlaceAlteration.schemaEdit(for: t, source: source, in: actual).map { (table: source.name, statement: $0) }
+        }
+
         // 1. Older tables that are rebuilt or renamed first take temporary names. SQLite rewrites every
         //    foreign key that points at a renamed table, so references from tables that stay put follow
         //    them through the step, and the new tables (created afterwards, with the final names in their
@@ -144,10 +151,11 @@ package enum StepSQLPlanner {
         for (t, source) in inPlace {
             let name = current[source.name] ?? source.name
             if case .success(let alterations) = InPlaceAlteration.statements(
-                for: t, source: source, tableRenames: decision.tableRenames, tableName: name)
+                for: t, source: source, in: actual, tableRenames: decision.tableRenames, tableName: name)
             {
                 statements += alterations
-                tables[t.target.name] = .altered(alterations.map(\.purpose))
+                let edited = edits.contains { $0.table == source.name } ? [InPlaceAlteration.dropNotNull] : []
+                tables[t.target.name] = .altered(edited + alterations.map(\.purpose))
             }
         }
 
@@ -237,6 +245,7 @@ package enum StepSQLPlanner {
         for sql in viewsAndTriggers {
             add(sql, [], "recreate view or trigger")
         }
+        statements = InPlaceAlteration.schemaEdits(edits.map(\.statement), then: statements) + statements
         return StepSQLPlan(statements: statements, tables: tables)
     }
 
@@ -260,7 +269,7 @@ package enum StepSQLPlanner {
         for t in program.transformations {
             if t.continuesSource, let source = t.source, let sourceDefinition = actual.table(named: source) {
                 switch InPlaceAlteration.statements(
-                    for: t, source: sourceDefinition, tableRenames: decision.tableRenames, tableName: source)
+                    for: t, source: sourceDefinition, in: actual, tableRenames: decision.tableRenames, tableName: source)
                 {
                 case .success:
                     decision.inPlace.append((t, sourceDefinition))

@@ -140,6 +140,14 @@ enum SQLTokens {
     /// column's type and are skipped. `DEFAULT` takes one term (so `DEFAULT NULL` is one clause), and
     /// `NOT DEFERRABLE` stays inside the `REFERENCES` clause it belongs to.
     static func clauses(_ tokens: [SQLToken], scalars: [Unicode.Scalar], skippingType: Bool = false) -> [CreateTableText.Clause]? {
+        clauseSpans(tokens, scalars: scalars, skippingType: skippingType)?.map(\.clause)
+    }
+
+    /// ``clauses(_:scalars:skippingType:)`` with where each clause starts and ends in `scalars`, so
+    /// that an edit can cut one out of the statement (``CreateTableText/droppingNotNull(of:in:renamingTo:)``).
+    static func clauseSpans(
+        _ tokens: [SQLToken], scalars: [Unicode.Scalar], skippingType: Bool = false
+    ) -> [(clause: CreateTableText.Clause, span: Range<Int>)]? {
         var starts: [Int] = []
         var depth = 0
         var i = 0
@@ -176,7 +184,7 @@ enum SQLTokens {
             if w == "NOT" || w == "PRIMARY" || w == "FOREIGN" { i += 2 } else { i += 1 }
         }
         if !skippingType, starts.first != 0 { return nil }
-        var result: [CreateTableText.Clause] = []
+        var result: [(clause: CreateTableText.Clause, span: Range<Int>)] = []
         for (n, start) in starts.enumerated() {
             let end = n + 1 < starts.count ? starts[n + 1] : tokens.count
             guard end > start else { return nil }
@@ -188,9 +196,8 @@ enum SQLTokens {
                 kindIndex = start + 2
             }
             guard case .word(let kind) = tokens[kindIndex].kind else { return nil }
-            result.append(
-                CreateTableText.Clause(
-                    kind: kind, name: name, text: text(scalars, tokens[start].start, tokens[end - 1].end)))
+            let span = tokens[start].start..<tokens[end - 1].end
+            result.append((CreateTableText.Clause(kind: kind, name: name, text: text(scalars, span.lowerBound, span.upperBound)), span))
         }
         return result
     }

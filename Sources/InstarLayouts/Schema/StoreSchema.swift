@@ -16,6 +16,11 @@ public struct StoreSchema: Sendable, Hashable {
     /// Read from a store: the `sqlite_master.sql` of every table, index, view and trigger, by
     /// `"<kind> <name>"`, so that an expected raw object can be compared whatever it is.
     public var sqlText: [String: String] = [:]
+    /// Read from a store: whether its connection zero-fills the pages it frees (`secure_delete` on), which
+    /// makes dropping a table cost a write of every page. Whether a table's columns are dropped in place
+    /// or the table is rebuilt weighs it (``DropColumnCost``); a schema not read from a store assumes it,
+    /// as SQLite builds with `SECURE_DELETE` (Debian's, for one) do.
+    package var freedPagesZeroed = true
 
     /// A schema of these tables, indexes and raw objects.
     public init(tables: [SchemaTable] = [], indexes: [SchemaIndex] = [], raw: [RawSQL] = []) {

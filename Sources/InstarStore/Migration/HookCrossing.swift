@@ -56,7 +56,7 @@ extension StepProgram {
         if moveTables && !anyLookup {
             for t in transformations {
                 guard let source = t.source, let definition = sourceSchema.table(named: source),
-                    canDefer(t, source: definition, sourceIndexes: sourceSchema.indexes, access: access)
+                    canDefer(t, source: definition, sourceSchema: sourceSchema, access: access)
                 else { continue }
                 // Another table of the step filled from this one (a join table made from its keys)
                 // reads it as it is before the step: keep it in place.
@@ -120,15 +120,16 @@ extension StepProgram {
 
     /// Whether the rewrite of one table may wait until after the hook (see ``DeferredWork``).
     private func canDefer(
-        _ t: TableTransformation, source: SchemaTable, sourceIndexes: [SchemaIndex], access: SQLAccess
+        _ t: TableTransformation, source: SchemaTable, sourceSchema: StoreSchema, access: SQLAccess
     ) -> Bool {
+        let sourceIndexes = sourceSchema.indexes
         guard t.continuesSource, t.source == t.target.name, t.filter.isEmpty, !access.writes(t.target.name) else {
             return false
         }
         if t.columns.values.contains(where: { $0.containsLookup || $0.containsPosition }) { return false }
         // Only a rebuild is worth moving; a table altered in place costs next to nothing either way.
         if case .success = InPlaceAlteration.statements(
-            for: t, source: source, tableRenames: [t.target.name: t.target.name], tableName: t.target.name)
+            for: t, source: source, in: sourceSchema, tableRenames: [t.target.name: t.target.name], tableName: t.target.name)
         {
             return false
         }

@@ -191,6 +191,11 @@ extension SQLiteStore {
                                 .dataCondition, path: path,
                                 "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed",
                                 sqlite: SQLiteFailure(error))
+                        } catch {
+                            // A failed schema edit must not leave this connection allowed to write
+                            // `sqlite_master` after the rollback (``InPlaceAlteration``'s schema edits).
+                            try? db.execute(sql: "PRAGMA writable_schema = OFF")
+                            throw error
                         }
                     }
                     statements += unitPlan.statements

@@ -16,6 +16,8 @@ package enum SchemaReader {
         let objects = try readSQL(db, skipping: isInternal)
         let (tableNames, facts) = try PragmaRows.readAll(db, createSQL: objects)
         var schema = StoreSchema()
+        // 1 is `on`; 2 (`fast`) zero-fills only pages written anyway.
+        schema.freedPagesZeroed = try Int.fetchOne(db, sql: "PRAGMA secure_delete") == 1
         schema.raw = objects.filter { $0.kind == .view || $0.kind == .trigger }
         schema.sqlText = Dictionary(objects.map { ("\($0.kind.rawValue) \($0.name)", $0.sql) }, uniquingKeysWith: { a, _ in a })
         let autoincrement = Set(objects.filter { $0.kind == .table && SQLKeywords.words(of: $0.sql).contains("AUTOINCREMENT") }.map(\.name))
