@@ -2,7 +2,7 @@ import InstarInference
 import InstarModel
 
 /// Where the consecutive steps from one version take each of its entities and properties, followed
-/// one step at a time: what ``VersionGraph/preservesChain(_:_:)`` recomputes from scratch for every
+/// one step at a time: what `VersionGraph.preservesChain` recomputes from scratch for every
 /// skip.
 ///
 /// A caller that checks every skip from a version (`instar graph`: up to `maxSkip` of them) followed
@@ -58,7 +58,7 @@ package struct ChainTrace {
     }
 
     /// Whether the direct step `direct` from ``start`` to ``reached`` keeps every entity and property where
-    /// the single steps take them, as ``VersionGraph/preservesChain(_:_:)`` judges it; nil when a mapping
+    /// the single steps take them, as `VersionGraph.preservesChain` judges it; nil when a mapping
     /// names something the trace did not start with (the caller then walks the steps itself).
     func preserves(_ direct: ModelDiff) -> Bool? {
         for mapping in direct.mappings {
