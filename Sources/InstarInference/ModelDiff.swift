@@ -11,7 +11,26 @@ public struct ModelDiff: Sendable {
     /// The newer version's name.
     public let toVersion: String
     /// How each entity of the older version corresponds to one of the newer, as the layouts compile it to SQL.
-    public let mappings: [EntityCorrespondence]
+    ///
+    /// An entity that is the same in both versions (what the matching marks unchanged) maps every
+    /// property to itself; those property lists are rebuilt from the older
+    /// version when asked for rather than kept: most entities of most single steps are unchanged, and a
+    /// long plan's graph keeps every single step's diff, where those lists were half of all memory.
+    public var mappings: [EntityCorrespondence] {
+        guard let old = unchangedSource else { return keptMappings }
+        return keptMappings.map { mapping in
+            guard let name = mapping.destination, unchanged.contains(name) else { return mapping }
+            var full = mapping
+            full.properties = old.properties(of: name).map { PropertyCorrespondence(source: $0, destination: $0) }
+            return full
+        }
+    }
+    /// ``mappings``, with no property list for the ``unchanged`` entities.
+    private let keptMappings: [EntityCorrespondence]
+    /// Entities (by name, the same in both versions) whose property lists ``mappings`` rebuilds.
+    private let unchanged: Set<String>
+    /// The older version, when some entity is unchanged: where ``mappings`` reads their properties.
+    private let unchangedSource: Model?
     /// Every difference, each with its verdict.
     public let changes: [Change]
     /// Things that are probably unintended (a likely rename without a renaming identifier), which Core Data
@@ -36,7 +55,14 @@ public struct ModelDiff: Sendable {
         self.fromVersion = old.name
         self.toVersion = new.name
         let (mappings, conflicts, unchanged) = EntityCorrespondence.mappings(from: old, to: new)
-        self.mappings = mappings
+        self.keptMappings = unchanged.isEmpty ? mappings : mappings.map { mapping in
+            guard let name = mapping.destination, unchanged.contains(name) else { return mapping }
+            var kept = mapping
+            kept.properties = []
+            return kept
+        }
+        self.unchanged = unchanged
+        self.unchangedSource = unchanged.isEmpty ? nil : old
         var destinationBySource: [String: String] = [:]
         var sourceByDestination: [String: String] = [:]
         var propertyDestinations: [String: [String: String]] = [:]

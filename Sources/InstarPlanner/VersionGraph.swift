@@ -207,6 +207,24 @@ package final class VersionGraph: Sendable {
     /// The step from `i` to `j` if the runtime can perform it: a declared stage, or an inferable diff
     /// that loses nothing the versions in between would keep.
     package func step(_ i: Int, _ j: Int) -> Step? {
+        step(i, j) { _ in preservesChain(i, j) }
+    }
+
+    /// ``step(_:_:)``, with the single steps from `trace`'s start followed once for all its skips: for a
+    /// caller that asks for the skips from one version in increasing order of their ends (`instar graph`
+    /// asks for up to `maxSkip` of them), each skip's check costs one comparison instead of a walk over
+    /// the versions it skips. The same steps as ``step(_:_:)``.
+    package func step(_ i: Int, _ j: Int, following trace: inout ChainTrace) -> Step? {
+        guard trace.start == i, j >= trace.reached else { return step(i, j) }
+        return step(i, j) { direct in
+            trace.advance(to: j, in: self)
+            return trace.preserves(direct) ?? preservesChain(i, j)
+        }
+    }
+
+    /// ``step(_:_:)``, with `preserves` judging (from the direct diff) whether a skip keeps what the
+    /// single steps keep.
+    private func step(_ i: Int, _ j: Int, preserves: (ModelDiff) -> Bool) -> Step? {
         let d = diff(i, j)
         if let mapping = mapping(i, j) {
             return Step(
@@ -218,7 +236,7 @@ package final class VersionGraph: Sendable {
         }
         guard d.isInferable else { return nil }
         // Versions of a bundle have no order: there is no "in between" to preserve.
-        if plan.versionsAreOrdered && j > i + 1 && !preservesChain(i, j) { return nil }
+        if plan.versionsAreOrdered && j > i + 1 && !preserves(d) { return nil }
         return Step(from: versions[i].name, to: versions[j].name, kind: .lightweight, diff: d, cost: cost(i, j))
     }
 

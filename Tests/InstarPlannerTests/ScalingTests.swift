@@ -101,4 +101,53 @@ import InstarTestSupport
         _ = graph.diff(0, 3)
         #expect(graph.diffCount == 3)
     }
+
+    /// Every step from `i` as `instar graph` asks for it (one trace, ends in increasing order) and as a
+    /// chain search does (each skip walked on its own): whether each exists.
+    func tracedAndWalked(_ plan: Plan) -> (traced: [[Bool]], walked: [[Bool]]) {
+        let traced = VersionGraph(plan: plan), walked = VersionGraph(plan: plan)
+        let n = plan.versions.count
+        var result: ([[Bool]], [[Bool]]) = ([], [])
+        for i in 0..<(n - 1) {
+            var trace = ChainTrace(from: i, in: traced)
+            result.0.append(((i + 1)..<n).map { traced.step(i, $0, following: &trace) != nil })
+            result.1.append(((i + 1)..<n).map { walked.step(i, $0) != nil })
+        }
+        return result
+    }
+
+    @Test func aTraceAllowsTheSkipsThatWalkingAllows() throws {
+        // Skips of two versions keep every value, longer ones lose a renamed slot's; V5 and V11 block.
+        for versions in [try history(14), try history(14, blocked: [5, 11])] {
+            let (traced, walked) = tracedAndWalked(Plan(name: "p", file: "p.yaml", versions: versions))
+            #expect(traced == walked)
+            #expect(traced.joined().contains(true) && traced.joined().contains(false), "\(traced)")
+        }
+    }
+
+    @Test func aTraceStopsFollowingADroppedEntity() throws {
+        // V1 → V3 keeps E as it is, but V2 drops it: stepping loses E's rows, so the skip is refused.
+        let versions = try [
+            model("name: V1\nentities:\n  E:\n    attributes:\n      a: string?\n  G:\n    attributes:\n      b: string?\n", name: "V1"),
+            model("name: V2\nentities:\n  G:\n    attributes:\n      b: string?\n", name: "V2"),
+            model("name: V3\nentities:\n  E:\n    attributes:\n      a: string?\n  G:\n    attributes:\n      b: string?\n", name: "V3"),
+        ]
+        let (traced, walked) = tracedAndWalked(Plan(name: "p", file: "p.yaml", versions: versions))
+        #expect(traced == walked)
+        #expect(traced[0] == [true, false])
+    }
+
+    @Test func unchangedEntitiesStillMapEveryPropertyToItself() throws {
+        // E is the same in both versions (its property list is rebuilt when asked for), F changes.
+        let old = try model("name: V1\nentities:\n  E:\n    attributes:\n      a: string?\n      b: int64?\n  F:\n    attributes:\n      c: string?\n", name: "V1")
+        let new = try model("name: V2\nentities:\n  E:\n    attributes:\n      a: string?\n      b: int64?\n  F:\n    attributes:\n      d: string?\n", name: "V2")
+        let diff = ModelDiff(from: old, to: new)
+        let e = diff.mappings.first { $0.destination == "E" }
+        #expect(e?.source == "E")
+        #expect(e?.properties.map(\.source) == old.properties(of: "E"))
+        #expect(e?.properties.map(\.destination) == old.properties(of: "E"))
+        #expect(diff.mappings.first { $0.destination == "F" }?.properties.count == 2)
+        #expect(diff.mappings.map(\.destination) == ["E", "F"])
+        #expect(diff.destination(ofProperty: "b", in: "E") == "b")
+    }
 }

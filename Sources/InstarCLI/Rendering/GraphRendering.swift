@@ -85,12 +85,13 @@ enum GraphRendering {
         var edges: [GraphPicture.Edge] = []
         for i in 0..<count {
             defer { graph.forgetSkips(from: i) }
+            var trace = ChainTrace(from: i, in: graph)
             for j in further[i, default: []].union((i + 1)..<min(count, i + maxSkip + 1)).sorted() {
             let pair = [i, j]
             let inChain = chainPairs.contains(pair)
             let crossesWaypoint = nextWaypoint[i] < j
             if crossesWaypoint && !inChain && !graph.isFixed(i, j) { continue }
-            if let step = graph.step(i, j) {
+            if let step = graph.step(i, j, following: &trace) {
                 switch step.kind {
                 case .custom:
                     let diff = step.diff
