@@ -76,7 +76,7 @@ extension StoreError {
         case .planHasNoVersions:
             return ("the plan has no versions; nothing was changed", nil)
         case .tooFewVersions(let count):
-            return ("a migration needs at least two versions, and \(count) were given; nothing was changed", nil)
+            return ("a migration needs at least two versions, and \(count) \(count == 1 ? "was" : "were") given; nothing was changed", nil)
         case .targetNotInPlan(let target, let versions):
             return (
                 "the target '\(target)' is not a version of the plan; nothing was changed",
