@@ -21,9 +21,9 @@ package enum SchemaImporter {
     /// Imports the database at `path`, opened read-only.
     package static func importModel(path: String, name: String) throws(StoreError) -> ImportedModel {
         guard FileKind.exists(path) else {
-            throw StoreError(.notFound, path: path, "no database here")
+            throw StoreError(.notFound, path: path, reason: .noFile(.importedDatabase))
         }
-        try StoreFile.checkBeforeOpening(path, what: "a database to import")
+        try StoreFile.checkBeforeOpening(path, role: .importedDatabase)
         do {
             var configuration = Configuration()
             configuration.readonly = true
@@ -33,7 +33,7 @@ package enum SchemaImporter {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.from(error, path: path, doing: "importing the schema")
+            throw StoreError.from(error, path: path, doing: .importingSchema)
         }
     }
 
@@ -77,10 +77,7 @@ package enum SchemaImporter {
             for column in table.definition.columns where !SQLTypeName.isValid(column.declaredType) {
                 throw StoreError(
                     .layout, path: source,
-                    "table '\(table.name)', column '\(column.name)': the declared type '\(column.declaredType)' is not a "
-                        + "SQLite type name (\(SQLTypeName.shape)), and a model would write it into SQL; not imported, "
-                        + "nothing was written",
-                    hint: "give the column a plain declared type (ALTER TABLE … RENAME, or rebuild the table) before adopting the database")
+                    reason: .declaredTypeNotSQL(table: table.name, column: column.name, declaredType: column.declaredType))
             }
         }
     }

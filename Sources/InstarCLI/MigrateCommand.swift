@@ -204,7 +204,7 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
     func secureDeleteMode() throws -> SecureDelete? {
         guard let secureDelete else { return nil }
         guard let mode = SecureDelete(parsing: secureDelete) else {
-            throw fail(StoreError(.sqlite, path: store, "unknown secure_delete mode '\(secureDelete)'", hint: "use on, off or fast"))
+            throw fail(StoreError(.sqlite, path: store, reason: .unknownSecureDeleteMode(secureDelete)))
         }
         return mode
     }

@@ -51,7 +51,7 @@ struct CreateStoreCommand: ParsableCommand {
             // Core Data (framework 600 on) keeps the model in a store it creates: so does this command, so
             // that a later migration from a model the app no longer ships has its source.
             if let coreData = created.layout as? CoreDataLayout, coreData.keepsModelCache {
-                let outcome = try StoreError.wrapping(path: store, doing: "writing the store's own model") {
+                let outcome = try StoreError.wrapping(path: store, doing: .writingModelCache) {
                     try created.withDatabase { db in
                         var outcome = ModelCacheOutcome.notKept(frameworkVersion: coreData.frameworkVersion)
                         try db.inTransaction {
@@ -66,7 +66,7 @@ struct CreateStoreCommand: ParsableCommand {
         } catch let error as StoreError {
             throw fail(error)
         } catch {
-            throw fail(StoreError.from(error, path: store, doing: "writing the store's own model"))
+            throw fail(StoreError.from(error, path: store, doing: .writingModelCache))
         }
     }
 }

@@ -167,7 +167,7 @@ struct TestCommand: ParsableCommand, UsesSwiftDataOptions {
         case .directory:
             break
         default:
-            throw fail(StoreError(.notARegularFile, path: path, FileKind.refusal(path, what: "a fixture")?.message ?? "not a regular file"))
+            throw fail(StoreError(.notARegularFile, path: path, reason: StoreFile.notARegularFile(path, role: .fixture)))
         }
         guard let enumerator = FileManager.default.enumerator(atPath: path) else {
             printError("\(path): cannot read the folder")

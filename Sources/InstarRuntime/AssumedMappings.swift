@@ -57,7 +57,7 @@ extension Migrator {
         guard !settings.acceptsAssumedMappings else { return }
         let versions = steps.compactMap { step in plan.versions.first { $0.name == step.to } }
         guard versions.contains(where: Self.hasAssumptions) else { return }
-        let recorded = try StoreError.wrapping(path: store.path, doing: "reading the store's metadata") {
+        let recorded = try StoreError.wrapping(path: store.path, doing: .readingMetadata) {
             try store.withDatabase { db in try CoreDataMetadata.read(db)?.entityHashes } ?? [:]
         }
         let unproven = Self.unprovenAssumptions(in: versions, recorded: recorded)

@@ -95,9 +95,7 @@ extension ChainExecutor {
     /// The error for a store another process wrote between this run's reads and its first write.
     static func storeChanged(path: String) -> StoreError {
         StoreError(
-            .locked, path: path,
-            "another connection (perhaps another migration) changed the store before this run's first write; nothing was changed",
-            hint: "run again (or pass a wait): the next run reads the store as it is now")
+            .locked, path: path, reason: .changedBeforeFirstWrite)
     }
 
     /// Whether `error` says another writer had the store before this call wrote anything: a live

@@ -85,7 +85,7 @@ extension ChainExecutor {
 
     /// A hook's error as an app can switch on it: SQLite's as a ``StoreError``, the app's own as it is.
     func typed(_ error: any Error) -> any Error {
-        if let error = error as? DatabaseError { return StoreError.from(error, path: store.path, doing: "running a hook") }
+        if let error = error as? DatabaseError { return StoreError.from(error, path: store.path, doing: .runningHook) }
         return error
     }
 

@@ -58,7 +58,7 @@ extension ChainExecutor {
     /// recorded): staging tables and change capture, with the record, in one commit. Staging tables of
     /// an earlier attempt go first.
     private func startCopies(_ entry: inout JournalEntry, _ copies: [SlicedCopy]) throws {
-        let totals = try StoreError.wrapping(path: store.path, doing: "counting the rows to copy") {
+        let totals = try StoreError.wrapping(path: store.path, doing: .countingRowsToCopy) {
             try store.withDatabase { db in try copies.map { try store.sourceRows(of: $0, db) } }
         }
         var started = entry

@@ -13,7 +13,7 @@ extension ChainExecutor {
         while true {
             let holder: Lease?
             do {
-                holder = try StoreError.wrapping(path: store.path, doing: "reading the migration lease") {
+                holder = try StoreError.wrapping(path: store.path, doing: .readingLease) {
                     try store.withDatabase { db in try Lease.holder(db) }
                 }
             } catch let error as StoreError where error.kind == .locked {

@@ -32,7 +32,7 @@ extension ChainExecutor {
     }
 
     private func tidyUpRetiredTables() throws -> Bool {
-        let (retired, vacuums) = try StoreError.wrapping(path: store.path, doing: "reading the retired tables") {
+        let (retired, vacuums) = try StoreError.wrapping(path: store.path, doing: .readingRetiredTables) {
             try store.withDatabase { db in
                 (try store.retiredTables(db).map { ($0, try store.retiredRowsAtMost($0, db)) }, try Self.readIncrementalVacuum(db))
             }

@@ -202,7 +202,7 @@ public enum DryRun {
         do {
             return try build(plan: plan, storePath: storePath, from: from, to: to)
         } catch {
-            throw StoreError.from(error, path: storePath ?? plan.file, doing: "planning the dry run")
+            throw StoreError.from(error, path: storePath ?? plan.file, doing: .planningDryRun)
         }
     }
 
@@ -222,7 +222,7 @@ public enum DryRun {
         } else if let first = plan.versions.first {
             current = first
         } else {
-            throw StoreError(.unknownVersion, path: plan.file, "the plan has no versions")
+            throw StoreError(.unknownVersion, path: plan.file, reason: .planHasNoVersions)
         }
         defer { try? store?.close() }
         let estimator =
@@ -327,7 +327,7 @@ public enum DryRun {
             var compiler = try MappingCompiler(mapping: mapping.model, from: from, to: to, layout: layout)
             return try compiler.compile()
         } catch {
-            throw StoreError(.notInferable, path: mapping.model.file, error.description, underlying: error)
+            throw StoreError(.notInferable, path: mapping.model.file, reason: .underlying, underlying: error)
         }
     }
 

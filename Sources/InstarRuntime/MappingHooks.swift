@@ -74,7 +74,7 @@ struct MappingHookResolver {
         } catch let error as DatabaseError {
             throw HookError(
                 hook: hook.name, step: step, message: "SQLite: \(error.message ?? "\(error)")",
-                underlying: StoreError.from(error, path: Self.storePath(db), doing: "running the hook"))
+                underlying: StoreError.from(error, path: Self.storePath(db), doing: .runningHook))
         } catch {
             throw HookError(hook: hook.name, step: step, message: "\(error)", underlying: error)
         }

@@ -60,7 +60,7 @@ extension Migrator {
             switch try settled ?? decide(reader, target: target, checkingHooks: false) {
             case .upToDate: return .none
             case .resume(let entry):
-                let holder = try StoreError.wrapping(path: path, doing: "reading the lease") {
+                let holder = try StoreError.wrapping(path: path, doing: .readingLease) {
                     try reader.withDatabase { db in try Lease.holder(db) }
                 }
                 return .unfinishedRun(entry, heldBy: holder.flatMap { $0.isAlive ? $0 : nil })

@@ -30,8 +30,7 @@ extension Migrator {
         else {
             hub.finishAll()
             throw StoreError(
-                .notFound, path: path.isEmpty ? "<temporary database>" : path,
-                "an in-memory or temporary database has no file that a migration could open; nothing was changed")
+                .notFound, path: path.isEmpty ? "<temporary database>" : path, reason: .inMemoryDatabase)
         }
         let seconds = timeBudget.map(Self.seconds)
         let configuration = writer.configuration

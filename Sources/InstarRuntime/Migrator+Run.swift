@@ -49,8 +49,7 @@ extension Migrator {
         defer { hub.finishAll() }  // finished, paused or failed: the progress streams end with the run
         if let target, plan.index(of: target) == nil {
             throw StoreError(
-                .unknownVersion, path: plan.file, "the target '\(target)' is not a version of the plan; nothing was changed",
-                hint: Spelling.suggestion(for: target, among: plan.versions.map(\.name)))
+                .unknownVersion, path: plan.file, reason: .targetNotInPlan(target: target, versions: plan.versions.map(\.name)))
         }
         let identity = StoreIdentity(path: path)
         let lease = Lease.mine()
@@ -221,7 +220,7 @@ extension Migrator {
 
     /// Whether the store holds tables a sliced run retired and has not deleted yet (``ChainExecutor/tidyUp()``).
     static func hasRetiredTables(_ store: SQLiteStore) throws -> Bool {
-        try StoreError.wrapping(path: store.path, doing: "reading the retired tables") {
+        try StoreError.wrapping(path: store.path, doing: .readingRetiredTables) {
             try store.withDatabase { db in try !store.retiredTables(db).isEmpty }
         }
     }
@@ -232,7 +231,7 @@ extension Migrator {
     /// reaches; a hook the chain needs that nobody provides; a schema resting on assumed SwiftData
     /// mappings the store does not prove; data the first step cannot take.
     func decide(_ store: SQLiteStore, target: String?, checkingHooks: Bool = true) throws -> RunDecision {
-        if let unfinished = try StoreError.wrapping(path: store.path, doing: "reading the journal", { try store.withDatabase { db in try Journal.unfinished(db) } }) {
+        if let unfinished = try StoreError.wrapping(path: store.path, doing: .readingJournal, { try store.withDatabase { db in try Journal.unfinished(db) } }) {
             try checkTargets(unfinished: unfinished.target, asked: target ?? plan.targetVersion, path: store.path)
             let remaining = unfinished.chain[min(unfinished.step, unfinished.chain.count)...].map { ($0.from, $0.to) }
             if checkingHooks { try checkHooks(Array(remaining), store: store) }
@@ -280,13 +279,13 @@ extension Migrator {
 enum MigrationErrors {
     static func typed(_ error: any Error, path: String) -> any Error {
         if error is any InstarError || error is CancellationError { return error }
-        return StoreError.from(error, path: path, doing: "migrating")
+        return StoreError.from(error, path: path, doing: .migrating(step: nil))
     }
 }
 
 extension StoreError {
     /// Runs `body`, turning SQLite's failures into store errors.
-    package static func wrapping<T>(path: String, doing action: String, _ body: () throws -> T) throws -> T {
+    package static func wrapping<T>(path: String, doing action: Operation, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {

@@ -214,27 +214,18 @@ public final class Migrator: Sendable {
             if detection.metadataVersionName == nil, try store.schema().tables.isEmpty {
                 // An empty file is a valid, empty SQLite database: no version to start from, and
                 // nothing a plan could add would make it one.
-                var error = StoreError(
-                    .unknownVersion, path: store.path, "the store is empty (no tables): it is at no version; nothing was changed",
-                    hint: "create it at one of the plan's versions first (as the app does on its first launch), or check the path")
+                var error = StoreError(.unknownVersion, path: store.path, reason: .emptyStore)
                 error.storeIsEmpty = true
                 throw error
             }
-            var message = "the store's version is not one of the plan's versions"
-            if let name = detection.metadataVersionName { message += " (its metadata says '\(name)')" }
-            if let closest = detection.closest {
-                message += "; closest is \(closest), differing by:\n  " + detection.drift.map(\.description).joined(separator: "\n  ")
-            }
-            var error = StoreError(.unknownVersion, path: store.path, message, hint: "add the store's version to the plan's versions")
+            var error = StoreError(
+                .unknownVersion, path: store.path, reason: .versionNotInPlan(metadataName: detection.metadataVersionName))
             error.closestVersion = detection.closest
             error.drift = detection.closest == nil ? [] : detection.drift
             throw error
         }
         if !detection.drift.isEmpty {
-            var error = StoreError(
-                .schemaDrift, path: store.path,
-                "the store is at \(known.name) but its schema differs:\n  " + detection.drift.map(\.description).joined(separator: "\n  "),
-                hint: "repair the schema, or restore a backup, before migrating")
+            var error = StoreError(.schemaDrift, path: store.path, reason: .schemaDrift(version: known.name))
             error.drift = detection.drift
             throw error
         }
@@ -252,12 +243,11 @@ public final class Migrator: Sendable {
         let graph = VersionGraph(
             plan: plan, costModel: StepCostEstimator(layout: try layout, rows: rows.rows(ofCanonical:)), sharing: diffs)
         guard let targetName = target ?? plan.targetVersion else {
-            throw StoreError(.unknownVersion, path: store.path, "the plan has no versions")
+            throw StoreError(.unknownVersion, path: store.path, reason: .planHasNoVersions)
         }
         guard plan.index(of: targetName) != nil else {
             throw StoreError(
-                .unknownVersion, path: store.path, "the target '\(targetName)' is not a version of the plan",
-                hint: Spelling.suggestion(for: targetName, among: plan.versions.map(\.name)))
+                .unknownVersion, path: store.path, reason: .targetNotInPlan(target: targetName, versions: plan.versions.map(\.name)))
         }
         let chain = try ChainFinder(graph: graph).cheapestChain(from: current.name, to: targetName)
         return (current, chain, graph)

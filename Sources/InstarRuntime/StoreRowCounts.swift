@@ -69,7 +69,7 @@ extension SQLiteStore {
                 return result
             }
         } catch {
-            throw StoreError.from(error, path: path, doing: "counting rows")
+            throw StoreError.from(error, path: path, doing: .countingRows)
         }
     }
 }

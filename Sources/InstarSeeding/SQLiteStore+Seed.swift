@@ -18,7 +18,7 @@ extension SQLiteStore {
     /// commit, see ``SeedIndexes``); foreign keys are checked once at the end (store connections do not
     /// enforce them per row).
     package func seed(model: Model, options: SeedOptions) throws(SeedError) -> SeedReport {
-        if isReadOnly { throw SeedError(StoreError(.readOnly, path: path, "the store was opened read-only")) }
+        if isReadOnly { throw SeedError(StoreError(.readOnly, path: path, reason: .openedReadOnly(.seeding))) }
         let map: StorageMap
         do {
             map = try layout.storageMap(for: model)
@@ -37,7 +37,7 @@ extension SQLiteStore {
         } catch let error as SeedError {
             throw error
         } catch {
-            throw SeedError(StoreError.from(error, path: path, doing: "seeding"))
+            throw SeedError(StoreError.from(error, path: path, doing: .seeding))
         }
     }
 
@@ -78,7 +78,9 @@ extension SQLiteStore {
                 if let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check(\(SQLIdentifier.quoted(table)))") {
                     throw StoreError(
                         .verificationFailed, path: path,
-                        "seeding broke a foreign key of \(table) (rowid \(violation[1] as DatabaseValue) → table \(violation[2] as DatabaseValue)); rolled back")
+                        reason: .foreignKeyBroken(
+                            after: .seeding, table: table, row: (violation[1] as DatabaseValue).description,
+                            parent: (violation[2] as DatabaseValue).description))
                 }
             }
             return .commit

@@ -57,7 +57,7 @@ public final class SQLiteStore: @unchecked Sendable {
         at path: String, layout: (any StoreLayout)? = nil, readOnly: Bool = false, busyTimeout: TimeInterval = 2,
         configuration base: Configuration? = nil
     ) throws(StoreError) -> SQLiteStore {
-        try StoreFile.checkBeforeOpening(path, what: "a store")
+        try StoreFile.checkBeforeOpening(path, role: .store)
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(
@@ -65,7 +65,7 @@ public final class SQLiteStore: @unchecked Sendable {
             // Touch the schema now, so that "not a database" surfaces here rather than mid-operation.
             _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
         } catch {
-            throw StoreError.from(error, path: path, doing: "opening the store")
+            throw StoreError.from(error, path: path, doing: .opening)
         }
         let detected: any StoreLayout
         // The layouts are listed here, in the caller's task, where its registry scope is seen
@@ -76,7 +76,7 @@ public final class SQLiteStore: @unchecked Sendable {
                 try (layout ?? candidates.first { try $0.recognizes(db) } ?? InstarLayout()).adapted(to: db)
             }
         } catch {
-            throw StoreError.from(error, path: path, doing: "reading the store's layout")
+            throw StoreError.from(error, path: path, doing: .readingLayout)
         }
         return SQLiteStore(path: path, layout: detected, queue: queue, readOnly: readOnly)
     }
@@ -88,8 +88,7 @@ public final class SQLiteStore: @unchecked Sendable {
     {
         // `lstat`, not `stat`: a dangling symbolic link is in the way too (SQLite would create its target).
         guard !FileKind.exists(path) else {
-            throw StoreError(
-                .alreadyExists, path: path, "a file already exists here", hint: "choose another path, or remove the file first")
+            throw StoreError(.alreadyExists, path: path, reason: .fileInTheWay(.store))
         }
         let map: StorageMap
         do {
@@ -121,7 +120,7 @@ public final class SQLiteStore: @unchecked Sendable {
         } catch {
             try? FileManager.default.removeItem(atPath: path)
             for suffix in ["-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            throw StoreError.from(error, path: path, doing: "creating the store")
+            throw StoreError.from(error, path: path, doing: .creating)
         }
     }
 
@@ -139,7 +138,7 @@ public final class SQLiteStore: @unchecked Sendable {
         do {
             return try withDatabase { db in try readSchema(db) }
         } catch {
-            throw StoreError.from(error, path: path, doing: "reading the schema")
+            throw StoreError.from(error, path: path, doing: .readingSchema(version: nil))
         }
     }
 
@@ -149,7 +148,7 @@ public final class SQLiteStore: @unchecked Sendable {
         do {
             return try withDatabase { db in try layout.readMetadata(db) }
         } catch {
-            throw StoreError.from(error, path: path, doing: "reading the metadata")
+            throw StoreError.from(error, path: path, doing: .readingMetadata)
         }
     }
 
@@ -164,7 +163,7 @@ public final class SQLiteStore: @unchecked Sendable {
                 return counts
             }
         } catch {
-            throw StoreError.from(error, path: path, doing: "counting rows")
+            throw StoreError.from(error, path: path, doing: .countingRows)
         }
     }
 
@@ -180,7 +179,7 @@ public final class SQLiteStore: @unchecked Sendable {
             // A fixed keyword from the enum, not a value: PRAGMA takes no bound parameters.
             try withDatabase { db in try db.execute(sql: "PRAGMA secure_delete = \(mode.pragmaValue)") }
         } catch {
-            throw StoreError.from(error, path: path, doing: "setting secure_delete")
+            throw StoreError.from(error, path: path, doing: .settingSecureDelete)
         }
     }
 
@@ -188,7 +187,7 @@ public final class SQLiteStore: @unchecked Sendable {
     /// even of a store in WAL mode). Refuses to overwrite an existing file.
     public func backup(to destination: String) throws(StoreError) {
         guard !FileKind.exists(destination) else {
-            throw StoreError(.alreadyExists, path: destination, "a file already exists where the backup should go")
+            throw StoreError(.alreadyExists, path: destination, reason: .fileInTheWay(.backup))
         }
         do {
             let target = try DatabaseQueue(path: destination)
@@ -196,7 +195,7 @@ public final class SQLiteStore: @unchecked Sendable {
             try target.close()
         } catch {
             try? FileManager.default.removeItem(atPath: destination)
-            throw StoreError.from(error, path: path, doing: "backing up to \(destination)")
+            throw StoreError.from(error, path: path, doing: .backingUp(to: destination))
         }
     }
 
@@ -210,7 +209,7 @@ public final class SQLiteStore: @unchecked Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.from(error, path: path, doing: "restoring from \(source)")
+            throw StoreError.from(error, path: path, doing: .restoring(from: source))
         }
     }
 
@@ -222,16 +221,16 @@ public final class SQLiteStore: @unchecked Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.from(error, path: source, doing: "reading the backup")
+            throw StoreError.from(error, path: source, doing: .readingBackup)
         }
     }
 
     /// The backup at `source`, open read-only, after the checks of ``checkBackup(_:)``.
     private static func openBackup(_ source: String) throws -> DatabaseQueue {
         guard FileKind.exists(source) else {
-            throw StoreError(.notFound, path: source, "no such backup file")
+            throw StoreError(.notFound, path: source, reason: .noFile(.backup))
         }
-        try StoreFile.checkBeforeOpening(source, what: "a backup")
+        try StoreFile.checkBeforeOpening(source, role: .backup)
         let backup = try DatabaseQueue(path: source, configuration: Self.configuration(readOnly: true, busyTimeout: 2))
         // An empty file is a valid, empty SQLite database, and the backup API would copy that
         // emptiness over the store. It is what a backup killed while it was written leaves behind
@@ -240,9 +239,7 @@ public final class SQLiteStore: @unchecked Sendable {
         guard tables > 0 else {
             try? backup.close()
             throw StoreError(
-                .notADatabase, path: source,
-                "the backup is an empty database (no tables): restoring it would empty the store; nothing was changed",
-                hint: "give the backup file the migration wrote before its first step")
+                .notADatabase, path: source, reason: .emptyBackup)
         }
         return backup
     }

@@ -61,10 +61,9 @@ public struct StoreError: InstarError, CustomStringConvertible {
     public var kind: Kind
     /// The store (or plan, backup or mapping file) the error concerns.
     public var path: String
-    /// What happened, in words, including whether anything was changed.
-    public var message: String
-    /// What to do about it, when Instar can tell.
-    public var hint: String?
+    /// What the throw site knew, as values: the message and the hint are rendered from it (and from the
+    /// facts below) in `StoreError+Rendering.swift`, the one place a store error's words live.
+    package var reason: Reason
     /// SQLite's own account of the failure, when SQLite failed: its codes, message and statement.
     public var sqlite: SQLiteFailure?
     /// For ``Kind/schemaDrift`` and ``Kind/unknownVersion``: each way the store's schema differs from the
@@ -87,15 +86,13 @@ public struct StoreError: InstarError, CustomStringConvertible {
     /// as a value to switch on.
     public var underlying: (any Error)?
 
-    /// Makes the error; the message should say whether anything was changed.
-    public init(
-        _ kind: Kind, path: String, _ message: String, hint: String? = nil, sqlite: SQLiteFailure? = nil,
-        underlying: (any Error)? = nil
+    /// Makes the error from facts only: its words come from `reason` (see `StoreError+Rendering.swift`).
+    package init(
+        _ kind: Kind, path: String, reason: Reason, sqlite: SQLiteFailure? = nil, underlying: (any Error)? = nil
     ) {
         self.kind = kind
         self.path = path
-        self.message = message
-        self.hint = hint
+        self.reason = reason
         self.sqlite = sqlite
         self.underlying = underlying
     }
@@ -106,74 +103,138 @@ public struct StoreError: InstarError, CustomStringConvertible {
 
     /// A layout's refusal of a model, kept whole as ``underlying`` (its layout, entity, property, reason).
     package static func layout(_ error: LayoutError, path: String) -> StoreError {
-        StoreError(.layout, path: path, error.description, underlying: error)
+        StoreError(.layout, path: path, reason: .underlying, underlying: error)
     }
 
     /// Translates SQLite's failures into the kinds a user can act on, keeping SQLite's codes and statement.
-    package static func from(_ error: any Error, path: String, doing action: String) -> StoreError {
+    package static func from(_ error: any Error, path: String, doing operation: Operation) -> StoreError {
         if let error = error as? StoreError { return error }
         if let error = error as? DatabaseError {
             var failure = SQLiteFailure(error)
             if [.SQLITE_IOERR, .SQLITE_CANTOPEN].contains(error.resultCode) { failure.systemErrno = openingErrno(path) }
-            func make(_ kind: Kind, _ message: String, hint: String? = nil) -> StoreError {
-                StoreError(kind, path: path, message, hint: hint, sqlite: failure)
+            func make(_ kind: Kind, _ reason: Reason? = nil) -> StoreError {
+                StoreError(kind, path: path, reason: reason ?? .sqlite(operation), sqlite: failure)
             }
             switch error.resultCode {
-            case .SQLITE_FULL:
-                return make(
-                    .diskFull, "the disk (or the store's size limit) is full while \(action); nothing was changed",
-                    hint: "free space: a rebuild needs room for a second copy of the largest table, plus its journal")
-            case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return make(
-                    .locked, "the store is locked by another connection while \(action); nothing was changed",
-                    hint: "another process or connection (perhaps another migration) is writing to it: try again when it is done")
+            case .SQLITE_FULL: return make(.diskFull)
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return make(.locked)
             case .SQLITE_READONLY:
-                if FileManager.default.fileExists(atPath: path + "-journal") {
-                    return make(
-                        .needsRecovery,
-                        "an interrupted write left a hot journal beside the store, which a read-only connection cannot roll back; nothing was changed",
-                        hint: "open the store for writing once (migrating it does), which rolls the interrupted write back")
-                }
-                return make(
-                    .readOnly, "the store is read-only; nothing was changed",
-                    hint: "check the file's and its folder's permissions (SQLite writes a journal beside it)")
-            case .SQLITE_INTERRUPT:
-                return make(.interrupted, "interrupted while \(action); its transaction was rolled back")
-            case .SQLITE_NOTADB:
-                return make(.notADatabase, "not a SQLite database")
+                if FileManager.default.fileExists(atPath: path + "-journal") { return make(.needsRecovery, .hotJournal(operation)) }
+                return make(.readOnly)
+            case .SQLITE_INTERRUPT: return make(.interrupted)
+            case .SQLITE_NOTADB: return make(.notADatabase)
             case .SQLITE_CORRUPT where FileManager.default.fileExists(atPath: path + "-wal"):
-                // SQLite replays a -wal file beside the store; one copied from another store (or another
-                // copy of this one) makes a sound store read as malformed. Nothing was changed.
-                return make(
-                    .corrupt, "SQLite failed while \(action): \(error.message ?? "\(error)"); nothing was changed",
-                    hint: "the store or its -wal file is damaged: if \((path as NSString).lastPathComponent)-wal "
-                        + "came from another store or another copy of this one, move it (and the -shm file) away; "
-                        + "else restore a backup")
-            case .SQLITE_CORRUPT:
-                return make(.corrupt, "the store file is damaged (\(error.message ?? "corrupt")) while \(action); nothing was changed", hint: "restore a backup")
+                return make(.corrupt, .corruptBesideWAL(operation))
+            case .SQLITE_CORRUPT: return make(.corrupt)
             case .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_AUTH, .SQLITE_PERM:
-                if failure.systemErrno == EPERM || error.resultCode == .SQLITE_AUTH {
-                    return make(
-                        .protectedDataUnavailable,
-                        "the system refused access to the store while \(action) (the file may be protected while the device is locked); nothing was changed",
-                        hint: "try again once the device is unlocked")
-                }
-                if error.resultCode == .SQLITE_CANTOPEN {
-                    return make(.notFound, "cannot open the store", hint: "check the path and permissions")
-                }
-                return make(.ioError, "reading or writing the store failed while \(action): \(error.message ?? "I/O error"); nothing was changed")
+                if failure.systemErrno == EPERM || error.resultCode == .SQLITE_AUTH { return make(.protectedDataUnavailable) }
+                if error.resultCode == .SQLITE_CANTOPEN { return make(.notFound) }
+                return make(.ioError)
             default:
-                return make(.sqlite, "SQLite failed while \(action): \(error.message ?? "\(error)")")
+                return make(.sqlite)
             }
         }
         if let error = error as? LayoutError { return .layout(error, path: path) }
         if let error = error as? StepCompileError {
-            return StoreError(.notInferable, path: path, error.description, underlying: error)
+            return StoreError(.notInferable, path: path, reason: .underlying, underlying: error)
         }
         if let error = error as? BookkeepingError {
-            return StoreError(.layout, path: path, error.description, underlying: error)
+            return StoreError(.layout, path: path, reason: .underlying, underlying: error)
         }
-        return StoreError(.sqlite, path: path, "\(action) failed: \(error)", underlying: error)
+        return StoreError(.sqlite, path: path, reason: .unexpected(operation), underlying: error)
+    }
+}
+
+extension StoreError {
+    /// What a throw site knew about a failure, as values; the renderer turns each into words.
+    package enum Reason: Sendable {
+        /// SQLite failed while doing the operation; ``StoreError/kind`` says how (from its result code)
+        /// and ``StoreError/sqlite`` keeps its codes, message and statement.
+        case sqlite(Operation)
+        /// A read-only connection met a hot journal it cannot roll back (``Kind/needsRecovery``).
+        case hotJournal(Operation)
+        /// SQLite read the store as damaged while a -wal file lies beside it (perhaps another store's).
+        case corruptBesideWAL(Operation)
+        /// Another error type's refusal, kept whole in ``StoreError/underlying``, which renders its own words.
+        case underlying
+        /// An error that is neither SQLite's nor Instar's, kept in ``StoreError/underlying``.
+        case unexpected(Operation)
+        /// The store was opened read-only, and the operation writes.
+        case openedReadOnly(Operation)
+        /// Nothing is at the path.
+        case noFile(FileRole)
+        /// The path is not a regular file (`viaLink`: a symbolic link leads to what it is).
+        case notARegularFile(FileRole, FileKind, viaLink: Bool)
+        /// The `-wal`, `-shm` or `-journal` file beside the file is not a regular file.
+        case sidecarNotARegularFile(suffix: String, role: FileRole, kind: FileKind)
+        /// A 0-byte store with a -wal file of `walBytes` beside it, which SQLite would delete on opening.
+        case emptyFileBesideWAL(walBytes: Int64)
+        /// A file is where a store or a backup is to be created.
+        case fileInTheWay(FileRole)
+        /// A backup with no tables, which would empty the store.
+        case emptyBackup
+        /// An in-memory or temporary database given to a migration.
+        case inMemoryDatabase
+        /// A column of a database to adopt whose declared type is no SQLite type name.
+        case declaredTypeNotSQL(table: String, column: String, declaredType: String)
+        /// A `secure_delete` mode other than on, off or fast.
+        case unknownSecureDeleteMode(String)
+        /// The plan lists no versions.
+        case planHasNoVersions
+        /// A migration was given `count` versions, fewer than two.
+        case tooFewVersions(count: Int)
+        /// The target version is not among the plan's `versions`.
+        case targetNotInPlan(target: String, versions: [String])
+        /// The store has no tables (``StoreError/storeIsEmpty``).
+        case emptyStore
+        /// The store's version is none of the plan's (its metadata's name, when it has one); the closest
+        /// version and the drift from it are in ``StoreError/closestVersion`` and ``StoreError/drift``.
+        case versionNotInPlan(metadataName: String?)
+        /// The store is at `version`, but its schema differs by ``StoreError/drift``.
+        case schemaDrift(version: String)
+        /// Another connection changed the store before the run's first write.
+        case changedBeforeFirstWrite
+        /// A row of `table` (its rowid, when known) links to no row of `parent` after `origin`'s work.
+        case foreignKeyBroken(after: ForeignKeyOrigin, table: String, row: String?, parent: String)
+        /// SQLite's integrity check failed after a mapping model's step.
+        case integrityCheckFailed(mappingModel: String, problems: [String])
+        /// After the step the schema differs from `version`'s by `differences`.
+        case schemaNotReached(version: String, differences: [SchemaDifference])
+        /// An entity's row count changed through a step that should keep it.
+        case rowCountChanged(source: String, destination: String, before: Int, after: Int)
+        /// The store's own view or trigger fails against `version`'s schema (SQLite's words in ``StoreError/sqlite``).
+        case viewOrTriggerBroken(type: String, name: String, version: String)
+        /// A statement of the step (its `purpose`) broke a constraint of `version`.
+        case dataDoesNotFit(version: String, purpose: String)
+        /// A statement of a mapping model's step (its `purpose`) failed.
+        case mappingStatementFailed(mappingModel: String, purpose: String)
+        /// The data breaks the conditions counted in ``StoreError/dataViolations``.
+        case dataViolations
+    }
+
+    /// What Instar was doing when SQLite failed.
+    package enum Operation: Sendable, Hashable {
+        case opening, creating, readingLayout, readingMetadata, readingBackup, readingJournal, readingLease
+        case readingRetiredTables, readingSchema(version: String?)
+        case countingRows, countingRowsToCopy, settingSecureDelete
+        case backingUp(to: String), restoring(from: String)
+        case migrating(step: String?), planningStep, compilingStep, planningSlicedCopy, checkingData
+        case importingSchema, seeding, writingModelCache, runningHook, planningDryRun
+    }
+
+    /// The part a file plays, for refusals of files that are missing, in the way or not regular.
+    package enum FileRole: Sendable, Hashable {
+        case store, backup, fixture, importedDatabase
+    }
+
+    /// What wrote the rows whose link broke.
+    package enum ForeignKeyOrigin: Sendable, Hashable {
+        /// Seeding the store with generated rows.
+        case seeding
+        /// A mapping model's step.
+        case mappingModel(String)
+        /// A part of a step (a statement's purpose, a hook), as the step's checks name it.
+        case part(String)
     }
 }
 

@@ -10,34 +10,34 @@ import InstarModel
 package enum StoreFile {
     /// Throws unless `path` is a regular file (a symbolic link to one is fine) that SQLite may open
     /// without changing anything beside it. A missing file is ``StoreError/Kind/notFound``.
-    /// - Parameter what: the role of the file in words ("a store", "a backup", "a fixture").
-    package static func checkBeforeOpening(_ path: String, what: String) throws(StoreError) {
-        if let refusal = FileKind.refusal(path, what: what) {
-            throw StoreError(.notARegularFile, path: path, refusal.message)
-        }
-        guard FileKind.of(path) == .regular else {
-            let noun = what.hasPrefix("a ") ? String(what.dropFirst(2)) : what
-            throw StoreError(.notFound, path: path, "no such \(noun) file")
+    /// - Parameter role: the part the file plays (a store, a backup, a fixture), for the refusal's words.
+    package static func checkBeforeOpening(_ path: String, role: StoreError.FileRole) throws(StoreError) {
+        switch FileKind.of(path) {
+        case .regular: break
+        case .missing: throw StoreError(.notFound, path: path, reason: .noFile(role))
+        default: throw StoreError(.notARegularFile, path: path, reason: notARegularFile(path, role: role))
         }
         // SQLite opens these beside the file by name; one that is a FIFO or a device would block or never end.
         for suffix in ["-wal", "-shm", "-journal"] where FileKind.exists(path + suffix) {
             let kind = FileKind.of(path + suffix)
             if kind != .regular {
                 throw StoreError(
-                    .notARegularFile, path: path + suffix,
-                    "the \(suffix) file beside \(what) is \(kind.noun), not a regular file; it was not opened")
+                    .notARegularFile, path: path + suffix, reason: .sidecarNotARegularFile(suffix: suffix, role: role, kind: kind))
             }
         }
         let wal = path + "-wal"
         if fileSize(path) == 0, FileKind.exists(wal) {
             if let walSize = fileSize(wal), walSize > 0 {
-                throw StoreError(
-                    .corrupt, path: path,
-                    "the store file is empty (0 bytes) but its -wal file holds \(walSize) bytes: SQLite would delete that -wal "
-                        + "on opening, so the store was not opened; nothing was changed",
-                    hint: "the store file was truncated or replaced: restore a backup (the -wal alone cannot be read)")
+                throw StoreError(.corrupt, path: path, reason: .emptyFileBesideWAL(walBytes: Int64(walSize)))
             }
         }
+    }
+
+    /// The facts of a refusal of `path`, which is not a regular file: what it is, and whether a
+    /// symbolic link leads there.
+    package static func notARegularFile(_ path: String, role: StoreError.FileRole) -> StoreError.Reason {
+        let kind = FileKind.of(path)
+        return .notARegularFile(role, kind, viaLink: kind != .danglingLink && FileKind.isSymbolicLink(path))
     }
 
     static func fileSize(_ path: String) -> UInt64? {

@@ -152,7 +152,7 @@ public struct MigrationTester: Sendable {
     /// Copies a store with its `-wal` and `-journal` to `path` in a new `folder`, refusing a FIFO or a
     /// link to a device first (the copy would block or never end); the original is never opened.
     static func copyStore(_ fixture: String, into folder: URL, at path: String) throws {
-        try StoreFile.checkBeforeOpening(fixture, what: "a fixture")
+        try StoreFile.checkBeforeOpening(fixture, role: .fixture)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for suffix in ["", "-wal", "-journal"] where FileManager.default.fileExists(atPath: fixture + suffix) {
             try FileManager.default.copyItem(atPath: fixture + suffix, toPath: path + suffix)

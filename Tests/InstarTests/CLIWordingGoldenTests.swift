@@ -19,15 +19,13 @@ import InstarTestSupport
 
     /// Each error the CLI adds words to, built from facts as the library builds them.
     static func cases() -> [(String, String)] {
-        var drift = StoreError(
-            .schemaDrift, path: store, "the store is at V1 but its schema differs:\n  extra column \"Track\".\"sneaky\" TEXT",
-            hint: "repair the schema, or restore a backup, before migrating")
+        var drift = StoreError(.schemaDrift, path: store, reason: .schemaDrift(version: "V1"))
         drift.drift = [SchemaDifference(kind: .extraColumn, table: "Track", column: "sneaky", actual: "TEXT")]
         let locked = StoreError(
-            .locked, path: store, "the store is locked by another connection while migrating; nothing was changed",
+            .locked, path: store, reason: .sqlite(.migrating(step: nil)),
             sqlite: SQLiteFailure(code: 5, extendedCode: 5, message: "database is locked", sql: "BEGIN IMMEDIATE"))
         // The library's own refusal of an empty backup file, moved to a fixed path.
-        var emptyBackup = StoreError(.notFound, path: "", "the library did not refuse an empty backup")
+        var emptyBackup = StoreError(.notFound, path: "", reason: .unexpected(.readingBackup))
         if let folder = try? temporaryDirectory() {
             let empty = folder.appendingPathComponent("backup.sqlite").path
             FileManager.default.createFile(atPath: empty, contents: Data())
@@ -38,14 +36,14 @@ import InstarTestSupport
         var unchanged = HookError(hook: "broken", step: "V1 → V2", message: "SQLite: no such table: Nope")
         unchanged.storeUnchanged = true
         return [
-            ("store.notFound (no file)", ErrorHints.text(StoreError(.notFound, path: store, "no such store file"))),
+            ("store.notFound (no file)", ErrorHints.text(StoreError(.notFound, path: store, reason: .noFile(.store)))),
             ("store.notFound (SQLite cannot open)", ErrorHints.text(StoreError(
-                .notFound, path: store, "cannot open the store", hint: "check the path and permissions",
+                .notFound, path: store, reason: .sqlite(.opening),
                 sqlite: SQLiteFailure(code: 14, extendedCode: 14, message: "unable to open database file", sql: nil)))),
             ("store.notFound (a missing backup, instar restore)", ErrorHints.text(
-                StoreError(.notFound, path: "/nonexistent/dir/backup.sqlite", "no such backup file"), store: store)),
+                StoreError(.notFound, path: "/nonexistent/dir/backup.sqlite", reason: .noFile(.backup)), store: store)),
             ("store.locked", ErrorHints.text(locked)),
-            ("store.needsRecovery", ErrorHints.text(StoreError(.needsRecovery, path: store, "an interrupted write left a hot journal"))),
+            ("store.needsRecovery", ErrorHints.text(StoreError(.needsRecovery, path: store, reason: .hotJournal(.opening)))),
             ("store.schemaDrift", ErrorHints.text(drift)),
             ("hook.commandsNotAllowed", ErrorHints.text(
                 HookError(hook: "external", step: "V1 → V2", message: "it runs an external command", kind: .commandsNotAllowed),
@@ -66,7 +64,7 @@ import InstarTestSupport
                 since: Date(timeIntervalSince1970: 1_000_000_000), heartbeat: Date(timeIntervalSince1970: 1_000_000_000))))),
             ("store.notADatabase (an empty backup, instar restore)", ErrorHints.text(emptyBackup, store: store)),
             ("store.alreadyExists (a backup, instar migrate --backup)", ErrorHints.text(
-                StoreError(.alreadyExists, path: "/nonexistent/dir/backup.sqlite", "a file already exists where the backup should go"),
+                StoreError(.alreadyExists, path: "/nonexistent/dir/backup.sqlite", reason: .fileInTheWay(.backup)),
                 store: store)),
         ]
     }
@@ -82,10 +80,10 @@ import InstarTestSupport
     /// The CLI decides from facts, not from the library's message text: a store error with another
     /// message but the same facts gets the same hint.
     @Test func hintsFollowFactsNotMessages() {
-        let reworded = ErrorHints.text(StoreError(.notFound, path: Self.store, "the file is not there"))
+        let reworded = ErrorHints.text(StoreError(.notFound, path: Self.store, reason: .unexpected(.opening)))
         #expect(reworded.contains("instar store create"))
         let sqliteCannotOpen = ErrorHints.text(StoreError(
-            .notFound, path: Self.store, "no such store file",
+            .notFound, path: Self.store, reason: .noFile(.store),
             sqlite: SQLiteFailure(code: 14, extendedCode: 14, message: nil, sql: nil)))
         #expect(!sqliteCannotOpen.contains("instar store create"))
     }

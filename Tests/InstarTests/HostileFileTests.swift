@@ -68,14 +68,14 @@ import InstarTestSupport
             ["restore", "--backup", fifo, "--store", fifo],
         ]
         // The library's refusal (the FIFO named, and its role: a store, a database to import, a fixture).
-        func refusal(_ role: String) -> StoreError? {
-            #expect(throws: StoreError.self) { try StoreFile.checkBeforeOpening(fifo, what: role) }
+        func refusal(_ role: StoreError.FileRole) -> StoreError? {
+            #expect(throws: StoreError.self) { try StoreFile.checkBeforeOpening(fifo, role: role) }
         }
-        let roles = ["import": "a database to import", "test": "a fixture"]
+        let roles: [String: StoreError.FileRole] = ["import": .importedDatabase, "test": .fixture]
         for command in commands {
             let result = try runInstarOrKill(command)
             #expect(result.status == 66, "\(command): \(result.status) \(result.stderr)")
-            let expected = try #require(refusal(roles[command[1]] ?? roles[command[0]] ?? "a store"))
+            let expected = try #require(refusal(roles[command[1]] ?? roles[command[0]] ?? .store))
             let store = command.first == "restore" ? fifo : nil
             #expect(result.stderr == "instar: \(ErrorHints.text(expected, store: store))\n", "\(command): \(result.stderr)")
         }

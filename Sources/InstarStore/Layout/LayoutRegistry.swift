@@ -119,7 +119,7 @@ public enum LayoutRegistry {
     public static func resolve(_ name: String, path: String, location: SourceLocation? = nil) throws(StoreError) -> any StoreLayout {
         if let layout = named(name) { return layout }
         let unknown = UnknownLayoutError(name: name, known: names, location: location)
-        throw StoreError(.unknownLayout, path: path, unknown.description, underlying: unknown)
+        throw StoreError(.unknownLayout, path: path, reason: .underlying, underlying: unknown)
     }
 }
 

@@ -15,7 +15,7 @@ extension SQLiteStore {
             var compiler = try MappingCompiler(mapping: mapping, from: from, to: to, layout: layout)
             return try compiler.compile()
         } catch {
-            throw StoreError(.notInferable, path: path, error.description, underlying: error)
+            throw StoreError(.notInferable, path: path, reason: .underlying, underlying: error)
         }
     }
 
@@ -97,8 +97,7 @@ extension SQLiteStore {
             } catch let error as DatabaseError {
                 throw StoreError(
                     .verificationFailed, path: path,
-                    "the store's \(extra.type) '\(extra.name)' does not fit \(program.to.name) (\(error.message ?? "error")); rolled back",
-                    hint: "drop or change it before migrating, and recreate it for the new version", sqlite: SQLiteFailure(error))
+                    reason: .viewOrTriggerBroken(type: extra.type, name: extra.name, version: program.to.name), sqlite: SQLiteFailure(error))
             }
         }
         try checkViews(extras, db: db, version: program.to.name)
@@ -110,7 +109,7 @@ extension SQLiteStore {
         } catch let error as DatabaseError {
             throw StoreError(
                 error.resultCode == .SQLITE_CONSTRAINT ? .dataCondition : .sqlite, path: path,
-                "mapping model '\(program.mappingModel)', \(statement.purpose): \(error.message ?? "SQLite error"); nothing was changed",
+                reason: .mappingStatementFailed(mappingModel: program.mappingModel, purpose: statement.purpose),
                 sqlite: SQLiteFailure(error))
         }
     }
@@ -123,13 +122,13 @@ extension SQLiteStore {
             let parent: String = violation["parent"]
             throw StoreError(
                 .verificationFailed, path: path,
-                "after mapping model '\(program.mappingModel)' a foreign key is broken (\(table) → \(parent)); rolled back")
+                reason: .foreignKeyBroken(after: .mappingModel(program.mappingModel), table: table, row: nil, parent: parent))
         }
         let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
         guard integrity == ["ok"] else {
             throw StoreError(
                 .verificationFailed, path: path,
-                "after mapping model '\(program.mappingModel)' the integrity check fails: \(integrity.prefix(3).joined(separator: "; ")); rolled back")
+                reason: .integrityCheckFailed(mappingModel: program.mappingModel, problems: integrity))
         }
     }
 }

@@ -92,7 +92,7 @@ extension SQLiteStore {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.from(error, path: path, doing: "checking the data")
+            throw StoreError.from(error, path: path, doing: .checkingData)
         }
     }
 
@@ -206,28 +206,10 @@ extension SQLiteStore {
     /// kept in ``StoreError/condition`` and ``StoreError/violations`` as before.
     func dataConditionError(_ violations: [DataViolation]) -> StoreError {
         let first = violations[0]
-        let entities = violations.map(\.entity).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        let located = { (v: DataViolation) in v.message + (v.location.map { " (\($0))" } ?? "") }
-        let message =
-            violations.count == 1
-            ? located(first) + "; nothing was changed"
-            : "the data breaks \(violations.count) conditions of the step; nothing was changed:\n  "
-                + violations.map(located).joined(separator: "\n  ")
-        var error = StoreError(
-            .dataCondition, path: path, message,
-            hint: Self.hint(for: violations, entities: entities))
+        var error = StoreError(.dataCondition, path: path, reason: .dataViolations)
         error.condition = first.condition
         error.violations = first.count
         error.dataViolations = violations
         return error
-    }
-
-    /// One fix per violation, each once; the entities named when no fix is known.
-    static func hint(for violations: [DataViolation], entities: [String]) -> String {
-        let fixes = violations.compactMap(\.fix).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        if fixes.isEmpty {
-            return "fix the \(entities.map { "'\($0)'" }.joined(separator: ", ")) data first, in a hook of a custom stage"
-        }
-        return fixes.joined(separator: "\n  hint: ")
     }
 }

@@ -157,8 +157,7 @@ struct PendingForeignKeyChecks {
             let parent: String = violation["parent"]
             let row = (violation["rowid"] as Int64?).map(String.init) ?? "?"
             throw StoreError(
-                .verificationFailed, path: path,
-                "a foreign key is broken after \(origin) (\(table) row \(row) → \(parent)); rolled back")
+                .verificationFailed, path: path, reason: .foreignKeyBroken(after: .part(origin), table: table, row: row, parent: parent))
         }
     }
 

@@ -17,7 +17,7 @@ extension SQLiteStore {
         beforeCommit: ((Database) throws -> Void)?, _ body: (Database, StoreSchema) throws -> Void
     ) throws(StoreError) {
         if isReadOnly {
-            throw StoreError(.readOnly, path: path, "the store was opened read-only; nothing was changed")
+            throw StoreError(.readOnly, path: path, reason: .openedReadOnly(.migrating(step: label)))
         }
         do {
             try inWriteTransaction(setUp: setUp) { db in
@@ -28,7 +28,7 @@ extension SQLiteStore {
                 return .commit
             }
         } catch {
-            throw StoreError.from(error, path: path, doing: "migrating \(label)")
+            throw StoreError.from(error, path: path, doing: .migrating(step: label))
         }
     }
 
@@ -42,7 +42,7 @@ extension SQLiteStore {
                 try checkNoDrift(db, expected: try layout.storageMap(for: version).schema, version: version.name)
             }
         } catch {
-            throw StoreError.from(error, path: path, doing: "reading the schema of \(version.name)")
+            throw StoreError.from(error, path: path, doing: .readingSchema(version: version.name))
         }
     }
 }

@@ -20,7 +20,7 @@ extension SQLiteStore {
             guard let unit = transaction.firstUnit else { return [] }
             return try withDatabase { db in StepSQLPlanner.sliceable(unit.program, actual: try readSchema(db)) }
         } catch {
-            throw StoreError.from(error, path: path, doing: "planning a sliced copy")
+            throw StoreError.from(error, path: path, doing: .planningSlicedCopy)
         }
     }
 

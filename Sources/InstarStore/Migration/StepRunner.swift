@@ -30,7 +30,7 @@ extension SQLiteStore {
                 return (program, StepSQLPlanner.plan(program, actual: actual, viewsAndTriggers: recreated))
             }
         } catch {
-            throw StoreError.from(error, path: path, doing: "planning the step")
+            throw StoreError.from(error, path: path, doing: .planningStep)
         }
     }
 
@@ -45,7 +45,7 @@ extension SQLiteStore {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.from(error, path: path, doing: "checking the data")
+            throw StoreError.from(error, path: path, doing: .checkingData)
         }
     }
 
@@ -104,13 +104,13 @@ extension SQLiteStore {
     ) throws(StoreError) -> StepOutcome {
         let start = Date()
         guard let first = versions.first, let last = versions.last, versions.count >= 2 else {
-            throw StoreError(.unknownVersion, path: path, "a migration needs at least two versions")
+            throw StoreError(.unknownVersion, path: path, reason: .tooFewVersions(count: versions.count))
         }
         let transaction: TransactionPlan
         do {
             transaction = try TransactionPlan.make(versions: versions, hooks: hooks, layout: layout, fuse: fuse)
         } catch {
-            throw StoreError.from(error, path: path, doing: "compiling the step")
+            throw StoreError.from(error, path: path, doing: .compilingStep)
         }
         var statements: [PlannedStatement] = []
         var tables: [String: TableTreatment] = [:]
@@ -189,7 +189,7 @@ extension SQLiteStore {
                         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                             throw StoreError(
                                 .dataCondition, path: path,
-                                "the data does not fit \(unit.to.name) (\(statement.purpose)): \(error.message ?? "constraint failed"); nothing was changed",
+                                reason: .dataDoesNotFit(version: unit.to.name, purpose: statement.purpose),
                                 sqlite: SQLiteFailure(error))
                         } catch {
                             // A failed schema edit must not leave this connection allowed to write
@@ -236,8 +236,7 @@ extension SQLiteStore {
             } catch let error as DatabaseError {
                 throw StoreError(
                     .verificationFailed, path: path,
-                    "the store's view '\(view.name)' no longer works at \(version) (\(error.message ?? "error")); rolled back",
-                    hint: "drop or change the view before migrating, and recreate it for the new version", sqlite: SQLiteFailure(error))
+                    reason: .viewOrTriggerBroken(type: view.type, name: view.name, version: version), sqlite: SQLiteFailure(error))
             }
         }
     }
@@ -248,11 +247,7 @@ extension SQLiteStore {
             expected: expected, actual: actual, ignoringExtraIndexes: layout.toleratesExtraIndexes,
             includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)
         guard drift.isEmpty else {
-            var error = StoreError(
-                .schemaDrift, path: path,
-                "the store's schema differs from version \(version); nothing was changed:\n  "
-                    + drift.map(\.description).joined(separator: "\n  "),
-                hint: "inspect the store to see which version it is closest to")
+            var error = StoreError(.schemaDrift, path: path, reason: .schemaDrift(version: version))
             error.drift = drift
             throw error
         }
@@ -336,9 +331,7 @@ extension SQLiteStore {
             includingViewsAndTriggers: layout.schemaIncludesViewsAndTriggers)
         guard differences.isEmpty else {
             throw StoreError(
-                .verificationFailed, path: path,
-                "after the step the schema is not that of \(version); rolled back:\n  "
-                    + differences.map(\.description).joined(separator: "\n  "))
+                .verificationFailed, path: path, reason: .schemaNotReached(version: version, differences: differences))
         }
     }
 
@@ -348,7 +341,9 @@ extension SQLiteStore {
         for e in program.survivingEntities where before[e.sourceEntity] != after[e.sourceEntity] {
             throw StoreError(
                 .verificationFailed, path: path,
-                "after the step '\(e.destinationEntity)' has \(after[e.sourceEntity] ?? 0) rows where '\(e.sourceEntity)' had \(before[e.sourceEntity] ?? 0); rolled back")
+                reason: .rowCountChanged(
+                    source: e.sourceEntity, destination: e.destinationEntity, before: before[e.sourceEntity] ?? 0,
+                    after: after[e.sourceEntity] ?? 0))
         }
     }
 }
