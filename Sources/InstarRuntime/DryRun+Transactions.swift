@@ -11,9 +11,9 @@ import InstarCompiler
 extension DryRun {
     /// The transactions of the chain that cover two steps or more, planned as `migrate` will run them
     /// (``TransactionPlan``), with their SQL.
-    static func fusedSegments(chain: Chain, plan: Plan, layout: any StoreLayout, actual: StoreSchema?) throws
-        -> [DryRunReport.Segment]
-    {
+    static func fusedSegments(
+        chain: Chain, plan: Plan, layout: any StoreLayout, actual: StoreSchema?, freedPagesZeroed: Bool
+    ) throws -> [DryRunReport.Segment] {
         var segments: [DryRunReport.Segment] = []
         let stageHooks = chain.steps.map { StageHooks(plan: plan, from: $0.from, to: $0.to) }
         var start = 0
@@ -41,6 +41,7 @@ extension DryRun {
             }
             let transaction = try TransactionPlan.make(versions: versions, hooks: hooks, layout: layout, fuse: true)
             var current = try schema ?? layout.storageMap(for: versions[0]).schema
+            current.freedPagesZeroed = freedPagesZeroed
             var sql: [String] = []
             var rebuilt: [String: Int] = [:]
             for part in transaction.parts {
@@ -50,6 +51,7 @@ extension DryRun {
                     sql += planned.statements.map(\.description)
                     for table in planned.rebuiltTables { rebuilt[table, default: 0] += 1 }
                     current = unit.program.targetSchema
+                    current.freedPagesZeroed = freedPagesZeroed
                 case .hooks(let hooks, _, let access):
                     for hook in hooks {
                         sql.append("-- hook \(hook.name)" + (access.opaqueReason.map { " (nothing moves across it: \($0))" } ?? ""))

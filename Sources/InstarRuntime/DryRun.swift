@@ -225,6 +225,10 @@ public enum DryRun {
             throw StoreError(.unknownVersion, path: plan.file, reason: .planHasNoVersions)
         }
         defer { try? store?.close() }
+        // The run sets the plan's `secureDelete` on its connection before deciding how to drop columns
+        // (``DropColumnCost``); the dry run decides under the same setting.
+        if let store, let mode = plan.options.secureDelete { try store.setSecureDelete(mode) }
+        let freedPagesZeroed = try freedPagesZeroed(plan: plan, store: store)
         let estimator =
             store.map { StepCostEstimator(layout: layout, rows: StoreRowCounts(store: $0, model: current).rows(ofCanonical:)) }
             ?? StepCostEstimator(layout: layout, nominalRows: 1000)
@@ -276,7 +280,8 @@ public enum DryRun {
                 // An opened store may adapt its layout (a Core Data store keeps its framework's conventions).
                 let stepLayout = store?.layout ?? layout
                 let program = try StepCompiler(diff: step.diff, from: old, to: new, layout: stepLayout).compile()
-                let schema = try stepLayout.storageMap(for: old).schema
+                var schema = try stepLayout.storageMap(for: old).schema
+                schema.freedPagesZeroed = freedPagesZeroed
                 sql = StepSQLPlanner.plan(program, actual: schema, viewsAndTriggers: []).statements.map(\.description)
                 sliced = StepSQLPlanner.sliceable(program, actual: schema)
             }
@@ -314,12 +319,21 @@ public enum DryRun {
         let actual = try store.map { store in
             try store.schema()
         }
-        report.segments = try fusedSegments(chain: chain, plan: plan, layout: store?.layout ?? layout, actual: actual)
+        report.segments = try fusedSegments(
+            chain: chain, plan: plan, layout: store?.layout ?? layout, actual: actual, freedPagesZeroed: freedPagesZeroed)
         if let store, let kept = try freePagesKept(report, store: store) { report.risks.append(kept) }
         return report
     }
 
     /// The statements and hooks of a mapping step, for the report.
+    /// Whether the run would zero-fill freed pages: the plan's `secureDelete` option, else the store's
+    /// connection, else what this SQLite library does by default.
+    static func freedPagesZeroed(plan: Plan, store: SQLiteStore?) throws -> Bool {
+        if let mode = plan.options.secureDelete { return mode == .on }
+        if let store { return try store.schema().freedPagesZeroed }
+        return SQLiteStore.libraryZeroesFreedPages
+    }
+
     static func mappingProgram(_ mapping: PlannedMapping, from: Model, to: Model, layout: any StoreLayout) throws
         -> MappingProgram
     {

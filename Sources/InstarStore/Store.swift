@@ -133,6 +133,13 @@ public final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// Whether this SQLite library zero-fills freed pages unless told otherwise (built with
+    /// `SECURE_DELETE`, as Debian's is): what a dry run without a store assumes (``DropColumnCost``).
+    package static let libraryZeroesFreedPages: Bool = {
+        guard let queue = try? DatabaseQueue() else { return true }
+        return (try? queue.read { db in try Int.fetchOne(db, sql: "PRAGMA secure_delete") }) == 1
+    }()
+
     /// The store's schema, without the layout's bookkeeping tables.
     public func schema() throws(StoreError) -> StoreSchema {
         do {
