@@ -82,10 +82,11 @@ extension InPlaceAlteration {
 /// journal. A rebuild copies the rows once into new pages (which need no journal), then builds each of
 /// the table's indexes again, and drops the old table, which with `secure_delete` on means zero-filling
 /// (and journaling) every one of its pages. Measured with `Scripts/bench-drops` on a 1M-row table of
-/// 283 MB (one index; see Measurements, "Dropping columns in place"): with `secure_delete` on, two and
-/// three drops in place beat the rebuild and four lose; with it off (or `fast`), already two lose. So a
-/// table keeps its columns' drops in place up to its index count, plus two when freed pages are zeroed,
-/// and always for one column.
+/// 283 MB (Measurements, "Dropping columns in place, and NOT NULL removed without a rebuild"): with one
+/// index and `secure_delete` on, two and three drops in place beat the rebuild and four lose; with it off
+/// (or `fast`), already two lose; a second index moves each break-even by about one column. So a table
+/// keeps its columns' drops in place up to its index count, plus two when freed pages are zeroed, and
+/// always for one column.
 package struct DropColumnCost: Sendable, Hashable {
     /// The store zero-fills freed pages (`secure_delete` on).
     package var freedPagesZeroed: Bool
