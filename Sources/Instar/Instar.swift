@@ -1,12 +1,14 @@
-// The umbrella module: `import Instar` gives an app every layer it needs.
+// The umbrella module: `import Instar` gives an app every layer it needs, and only the names it calls
+// (everything else is `package`). `@_spi(Layouts) import Instar` adds the interface a store layout of the
+// app's own implements (`StoreLayout`, `LayoutRegistry` and the storage types they name).
 @_exported import InstarInference
 @_exported import InstarMapping
-@_exported import InstarModel
+@_spi(Layouts) @_exported import InstarModel
 @_exported import InstarModelIO
-@_exported import InstarSQL
-@_exported import InstarLayouts
+@_spi(Layouts) @_exported import InstarSQL
+@_spi(Layouts) @_exported import InstarLayouts
 @_exported import InstarCompiler
-@_exported import InstarStore
+@_spi(Layouts) @_exported import InstarStore
 @_exported import InstarPlanner
 @_exported import InstarRuntime
 // GRDB's `Database`, `Configuration` and `DatabaseWriter` appear in Instar's API (hooks, the app's

@@ -1,8 +1,8 @@
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
 import InstarRuntime
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// Which part of Instar failed, carrying that part's error with all its facts: what an app switches on
 /// after `catch let error as InstarError`.

@@ -1,5 +1,5 @@
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 
 /// A model imported from an existing database, with everything it keeps verbatim or leaves out.
 package struct ImportedModel: Sendable {

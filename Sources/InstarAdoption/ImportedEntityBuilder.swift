@@ -1,6 +1,6 @@
-import InstarModel
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// Builds the entities of an imported model from the classified tables (``SchemaImporter``), and
 /// says for every schema object whether it became part of an entity or is kept as raw SQL.

@@ -1,7 +1,7 @@
 import GRDB
-import InstarModel
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// An explicit index (`CREATE INDEX`) of an existing database, and whether a model can express it:
 /// plain columns in binary collation, no `WHERE` clause, and for a unique one no descending column.

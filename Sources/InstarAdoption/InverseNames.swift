@@ -1,4 +1,4 @@
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// Names the importer gives relationships it makes up: a to-one after its key column (`author_id` →
 /// `author`), its inverse after the referring table in the plural (`Book.author` → `Person.books`),

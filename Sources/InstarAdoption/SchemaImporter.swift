@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import InstarModel
-import InstarSQL
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// Imports an existing SQLite database's schema as a model of the plain SQL layout (`instar model
 /// import`): tables as entities, foreign keys as to-one relationships with inverses, link tables as

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import InstarModel
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// What an existing database says about one of its tables, read once for the importer: the
 /// definition in Instar's terms plus what that definition cannot show (hidden columns, composite

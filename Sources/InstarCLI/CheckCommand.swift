@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 import InstarSwiftData
 import InstarSwiftDataCheck
 import InstarTesting

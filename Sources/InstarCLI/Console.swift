@@ -1,5 +1,5 @@
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// Where a command's words go: the process's standard output and error, or, for a command run inside
 /// a test (``InstarCommand/runInProcess(_:)``), buffers of its own.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Instar
+@_spi(Layouts) import Instar
 
 /// `instar diff <from> <to>`: every change between two versions, each inferable or not, with the reason.
 struct DiffCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 import InstarSwiftDataCheck
 
 /// `instar export`: what an app ships to migrate at launch as the command line does.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Instar
+@_spi(Layouts) import Instar
 
 /// Output formats of `instar graph`.
 enum GraphFormat: String, ExpressibleByArgument, CaseIterable {

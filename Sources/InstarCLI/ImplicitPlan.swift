@@ -1,6 +1,6 @@
 import Foundation
-import Instar
-import InstarLayouts
+@_spi(Layouts) import Instar
+@_spi(Layouts) import InstarLayouts
 
 /// `--model` arguments as the library's ``ImpliedPlan``: the CLI only turns its facts into words and
 /// exit codes, so `instar migrate --model` and an app at launch plan alike.

@@ -1,5 +1,5 @@
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// What `instar inspect` says about the model a store keeps of itself (`Z_MODELCACHE`): its version,
 /// its entities, and whether its hashes agree with the store's metadata and with a given bundle.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// `instar inspect --store <db> [--model <model>…]`: which version a store is at, and how Instar knows.
 struct InspectCommand: ParsableCommand {

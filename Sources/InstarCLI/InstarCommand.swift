@@ -1,5 +1,5 @@
 import ArgumentParser
-import Instar
+@_spi(Layouts) import Instar
 
 /// `instar`: the root command. Each subcommand is a small declarative type in its own file.
 @main

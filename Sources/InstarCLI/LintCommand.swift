@@ -1,5 +1,5 @@
 import ArgumentParser
-import Instar
+@_spi(Layouts) import Instar
 import InstarSwiftData
 import InstarSwiftDataCheck
 

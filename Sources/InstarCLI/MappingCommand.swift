@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// `instar mapping <file.xcmappingmodel | file.mapping.yaml> [--model <bundle>] [--plan <plan>]`: what a
 /// Core Data mapping model does.

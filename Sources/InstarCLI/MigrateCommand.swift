@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 import InstarCompiler
 
 /// `instar migrate [<plan>] --store <db> [--to <version>]`, or `--to-model <model>` for one inferred step.

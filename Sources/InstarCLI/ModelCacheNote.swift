@@ -1,5 +1,5 @@
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// After a run: when a Core Data or SwiftData store's `Z_MODELCACHE` is not the model of the version its
 /// metadata now names, a note says why (the library writes the cache in the step's transaction and, for a

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Instar
+@_spi(Layouts) import Instar
 
 /// `instar model …`: commands about one model version.
 struct ModelCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// `instar model export --store S [--output F]`: the model a store keeps of itself, as an Instar model file.
 struct ModelExportCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 import InstarAdoption
 
 /// `instar model import --store <db>`: a model file describing an existing SQLite database as it is.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
     case bar, lines, json, none

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// `instar plan … --scaffold <dir>`: prints the report, then writes the proposals' files and, for each
 /// hook a mapping step needs that the plan does not declare, an SQL template named after the hook

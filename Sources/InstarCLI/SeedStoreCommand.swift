@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 import InstarSeeding
 
 /// `instar store seed <store> --rows N`: synthetic data at the store's version.

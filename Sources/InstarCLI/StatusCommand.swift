@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// `instar status --store <db>`: the migration journal kept inside the store.
 struct StatusCommand: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import GRDB
-import Instar
-import InstarStore
+@_spi(Layouts) import Instar
+@_spi(Layouts) import InstarStore
 
 /// `instar store …`: creating stores.
 struct StoreCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// Output formats shared by the reporting commands.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {

@@ -1,4 +1,4 @@
-import Instar
+@_spi(Layouts) import Instar
 import InstarSwiftData
 import InstarSwiftDataCheck
 

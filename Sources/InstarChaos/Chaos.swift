@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// Drives the Swift API the way apps do, at random: several `migrate` calls on one store at once,
 /// cancellations at any await, time budgets down to a millisecond, hooks that sleep, fail once, or

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// One difference between two model versions, with Core Data's verdict on it.
 public struct Change: Sendable, Hashable {
@@ -198,14 +198,14 @@ public struct Warning: Sendable, Hashable, CustomStringConvertible {
         public var property: String?
 
         /// Names the dropped entity, or one of its properties.
-        public init(entity: String, property: String? = nil) {
+        package init(entity: String, property: String? = nil) {
             self.entity = entity
             self.property = property
         }
     }
 
     /// Records a warning.
-    public init(_ kind: Kind, entity: String? = nil, property: String? = nil, dropped: DroppedData? = nil, message: String) {
+    package init(_ kind: Kind, entity: String? = nil, property: String? = nil, dropped: DroppedData? = nil, message: String) {
         self.kind = kind
         self.entity = entity
         self.property = property

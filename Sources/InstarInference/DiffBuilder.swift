@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Walks entity mappings and records changes; the verdicts come from ``InferenceRules``.
 struct DiffBuilder {

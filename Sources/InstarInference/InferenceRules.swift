@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Core Data's lightweight-inference rules, one function per kind of change.
 ///

@@ -1,24 +1,24 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// How one entity of the older version corresponds to one of the newer version.
 ///
 /// This is the backbone shared by the diff (which describes it) and the store layouts (which compile
 /// it to SQL): a destination entity either has a source entity, or is new.
-public struct EntityCorrespondence: Sendable, Hashable {
+package struct EntityCorrespondence: Sendable, Hashable {
     /// Entity name in the older version; nil when the entity is new.
-    public var source: String?
+    package var source: String?
     /// Entity name in the newer version; nil when the entity is removed.
-    public var destination: String?
+    package var destination: String?
     /// Property correspondences over all properties, inherited ones included.
-    public var properties: [PropertyCorrespondence]
+    package var properties: [PropertyCorrespondence]
 }
 
 /// How one property of the older version corresponds to one of the newer version.
-public struct PropertyCorrespondence: Sendable, Hashable {
+package struct PropertyCorrespondence: Sendable, Hashable {
     /// The property in the older version; nil when the property is new.
-    public var source: ResolvedProperty?
+    package var source: ResolvedProperty?
     /// The property in the newer version; nil when the property is removed.
-    public var destination: ResolvedProperty?
+    package var destination: ResolvedProperty?
 }
 
 /// Matches entities and properties across two versions by canonical name, as Core Data does.

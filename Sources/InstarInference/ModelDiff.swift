@@ -1,22 +1,22 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The differences between two model versions and whether Core Data could infer the migration.
 ///
 /// Core Data answers "can this be migrated lightweight?" with a bare `nil`. `ModelDiff` lists every
 /// change, each with a verdict and the reason for it, so that a user (and Instar's planner) knows
 /// exactly which change blocks inference and what to do about it.
-public struct ModelDiff: Sendable {
+package struct ModelDiff: Sendable {
     /// The older version's name.
-    public let fromVersion: String
+    package let fromVersion: String
     /// The newer version's name.
-    public let toVersion: String
+    package let toVersion: String
     /// How each entity of the older version corresponds to one of the newer, as the layouts compile it to SQL.
     ///
     /// An entity that is the same in both versions (what the matching marks unchanged) maps every
     /// property to itself; those property lists are rebuilt from the older
     /// version when asked for rather than kept: most entities of most single steps are unchanged, and a
     /// long plan's graph keeps every single step's diff, where those lists were half of all memory.
-    public var mappings: [EntityCorrespondence] {
+    package var mappings: [EntityCorrespondence] {
         guard let old = unchangedSource else { return keptMappings }
         return keptMappings.map { mapping in
             guard let name = mapping.destination, unchanged.contains(name) else { return mapping }
@@ -32,26 +32,26 @@ public struct ModelDiff: Sendable {
     /// The older version, when some entity is unchanged: where ``mappings`` reads their properties.
     private let unchangedSource: Model?
     /// Every difference, each with its verdict.
-    public let changes: [Change]
+    package let changes: [Change]
     /// Things that are probably unintended (a likely rename without a renaming identifier), which Core Data
     /// would not mention.
-    public let warnings: [Warning]
+    package let warnings: [Warning]
     private let destinationBySource: [String: String]
     private let sourceByDestination: [String: String]
     /// Source entity → source property → destination property name.
     private let propertyDestinations: [String: [String: String]]
 
     /// True when every change can be performed by an inferred, in-place migration.
-    public var isInferable: Bool { changes.allSatisfy(\.isInferable) }
+    package var isInferable: Bool { changes.allSatisfy(\.isInferable) }
 
     /// Changes that need the data to satisfy something before they can run.
-    public var conditions: [DataCondition] { changes.compactMap(\.verdict.condition) }
+    package var conditions: [DataCondition] { changes.compactMap(\.verdict.condition) }
 
     /// The changes that inference cannot perform: the ones a hook, a mapping model or a stage must handle.
-    public var blockingChanges: [Change] { changes.filter { !$0.isInferable } }
+    package var blockingChanges: [Change] { changes.filter { !$0.isInferable } }
 
     /// Compares two versions; the diff never fails, it reports what it cannot infer as blocking changes.
-    public init(from old: Model, to new: Model) {
+    package init(from old: Model, to new: Model) {
         self.fromVersion = old.name
         self.toVersion = new.name
         let (mappings, conflicts, unchanged) = EntityCorrespondence.mappings(from: old, to: new)
@@ -100,17 +100,17 @@ public struct ModelDiff: Sendable {
     }
 
     /// The destination entity of an older entity, if it survives.
-    public func destination(ofEntity source: String) -> String? {
+    package func destination(ofEntity source: String) -> String? {
         destinationBySource[source]
     }
 
     /// The source entity of a newer entity, if it existed before.
-    public func source(ofEntity destination: String) -> String? {
+    package func source(ofEntity destination: String) -> String? {
         sourceByDestination[destination]
     }
 
     /// The newer name of an older entity's property, if it survives.
-    public func destination(ofProperty property: String, in sourceEntity: String) -> String? {
+    package func destination(ofProperty property: String, in sourceEntity: String) -> String? {
         propertyDestinations[sourceEntity]?[property]
     }
 }

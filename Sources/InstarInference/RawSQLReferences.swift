@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Raw SQL (``RawSQL``: views, triggers, raw tables and indexes of an adopted database) that names a
 /// table or column a step renames or drops. Instar recreates views and triggers from the newer

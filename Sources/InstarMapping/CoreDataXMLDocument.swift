@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 
 /// A Core Data XML-store document (`<database>` of `<object>`s), the format of `xcmapping.xml`.

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// A syntax error in expression or predicate text, at a 1-based character column of that text.
 public struct ExpressionSyntaxError: InstarError, Hashable, CustomStringConvertible {
@@ -14,7 +14,7 @@ public struct ExpressionSyntaxError: InstarError, Hashable, CustomStringConverti
     package var nestingLimit: Int? = nil
 
     /// A syntax error at `column` of `text`.
-    public init(message: String, column: Int, text: String) {
+    package init(message: String, column: Int, text: String) {
         self.message = message
         self.column = column
         self.text = text

@@ -1,5 +1,5 @@
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// Tells the SQL translator where a source row's values are, in whatever layout the store uses.
 ///

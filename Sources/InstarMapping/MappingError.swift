@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Why a mapping model could not be read. Every case says where (`file:line:column`) and, once known,
 /// which entity mapping and property, so that a message leads straight to the place in Xcode.

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 
 /// Writes a mapping model as one of Instar's own mapping files (``MappingFileReader``'s format), so

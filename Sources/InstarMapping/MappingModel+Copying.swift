@@ -3,7 +3,7 @@ extension MappingModel {
     /// filter, each attribute either `$source.<its own name>` (what Xcode generates) or left at its
     /// default, relationships as Xcode fills them. An inferred step may pass over such a mapping model
     /// without losing anything it computes; over any other, it may not.
-    public var onlyCopiesValues: Bool {
+    package var onlyCopiesValues: Bool {
         entityMappings.allSatisfy { mapping in
             guard mapping.customPolicyClass == nil, mapping.filter == nil, mapping.kind != .custom else { return false }
             let attributesCopied = mapping.attributeMappings.allSatisfy { property in

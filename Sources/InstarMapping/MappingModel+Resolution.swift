@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 extension MappingModel {
     /// The mapping model as `mapc` compiles it against the two versions: entity version hashes filled in,

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// A Core Data mapping model (`.xcmappingmodel`), as its source file records it.
 ///
@@ -8,20 +8,20 @@ import InstarModel
 /// `.cdm` does, which `mapc` takes from the models at those paths). Expressions Xcode generates itself
 /// (`$source.name` for an attribute of the same name, the relationship expressions) are not in the file
 /// either: Instar adds them (`resolved(source:destination:)`) once the two versions are known.
-public struct MappingModel: Sendable, Hashable {
+package struct MappingModel: Sendable, Hashable {
     /// The path of the `xcmapping.xml` file read.
-    public var file: String
+    package var file: String
     /// The mapping model's name: its `.xcmappingmodel` folder name without the extension.
-    public var name: String
+    package var name: String
     /// The model version the mapping migrates from.
-    public var source: ModelReference
+    package var source: ModelReference
     /// The model version the mapping migrates to.
-    public var destination: ModelReference
+    package var destination: ModelReference
     /// In Core Data's order: ascending `mappingnumber`, the order Xcode's editor shows and `mapc` keeps.
-    public var entityMappings: [EntityMapping]
+    package var entityMappings: [EntityMapping]
 
     /// A mapping model as read; Instar completes it against the two versions once they are known.
-    public init(
+    package init(
         file: String, name: String, source: ModelReference, destination: ModelReference, entityMappings: [EntityMapping]
     ) {
         self.file = file
@@ -32,23 +32,23 @@ public struct MappingModel: Sendable, Hashable {
     }
 
     /// The entity mapping of that name (`"NoteToNote"`), or nil.
-    public func entityMapping(named name: String) -> EntityMapping? {
+    package func entityMapping(named name: String) -> EntityMapping? {
         entityMappings.first { $0.name == name }
     }
 }
 
 /// Which model a mapping model maps from or to, as recorded.
-public struct ModelReference: Sendable, Hashable, Codable {
+package struct ModelReference: Sendable, Hashable, Codable {
     /// The `.xcdatamodel` path as Xcode recorded it (relative to the project, or absolute).
-    public var path: String?
+    package var path: String?
     /// The version's name: the last path component without `.xcdatamodel` (`"Moody 3"`).
-    public var versionName: String?
+    package var versionName: String?
     /// Entity name → version hash, when the file records them (a compiled `.cdm` does; `xcmapping.xml`
     /// does not, so this is empty after reading one).
-    public var entityVersionHashes: [String: Data]
+    package var entityVersionHashes: [String: Data]
 
     /// A reference by path; ``versionName`` is derived from the path's last component.
-    public init(path: String?, entityVersionHashes: [String: Data] = [:]) {
+    package init(path: String?, entityVersionHashes: [String: Data] = [:]) {
         self.path = path
         self.entityVersionHashes = entityVersionHashes
         self.versionName = path.map { path in
@@ -59,7 +59,7 @@ public struct ModelReference: Sendable, Hashable, Codable {
 }
 
 /// `NSEntityMappingType`, with Core Data's raw values.
-public enum EntityMappingKind: Int, Sendable, Hashable, Codable, CaseIterable {
+package enum EntityMappingKind: Int, Sendable, Hashable, Codable, CaseIterable {
     /// Not said; Instar derives the kind from the entities and their hashes.
     case undefined = 0
     /// App code (a custom policy) creates the destination instances.
@@ -74,7 +74,7 @@ public enum EntityMappingKind: Int, Sendable, Hashable, Codable, CaseIterable {
     case transform = 5
 
     /// The name Xcode writes in `mappingtypename` (`Undefined`, `Custom`, `Add`, …).
-    public var name: String {
+    package var name: String {
         switch self {
         case .undefined: "Undefined"
         case .custom: "Custom"
@@ -94,40 +94,40 @@ public enum EntityMappingKind: Int, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// One entity mapping: which source instances become which destination instances, and how.
-public struct EntityMapping: Sendable, Hashable {
+package struct EntityMapping: Sendable, Hashable {
     /// The name relationship expressions refer to (`"NoteToNote"`): as written, else Xcode's default
     /// `<Source>To<Destination>` (or the destination name alone for a mapping without a source).
-    public var name: String
+    package var name: String
     /// As recorded when the file says more than `Undefined`; otherwise derived: `.add` without a source,
     /// `.remove` without a destination, and `.copy`/`.transform` once version hashes are known.
-    public var kind: EntityMappingKind
+    package var kind: EntityMappingKind
     /// The source entity's name; nil for an ``EntityMappingKind/add`` mapping.
-    public var sourceEntity: String?
+    package var sourceEntity: String?
     /// The source entity's version hash when recorded (a compiled `.cdm`) or resolved; nil otherwise.
-    public var sourceEntityVersionHash: Data?
+    package var sourceEntityVersionHash: Data?
     /// The destination entity's name; nil for an ``EntityMappingKind/remove`` mapping.
-    public var destinationEntity: String?
+    package var destinationEntity: String?
     /// The destination entity's version hash when recorded (a compiled `.cdm`) or resolved; nil otherwise.
-    public var destinationEntityVersionHash: Data?
+    package var destinationEntityVersionHash: Data?
     /// Which source instances are migrated: `FETCH(…)` of all instances of the source entity, with the
     /// filter, as `mapc` builds it. Nil for a mapping without a source.
     package var sourceExpression: MappingExpression?
     /// The filter predicate (`sourcefilterpredicatestring`), parsed; nil when there is none.
     package var filter: MappingPredicate?
     /// The filter exactly as written.
-    public var filterText: String?
+    package var filterText: String?
     /// `NSEntityMigrationPolicy` subclass that runs app code for this mapping.
-    public var customPolicyClass: String?
+    package var customPolicyClass: String?
     /// The entity mapping's user info, which Core Data hands to the custom policy.
-    public var userInfo: [String: MappingValue]
+    package var userInfo: [String: MappingValue]
     /// How each destination attribute gets its value.
-    public var attributeMappings: [PropertyMapping]
+    package var attributeMappings: [PropertyMapping]
     /// How each destination relationship gets its objects.
-    public var relationshipMappings: [PropertyMapping]
+    package var relationshipMappings: [PropertyMapping]
     /// The position Xcode gave the mapping (`mappingnumber`).
-    public var mappingNumber: Int
+    package var mappingNumber: Int
     /// Where the entity mapping is in the file, for messages.
-    public var location: SourceLocation
+    package var location: SourceLocation
 
     /// An entity mapping; only the names, kind and location are required.
     package init(
@@ -157,25 +157,25 @@ public struct EntityMapping: Sendable, Hashable {
 }
 
 /// How a destination attribute or relationship gets its value.
-public struct PropertyMapping: Sendable, Hashable {
+package struct PropertyMapping: Sendable, Hashable {
     /// The destination property's name.
-    public var name: String
+    package var name: String
     /// The value expression; nil when the property is left at its default (nothing written and nothing
     /// for Xcode to generate).
     package var valueExpression: MappingExpression?
     /// Where the value expression comes from: the author, Xcode's generation, or nowhere.
-    public var origin: Origin
+    package var origin: Origin
     /// For a relationship Xcode fills itself: the source key path and entity mapping it names, if set.
-    public var sourceKeyPath: String?
+    package var sourceKeyPath: String?
     /// The entity mapping whose destination instances the relationship links to, when set.
-    public var sourceMappingName: String?
+    package var sourceMappingName: String?
     /// The property mapping's user info.
-    public var userInfo: [String: MappingValue]
+    package var userInfo: [String: MappingValue]
     /// Where the property mapping is in the file, for messages.
-    public var location: SourceLocation
+    package var location: SourceLocation
 
     /// Where a property mapping's value expression comes from.
-    public enum Origin: String, Sendable, Hashable, Codable {
+    package enum Origin: String, Sendable, Hashable, Codable {
         /// The author wrote the expression (it is archived in the file).
         case written
         /// Xcode generates it when compiling (`$source.<name>`, or the relationship expression).
@@ -187,7 +187,7 @@ public struct PropertyMapping: Sendable, Hashable {
     }
 
     /// The value expression as format text, for reports; nil when absent.
-    public var valueExpressionText: String? { valueExpression?.description }
+    package var valueExpressionText: String? { valueExpression?.description }
 
     /// A property mapping.
     package init(

@@ -3,7 +3,7 @@ import Foundation
 /// Plain JSON for values: `null`, `true`, `3`, `0.2`, `"text"`, `[…]`, `{…}`; a date is
 /// `{"date": secondsSince2001}` and bytes `{"data": "base64"}`, so that reports read naturally.
 extension MappingValue {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -31,7 +31,7 @@ extension MappingValue {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()

@@ -6,7 +6,7 @@ import Foundation
 /// Booleans are kept apart from integers because Core Data's archives keep them apart and a report
 /// should show `YES`, not `1`; dates are seconds since 2001-01-01 00:00:00 UTC, which is also how Core
 /// Data stores them in SQLite, so translating a date constant is the identity.
-public indirect enum MappingValue: Sendable, Hashable, Codable {
+package indirect enum MappingValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -22,7 +22,7 @@ public indirect enum MappingValue: Sendable, Hashable, Codable {
 extension MappingValue: CustomStringConvertible {
     /// The value in NSPredicate format syntax where it has one (strings in double quotes with backslash
     /// escapes, `YES`/`NO`, `nil`, `CAST(…, "NSDate")` for dates).
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: "nil"
         case .bool(let value): value ? "YES" : "NO"

@@ -1,5 +1,5 @@
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// A resolver over a model alone, for reports made without a store: tables and columns are named after
 /// entities and properties, the source row is `"source"`, and each to-one step is joined on `"rowid"`.

@@ -1,4 +1,4 @@
-import InstarSQL
+@_spi(Layouts) import InstarSQL
 
 /// Translates mapping expressions and filter predicates to SQLite SQL over the source row.
 ///

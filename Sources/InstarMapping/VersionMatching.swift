@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Two model versions, by name.
 package struct VersionPair: Sendable, Hashable, Codable, CustomStringConvertible {

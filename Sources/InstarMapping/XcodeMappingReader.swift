@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 
 /// Reads Xcode's source form of a mapping model: `Foo.xcmappingmodel/xcmapping.xml`.

@@ -1,6 +1,6 @@
 /// One attribute of an entity, with every detail that affects storage, version identity or migration.
 public struct Attribute: Sendable, Hashable, Codable {
-    /// The attribute's name in this version (its column name too, unless ``stored`` says otherwise).
+    /// The attribute's name in this version (its column name too, unless `stored` says otherwise).
     public var name: String
     /// The value type; changing it between versions needs a type transformation or a hook.
     public var type: AttributeType
@@ -25,16 +25,16 @@ public struct Attribute: Sendable, Hashable, Codable {
     /// `userInfo` entries; Core Data reads `NSMigrationAllowTypeTransformation` from here.
     public var userInfo: [String: String]
     /// Naming keys of the `sql` layout: the column's name and declared type. Not hashed.
-    public var stored = StoredNames.Column()
+    @_spi(Layouts) public var stored = StoredNames.Column()
     /// The named sub-values of a ``AttributeType/composite`` attribute (Core Data's
     /// `NSCompositeAttributeDescription.elements`, Xcode's `<compositeAttribute>`), empty for every other
     /// type. SwiftData stores enums and Codable structs this way; the elements, not the composite's own
-    /// name or flags, make up its version hash (see ``VersionHashes``).
+    /// name or flags, make up its version hash (see `VersionHashes`).
     public var elements: [Attribute] = []
     /// Sample values for `instar store seed` and `instar test`, for text whose structure the app's
     /// hooks parse (JSON, URLs of a known form): seeded rows take these instead of arbitrary text. Not
     /// hashed, not stored; model files only (`seedValues:`).
-    public var seedValues: [String] = []
+    @_spi(Layouts) public var seedValues: [String] = []
 
     /// Creates an attribute; the defaults are those of a new attribute in Xcode (optional, stored, not indexed).
     public init(
@@ -66,5 +66,5 @@ public struct Attribute: Sendable, Hashable, Codable {
     }
 
     /// The identity used to match this attribute across versions: its renaming identifier, else its name.
-    public var canonicalName: String { renamingIdentifier ?? name }
+    @_spi(Layouts) public var canonicalName: String { renamingIdentifier ?? name }
 }

@@ -38,7 +38,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     case composite
 
     /// `NSAttributeType` raw value, hashed as a little-endian Int32.
-    public var coreDataCode: Int32 {
+    @_spi(Layouts) public var coreDataCode: Int32 {
         switch self {
         case .undefined: 0
         case .integer16: 100
@@ -60,7 +60,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// The spelling Xcode writes in a model's `contents` XML (`attributeType="Integer 16"`).
-    public var xcodeName: String {
+    @_spi(Layouts) public var xcodeName: String {
         switch self {
         case .undefined: "Undefined"
         case .integer16: "Integer 16"
@@ -82,7 +82,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// The spelling used in Instar model files (`title: string?`).
-    public var modelFileName: String {
+    @_spi(Layouts) public var modelFileName: String {
         switch self {
         case .undefined: "undefined"
         case .integer16: "int16"
@@ -104,13 +104,13 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// Reads Xcode's spelling (`"Integer 16"`); nil for a name Xcode does not write.
-    public init?(xcodeName: String) {
+    @_spi(Layouts) public init?(xcodeName: String) {
         guard let match = Self.allCases.first(where: { $0.xcodeName == xcodeName }) else { return nil }
         self = match
     }
 
     /// Accepts the model-file spelling and a few common aliases (`int`, `boolean`, `text`, `data`).
-    public init?(modelFileName: String) {
+    @_spi(Layouts) public init?(modelFileName: String) {
         let key = modelFileName.lowercased()
         if let match = Self.allCases.first(where: { $0.modelFileName == key }) {
             self = match
@@ -128,7 +128,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// Integer, decimal and floating-point types: Core Data converts freely between these and Boolean.
-    public var isNumeric: Bool {
+    @_spi(Layouts) public var isNumeric: Bool {
         switch self {
         case .integer16, .integer32, .integer64, .decimal, .double, .float: true
         default: false
@@ -136,7 +136,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// The three integer types: the ones whose values must fit a range (see ``DefaultValue/problem(with:for:)``).
-    public var isInteger: Bool {
+    @_spi(Layouts) public var isInteger: Bool {
         switch self {
         case .integer16, .integer32, .integer64: true
         default: false
@@ -144,5 +144,5 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// Types that a SQLite store keeps in a column (object IDs are computed, never stored).
-    public var isStored: Bool { self != .objectID }
+    @_spi(Layouts) public var isStored: Bool { self != .objectID }
 }

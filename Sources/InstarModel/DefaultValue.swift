@@ -4,7 +4,7 @@
 /// per attribute type only when it needs a typed value (validation, SQL defaults).
 public enum DefaultValue {
     /// A typed reading of a default value.
-    public enum Typed: Sendable, Hashable {
+    package enum Typed: Sendable, Hashable {
         /// An integer type's value; `YES`/`NO` read as 1/0.
         case integer(Int64)
         /// A floating-point, decimal or date value (a date's default is written as a number of seconds).
@@ -16,7 +16,7 @@ public enum DefaultValue {
     }
 
     /// Why `value` cannot be a default for `type`, or nil when it can.
-    public static func problem(with value: String, for type: AttributeType) -> String? {
+    package static func problem(with value: String, for type: AttributeType) -> String? {
         switch type {
         case .integer16, .integer32, .integer64:
             guard let number = Int64(value.trimmingSpaces) else { return "expected a whole number" }
@@ -37,7 +37,7 @@ public enum DefaultValue {
     }
 
     /// The typed value of a default, or nil when it does not parse.
-    public static func typed(_ value: String, for type: AttributeType) -> Typed? {
+    package static func typed(_ value: String, for type: AttributeType) -> Typed? {
         switch type {
         case .integer16, .integer32, .integer64:
             // Xcode models sometimes carry "YES"/"NO" on numbers; read them as 1/0, like a Boolean.
@@ -57,7 +57,7 @@ public enum DefaultValue {
 
     /// Reads the Boolean spellings models use (`YES`/`NO`, `true`/`false`, `1`/`0`, any case, spaces
     /// ignored); nil for anything else. Also reads `userInfo` flags such as `NSMigrationAllowTypeTransformation`.
-    public static func parseBoolean(_ value: String) -> Bool? {
+    package static func parseBoolean(_ value: String) -> Bool? {
         switch value.trimmingSpaces.lowercased() {
         case "yes", "true", "1": true
         case "no", "false", "0": false

@@ -20,7 +20,7 @@ public struct FetchIndex: Sendable, Hashable, Codable {
     /// The index's name in the store, kept as it is (model files' `name:`; the `sql` layout only).
     /// Like every naming key it is not part of Core Data's version hash: it says where things are
     /// stored, not what the version is.
-    public var storedName: String? = nil
+    @_spi(Layouts) public var storedName: String? = nil
 
     /// Creates an index with no stored name: the layout names it by its own convention.
     public init(name: String, elements: [Element]) {
@@ -45,13 +45,13 @@ public struct Entity: Sendable, Hashable, Codable {
     public var uniquenessConstraints: [[String]]
     /// Fetch indexes declared on the entity (Xcode's "Indexes"); the layouts create them as SQL indexes.
     public var indexes: [FetchIndex]
-    /// The entity's own attributes, in declaration order (inherited ones are in ``Model/properties(of:)``).
+    /// The entity's own attributes, in declaration order (inherited ones are in `Model.properties(of:)`).
     public var attributes: [Attribute]
     /// The entity's own relationships, in declaration order.
     public var relationships: [Relationship]
     /// Naming keys of the `sql` layout (``StoredNames``): the table, its primary key, names of
     /// unique indexes. Not hashed (see ``StoredNames``).
-    public var stored = StoredNames.Entity()
+    @_spi(Layouts) public var stored = StoredNames.Entity()
 
     /// Creates an entity; a ``Model`` validates it together with the others.
     public init(
@@ -77,10 +77,10 @@ public struct Entity: Sendable, Hashable, Codable {
     }
 
     /// The identity used to match this entity across versions: its renaming identifier, else its name.
-    public var canonicalName: String { renamingIdentifier ?? name }
+    @_spi(Layouts) public var canonicalName: String { renamingIdentifier ?? name }
 
-    /// The entity's own attribute of that name; inherited ones are found through ``Model/property(_:of:)``.
+    /// The entity's own attribute of that name; inherited ones are found through `Model.property(_:of:)`.
     public func attribute(named name: String) -> Attribute? { attributes.first { $0.name == name } }
-    /// The entity's own relationship of that name; inherited ones are found through ``Model/property(_:of:)``.
+    /// The entity's own relationship of that name; inherited ones are found through `Model.property(_:of:)`.
     public func relationship(named name: String) -> Relationship? { relationships.first { $0.name == name } }
 }

@@ -13,11 +13,11 @@ public struct Model: Sendable {
     /// Core Data's `versionIdentifiers`: this version's identifier (`""` when none), or for a model
     /// merged from several, each part's, without repeats (Core Data keeps them in a set: a store written
     /// through three merged models, two without an identifier, records `["", "3"]`).
-    public let versionIdentifiers: [String]
+    @_spi(Layouts) public let versionIdentifiers: [String]
     /// Entities in declaration order.
     public let entities: [Entity]
     /// Where each entity (`"Entity"`) and property (`"Entity.property"`) was declared, when known.
-    public let locations: [String: SourceLocation]
+    @_spi(Layouts) public let locations: [String: SourceLocation]
     /// The file or folder the model was read from, when known.
     public let source: String?
     /// Schema objects the model cannot express, kept verbatim (``RawSQL``), in creation order.
@@ -91,7 +91,7 @@ public struct Model: Sendable {
     }
 
     /// Core Data's version identity of this model, computed once.
-    public var versionHashes: VersionHashes {
+    @_spi(Layouts) public var versionHashes: VersionHashes {
         hashCache.memoized { VersionHashes(computing: self) }
     }
 
@@ -114,7 +114,7 @@ public struct Model: Sendable {
     }
 
     /// Every property of the entity, inherited ones first (root down), each in declaration order.
-    public func properties(of entity: String) -> [ResolvedProperty] {
+    @_spi(Layouts) public func properties(of entity: String) -> [ResolvedProperty] {
         if let inherited = resolvedProperties[entity] { return inherited }
         guard let own = self.entity(named: entity) else { return [] }
         var properties: [ResolvedProperty] = []
@@ -127,7 +127,7 @@ public struct Model: Sendable {
     }
 
     /// The property of that name, declared on the entity or inherited, or nil when it has none.
-    public func property(_ name: String, of entity: String) -> ResolvedProperty? {
+    @_spi(Layouts) public func property(_ name: String, of entity: String) -> ResolvedProperty? {
         if let inherited = resolvedProperties[entity] { return inherited.first { $0.name == name } }
         guard let own = self.entity(named: entity) else { return nil }
         if let attribute = own.attributes.first(where: { $0.name == name }) {
@@ -136,20 +136,20 @@ public struct Model: Sendable {
         return own.relationships.first { $0.name == name }.map { ResolvedProperty(property: .relationship($0), declaringEntity: entity) }
     }
 
-    /// The entity's attributes, inherited ones included, in the order of ``properties(of:)``.
+    /// The entity's attributes, inherited ones included, in the order of `properties(of:)`.
     public func attributes(of entity: String) -> [Attribute] {
         if resolvedProperties[entity] == nil { return self.entity(named: entity)?.attributes ?? [] }
         return properties(of: entity).compactMap(\.property.attribute)
     }
 
-    /// The entity's relationships, inherited ones included, in the order of ``properties(of:)``.
+    /// The entity's relationships, inherited ones included, in the order of `properties(of:)`.
     public func relationships(of entity: String) -> [Relationship] {
         if resolvedProperties[entity] == nil { return self.entity(named: entity)?.relationships ?? [] }
         return properties(of: entity).compactMap(\.property.relationship)
     }
 
     /// The chain from the entity up to its root: `[entity, parent, grandparent, …]`.
-    public func ancestry(of entity: String) -> [String] {
+    @_spi(Layouts) public func ancestry(of entity: String) -> [String] {
         var chain: [String] = []
         var current: String? = entity
         while let name = current, let e = self.entity(named: name) {
@@ -160,31 +160,31 @@ public struct Model: Sendable {
     }
 
     /// The top of the entity's hierarchy: the entity whose table a SQLite store keeps its rows in.
-    public func root(of entity: String) -> String {
+    @_spi(Layouts) public func root(of entity: String) -> String {
         ancestry(of: entity).last ?? entity
     }
 
     /// Direct sub-entities, in declaration order.
-    public func subentities(of entity: String) -> [String] {
+    @_spi(Layouts) public func subentities(of entity: String) -> [String] {
         entities.filter { $0.parent == entity }.map(\.name)
     }
 
     /// The entity and all its descendants, depth-first.
-    public func hierarchy(below entity: String) -> [String] {
+    @_spi(Layouts) public func hierarchy(below entity: String) -> [String] {
         [entity] + subentities(of: entity).flatMap { hierarchy(below: $0) }
     }
 
     /// Entities without a parent, in declaration order.
-    public var rootEntities: [Entity] { entities.filter { $0.parent == nil } }
+    @_spi(Layouts) public var rootEntities: [Entity] { entities.filter { $0.parent == nil } }
 
     /// True when `entity` is `ancestor` or descends from it.
-    public func entity(_ entity: String, isKindOf ancestor: String) -> Bool {
+    @_spi(Layouts) public func entity(_ entity: String, isKindOf ancestor: String) -> Bool {
         ancestry(of: entity).contains(ancestor)
     }
 
     /// Where the property (or, without one, the entity) was declared, falling back to the entity and then to
     /// the model's file; nil when the model was built in code.
-    public func location(ofEntity entity: String, property: String? = nil) -> SourceLocation? {
+    @_spi(Layouts) public func location(ofEntity entity: String, property: String? = nil) -> SourceLocation? {
         if let property, let loc = locations["\(entity).\(property)"] { return loc }
         return locations[entity] ?? source.map { SourceLocation(file: $0) }
     }

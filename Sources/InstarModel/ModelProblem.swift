@@ -86,7 +86,7 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
     package var versionSource: VersionSource? = nil
 
     /// Creates an error-severity problem.
-    public init(
+    @_spi(Layouts) public init(
         _ kind: Kind,
         _ message: String,
         location: SourceLocation? = nil,
@@ -120,7 +120,7 @@ public struct ModelProblem: Sendable, Hashable, CustomStringConvertible {
 
 /// Where the versions that a file's version names are looked up in came from, so that a refusal names
 /// them as the user gave them: a plan's versions are not the models given on the command line.
-public enum VersionSource: String, Sendable, Hashable, CustomStringConvertible {
+package enum VersionSource: String, Sendable, Hashable, CustomStringConvertible {
     /// A plan's versions.
     case plan
     /// Models given on their own (`instar mapping --model`), no plan.
@@ -129,7 +129,7 @@ public enum VersionSource: String, Sendable, Hashable, CustomStringConvertible {
     case modelsAndPlan
 
     /// Their name in a sentence: "the plan's versions", "the given models' versions".
-    public var description: String {
+    package var description: String {
         switch self {
         case .plan: "the plan's versions"
         case .models: "the given models' versions"
@@ -181,12 +181,12 @@ public struct ModelError: InstarError, CustomStringConvertible {
     package var underlying: (any Error)? = nil
 
     /// Wraps the problems a reader or validation collected.
-    public init(_ problems: [ModelProblem]) {
+    @_spi(Layouts) public init(_ problems: [ModelProblem]) {
         self.problems = problems
     }
 
     /// Wraps a single problem.
-    public init(_ problem: ModelProblem) {
+    @_spi(Layouts) public init(_ problem: ModelProblem) {
         self.problems = [problem]
     }
 

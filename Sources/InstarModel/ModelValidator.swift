@@ -1,4 +1,4 @@
-import InstarSQL
+@_spi(Layouts) import InstarSQL
 
 /// Checks a set of entities for consistency and resolves inheritance. Used only by ``Model/init``.
 struct ModelValidator {

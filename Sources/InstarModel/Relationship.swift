@@ -10,7 +10,7 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable, Codable {
     case noAction
 
     /// The spelling Xcode writes (`deletionRule="No Action"`).
-    public var xcodeName: String {
+    @_spi(Layouts) public var xcodeName: String {
         switch self {
         case .nullify: "Nullify"
         case .cascade: "Cascade"
@@ -20,7 +20,7 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// Reads Xcode's spelling (`"No Action"`); nil for one Xcode does not write.
-    public init?(xcodeName: String) {
+    @_spi(Layouts) public init?(xcodeName: String) {
         guard let match = Self.allCases.first(where: { $0.xcodeName == xcodeName }) else { return nil }
         self = match
     }
@@ -56,7 +56,7 @@ public struct Relationship: Sendable, Hashable, Codable {
     /// Free text that changes the version hash without changing the schema.
     public var versionHashModifier: String?
     /// Naming keys of the `sql` layout: a to-one's column, a many-to-many's join table. Not hashed.
-    public var stored = StoredNames.Link()
+    @_spi(Layouts) public var stored = StoredNames.Link()
 
     /// Creates a relationship; `maxCount` defaults to 1 for a to-one and 0 (unbounded) for a to-many.
     public init(
@@ -90,7 +90,7 @@ public struct Relationship: Sendable, Hashable, Codable {
     }
 
     /// The identity used to match this relationship across versions: its renaming identifier, else its name.
-    public var canonicalName: String { renamingIdentifier ?? name }
+    @_spi(Layouts) public var canonicalName: String { renamingIdentifier ?? name }
     /// Whether it relates to at most one object.
     public var isToOne: Bool { !isToMany }
 }

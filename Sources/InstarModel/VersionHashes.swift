@@ -7,16 +7,16 @@ import Foundation
 /// (`NSStoreModelVersionHashes`). Instar uses the very same fingerprint for every model it reads, so
 /// an Instar store, a Core Data store and an `.xcdatamodeld` all agree on what "version V" means.
 /// The algorithm is in `shared/coredata/FORMAT.md` §2; the test vectors there are in the test suite.
-public struct VersionHashes: Sendable, Hashable {
+@_spi(Layouts) public struct VersionHashes: Sendable, Hashable {
     /// Entity name → 32-byte SHA-256 (`NSStoreModelVersionHashes`).
-    public let entityHashes: [String: Data]
+    @_spi(Layouts) public let entityHashes: [String: Data]
     /// Base64 of SHA-256 over the entity hashes sorted by name (`NSManagedObjectModel.versionChecksum`).
-    public let versionChecksum: String
+    @_spi(Layouts) public let versionChecksum: String
     /// Base64 of SHA-512 over name ‖ hash pairs (`NSStoreModelVersionHashesDigest`).
-    public let versionHashesDigest: String
+    @_spi(Layouts) public let versionHashesDigest: String
 
     /// The hashes of a model, computed once per model and cached.
-    public init(model: Model) {
+    @_spi(Layouts) public init(model: Model) {
         self = model.versionHashes
     }
 
@@ -30,7 +30,7 @@ public struct VersionHashes: Sendable, Hashable {
     }
 
     /// Derives the checksum and digest from entity hashes, for example those read from a store.
-    public init(entityHashes: [String: Data]) {
+    @_spi(Layouts) public init(entityHashes: [String: Data]) {
         self.entityHashes = entityHashes
         let names = entityHashes.keys.sorted(by: CoreDataOrder.precedes)
         var checksum = SHA256()
@@ -46,7 +46,7 @@ public struct VersionHashes: Sendable, Hashable {
     }
 
     /// Entity hashes as base64 strings, the form Core Data metadata dumps and Instar's JSON use.
-    public var base64EntityHashes: [String: String] {
+    @_spi(Layouts) public var base64EntityHashes: [String: String] {
         entityHashes.mapValues { $0.base64EncodedString() }
     }
 }

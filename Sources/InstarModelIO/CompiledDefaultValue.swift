@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Turns an archived default value back into the text Xcode keeps in `defaultValueString`.
 ///

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// An archived entity's uniqueness constraints and indexes.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Some versions of a compiled bundle: those a store's migration needs, found without decoding the others.
 package struct CompiledSelection: Sendable {

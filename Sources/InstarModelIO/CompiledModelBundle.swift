@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 extension ModelBundle {
     /// Reads a compiled, versioned model: a `.momd` folder as found in an app bundle, with one `.mom`

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Turns archived `NSEntityDescription`s and their properties into model values.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Reads a compiled model version: a `.mom` file, as Xcode builds it into an app (inside `Foo.momd`, or
 /// alone for an unversioned model).
@@ -15,11 +15,11 @@ import InstarModel
 /// of 1 was declared to-many (Core Data has no to-many flag), source positions, and any default value
 /// the XML could not express. It carries one flag the XML has no spelling for, read-only, which is read
 /// because it feeds the property's version hash.
-public enum CompiledModelReader {
+package enum CompiledModelReader {
     /// Reads `url`, a `.mom` file. The model's name is the file name without `.mom`.
     /// - Throws: ``ModelError``: `.unreadable` when the file cannot be read, `.syntax` when it is not
     ///   a well-formed keyed archive of a model, and the model's own problems otherwise.
-    public static func read(mom url: URL) throws(ModelError) -> Model { try read(mom: url, sharing: nil) }
+    package static func read(mom url: URL) throws(ModelError) -> Model { try read(mom: url, sharing: nil) }
 
     /// Reads `url`, sharing entities equal to ones read before (``EntityInterner``): a `.momd` passes
     /// one for all its versions.
@@ -51,7 +51,7 @@ public enum CompiledModelReader {
     }
 
     /// Decodes the bytes of a `.mom` file. `name` becomes the model's name; `file` is used in messages.
-    public static func parse(data: Data, name: String, file: String) throws(ModelError) -> Model {
+    package static func parse(data: Data, name: String, file: String) throws(ModelError) -> Model {
         try parse(data: data, name: name, file: file, sharing: nil)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// `VersionInfo.plist` of a `.momd` folder: what momc recorded about the versions it compiled.
 ///

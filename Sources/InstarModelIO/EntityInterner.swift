@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Shares the storage of entities that one version of a bundle declares exactly as the version
 /// before it did.

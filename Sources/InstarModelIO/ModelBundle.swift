@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// A versioned Xcode data model: an `.xcdatamodeld` folder with one `.xcdatamodel` folder per version.
 ///
@@ -8,18 +8,18 @@ import InstarModel
 /// one. Xcode records which version is current (`.xccurrentversion`) but no order of the versions, so
 /// they are ordered by natural name order ("Foo", "Foo 2", …, "Foo 10"), which matches how Xcode names
 /// new versions. Callers that need another order can use the names; the hashes identify versions.
-public struct ModelBundle: Sendable {
+package struct ModelBundle: Sendable {
     /// The bundle's name: the folder name without `.xcdatamodeld`.
-    public let name: String
+    package let name: String
     /// The path of the `.xcdatamodeld` folder as given.
-    public let path: String
+    package let path: String
     /// Every version, in natural name order.
-    public let versions: [Model]
+    package let versions: [Model]
     /// The version Xcode marks as current (from `.xccurrentversion`, without `.xcdatamodel`), if recorded.
-    public let currentVersionName: String?
+    package let currentVersionName: String?
 
     /// Wraps versions already read; ``read(xcdatamodeld:)`` reads them from disk.
-    public init(name: String, path: String, versions: [Model], currentVersionName: String?) {
+    package init(name: String, path: String, versions: [Model], currentVersionName: String?) {
         self.name = name
         self.path = path
         self.versions = versions
@@ -27,12 +27,12 @@ public struct ModelBundle: Sendable {
     }
 
     /// The version of that name (the `.xcdatamodel` folder name without extension), or nil.
-    public func version(named name: String) -> Model? {
+    package func version(named name: String) -> Model? {
         versions.first { $0.name == name }
     }
 
     /// The current version; the last in natural order when the bundle records none.
-    public var currentVersion: Model? {
+    package var currentVersion: Model? {
         if let currentVersionName { return version(named: currentVersionName) }
         return versions.last
     }
@@ -42,7 +42,7 @@ public struct ModelBundle: Sendable {
     /// A compiled `.momd` folder is read with ``read(momd:)``, so that every caller that opens a bundle
     /// (a plan's `bundle:`, the CLI) accepts the compiled models apps ship as well as their sources.
     /// - Throws: ``ModelError`` with the problems of all versions together, so one run shows them all.
-    public static func read(xcdatamodeld url: URL) throws(ModelError) -> ModelBundle {
+    package static func read(xcdatamodeld url: URL) throws(ModelError) -> ModelBundle {
         if url.pathExtension.lowercased() == "momd" { return try read(momd: url) }
         let folder = url.standardizedFileURL
         let location = SourceLocation(file: folder.path)

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import Yams
 
 /// Reads Instar model files: YAML, or JSON with the same schema.

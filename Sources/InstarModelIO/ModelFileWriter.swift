@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Writes a model as an Instar model file (JSON, long form), which ``ModelFileReader`` reads back to an
 /// identical model.

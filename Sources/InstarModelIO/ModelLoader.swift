@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Opens any model reference a user can type: a YAML/JSON model file, an `.xcdatamodel` folder, an
 /// `.xcdatamodeld` bundle (its current version, or a named one with `Bundle.xcdatamodeld#Version`), or

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 extension ModelFileWriter {
     /// The model as an Instar YAML model file, for people to read and edit: entities and properties in

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 import Yams
 
 /// Reads the naming keys of model files (``StoredNames``) and the `raw:` list (``RawSQL``).

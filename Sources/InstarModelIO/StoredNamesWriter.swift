@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Writes naming keys (``StoredNames``) and the `raw:` list, in YAML and as JSON objects, so that
 /// ``ModelFileReader`` reads back exactly what was written.

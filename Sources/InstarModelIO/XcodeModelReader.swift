@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Reads one version of an Xcode data model: an `.xcdatamodel` folder and its `contents` XML.
 ///

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// A bound on how deeply YAML (or JSON) text nests, checked before Yams reads it.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import Yams
 
 /// Reading YAML (and JSON, which is YAML) with positions, for model and plan files.

@@ -1,5 +1,5 @@
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Whether every older version of an ordered plan reaches the target, for `instar lint`.
 extension ChainFinder {

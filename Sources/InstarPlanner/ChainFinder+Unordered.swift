@@ -1,5 +1,5 @@
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Chains over the versions of an Xcode bundle (``Plan/versionsAreOrdered`` false).
 extension ChainFinder {

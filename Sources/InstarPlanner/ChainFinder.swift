@@ -1,5 +1,5 @@
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// A sequence of steps from one version to another, and what it costs in total.
 package struct Chain: Sendable {

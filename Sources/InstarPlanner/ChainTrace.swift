@@ -1,5 +1,5 @@
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Where the consecutive steps from one version take each of its entities and properties, followed
 /// one step at a time: what `VersionGraph.preservesChain` recomputes from scratch for every

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import Yams
 
@@ -62,14 +62,14 @@ public struct ChangeIntent: Sendable, Hashable {
 
     /// The entry declaring `kind` for `entity` (or `entity.property`); a whole entity's drop covers its
     /// properties too.
-    public func entry(_ kind: Entry.Kind, entity: String, property: String?) -> Entry? {
+    package func entry(_ kind: Entry.Kind, entity: String, property: String?) -> Entry? {
         let exact = property.map { "\(entity).\($0)" } ?? entity
         return entries.first { $0.kind == kind && ($0.subject == exact || (kind == .drop && $0.subject == entity)) }
     }
 
     /// The intent file beside `input` (a plan file, a model bundle, a folder of sources): in the folder
     /// itself when `input` is one, else in the folder that holds it; nil when there is none.
-    public static func besides(_ input: String) -> String? {
+    package static func besides(_ input: String) -> String? {
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: input, isDirectory: &isFolder)
         let url = URL(fileURLWithPath: input)

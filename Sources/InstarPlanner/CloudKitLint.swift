@@ -1,5 +1,5 @@
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The rules Core Data with CloudKit (`NSPersistentCloudKitContainer`) imposes on a model and on its
 /// evolution, as lint findings (`instar lint --cloudkit`).

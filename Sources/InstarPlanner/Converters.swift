@@ -1,5 +1,5 @@
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// Built-in value conversions for synthesized hooks, as SQL over stored values: strings as text,
 /// numbers as integers or reals, Booleans as 0/1, and dates and UUIDs in the layout's

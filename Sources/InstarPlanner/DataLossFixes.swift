@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The concrete fix for a loss, in the framework the user writes: what to type where, not a rule to
 /// look up. A rename of the same type needs one identifier; a type change or a move into a new entity

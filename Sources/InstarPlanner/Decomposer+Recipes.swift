@@ -1,8 +1,8 @@
 import Foundation
 import InstarInference
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// The staged recipes: temporary attributes with converters, and the pick-one recipe for to-many → to-one.
 extension DecompositionWork {

@@ -1,6 +1,6 @@
 import Foundation
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Proposes a chain across a gap that Core Data cannot infer (a "synthesized decomposition").
 ///

@@ -1,7 +1,7 @@
 import InstarInference
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// A proposed way across a gap that no chain of inferable steps crosses: intermediate versions,
 /// the hooks that move the data between them, and what could go wrong.

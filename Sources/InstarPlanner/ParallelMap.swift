@@ -1,3 +1,6 @@
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import Dispatch
 import Foundation
 

@@ -1,7 +1,7 @@
 import Foundation
 import InstarMapping
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// A user's declaration of a version chain: which versions exist in which order, how the store is laid
 /// out, which steps need app code (hooks) and which versions must not be skipped.
@@ -27,20 +27,20 @@ public struct Plan: Sendable {
     /// Tuning of planning and running (step cost, skips, `secure_delete`).
     public var options: PlanOptions
     /// Where keys were written, by a path such as `stages[0].from` or `hooks.fill`.
-    public var locations: [String: SourceLocation]
+    package var locations: [String: SourceLocation]
     /// Core Data mapping models matched to two of the versions: each makes its pair a step of its own
     /// that chains take, as Core Data uses a mapping model before it infers anything (an inferred step
     /// may go past one that only copies values and drops nothing).
     public var mappings: [PlannedMapping] = []
     /// Mapping models found beside the bundle that fit no pair of the plan's versions, each with the
     /// closest pair: said in the dry run, since they may belong to another bundle.
-    public var unmatchedMappings: [String] = []
+    package var unmatchedMappings: [String] = []
     /// False for the versions of an Xcode bundle: a bundle has no order but its current version
     /// (`.xccurrentversion`), and version names say nothing about release order (`AppPartner 5` may
     /// come before `AppFolio v1.4`). Then every version is a starting point, a chain goes straight to
     /// the target as Core Data infers it, through other versions only where a mapping model leads,
     /// and nothing is "newer" than the target. Plan files keep the order they declare (true).
-    public var versionsAreOrdered = true
+    package var versionsAreOrdered = true
 
     /// A plan built in code; ``PlanFileReader`` reads one from a file. Validation happens in the reader and
     /// in `PlanLint` (the `instar lint` checks), not here.
@@ -62,7 +62,7 @@ public struct Plan: Sendable {
     }
 
     /// The position of the named version in ``versions`` (0 is the oldest), or nil when the plan has none.
-    public func index(of version: String) -> Int? {
+    package func index(of version: String) -> Int? {
         versions.firstIndex { $0.name == version }
     }
 
@@ -71,7 +71,7 @@ public struct Plan: Sendable {
 
     /// The versions a store may be at when it is migrated to `target`: with ordered versions those
     /// before it, else every other version.
-    public func startingVersions(for target: String) -> [Model] {
+    package func startingVersions(for target: String) -> [Model] {
         guard let end = index(of: target) else { return [] }
         return versionsAreOrdered ? Array(versions.prefix(end)) : versions.filter { $0.name != target }
     }
@@ -82,7 +82,7 @@ public struct Plan: Sendable {
     }
 
     /// Where the key (`stages[0].from`, `hooks.fill`) was written, else the plan file itself.
-    public func location(_ key: String) -> SourceLocation {
+    package func location(_ key: String) -> SourceLocation {
         locations[key] ?? SourceLocation(file: file)
     }
 }
@@ -94,10 +94,10 @@ public struct PlannedMapping: Sendable {
     /// The version it migrates to.
     public var to: String
     /// Resolved against the two versions: Xcode's implicit expressions are filled in.
-    public var model: MappingModel
+    package var model: MappingModel
 
     /// Matches a mapping model, already resolved, to two versions of the plan.
-    public init(from: String, to: String, model: MappingModel) {
+    package init(from: String, to: String, model: MappingModel) {
         self.from = from
         self.to = to
         self.model = model
@@ -174,6 +174,6 @@ public struct PlanError: InstarError, CustomStringConvertible {
     /// Every problem found, in the order found.
     public var problems: [ModelProblem]
     /// Wraps the problems the reader collected.
-    public init(_ problems: [ModelProblem]) { self.problems = problems }
+    package init(_ problems: [ModelProblem]) { self.problems = problems }
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 }

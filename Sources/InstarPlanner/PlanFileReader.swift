@@ -1,9 +1,9 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import Yams
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// Reads plan files (YAML; JSON accepted). Paths in a plan resolve against the plan file's folder.
 ///

@@ -1,5 +1,5 @@
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// One problem `instar lint` found in a plan: how bad, what, where, and what to do about it.
 package struct LintFinding: Sendable, Hashable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Foundation
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Finding a plan's Core Data mapping models and matching each to two of its versions.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The values a step drops while it adds somewhere they probably belong, each with its most probable
 /// destinations, scored by name similarity and type compatibility.

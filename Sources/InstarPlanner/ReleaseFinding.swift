@@ -1,5 +1,5 @@
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// One thing a release check found before any store is touched: a lint finding, values a step loses
 /// without a declaration, a meaning change to confirm, or a declared change acknowledged.
@@ -61,7 +61,7 @@ public struct ReleaseFinding: Sendable, Hashable, Codable {
     public var declared: ChangeIntent.Entry?
 
     /// A finding.
-    public init(
+    package init(
         _ kind: Kind, check: String, _ message: String, hint: String? = nil, location: SourceLocation? = nil,
         step: [String]? = nil, entity: String? = nil, property: String? = nil
     ) {

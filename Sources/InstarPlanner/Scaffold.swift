@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 
 /// The files `instar plan … --scaffold <dir>` writes for proposed decompositions: each intermediate

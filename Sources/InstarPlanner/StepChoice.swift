@@ -17,7 +17,7 @@ public enum StepChoice: Sendable, Hashable {
     /// filter, no computed expression), and the step holds on the store's rows.
     case inferredPast(mappingModels: [String])
     /// No mapping model starts at the step's version: an inferred step to where the next mapping
-    /// model starts, the walk the app's own code takes, because jumping further ``reason``.
+    /// model starts, the walk the app's own code takes, because jumping further `reason`.
     case walk(because: WalkReason)
 
     /// Why a walk did not jump past the next mapping models.

@@ -1,8 +1,8 @@
 import Foundation
 import InstarInference
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import InstarCompiler
 
 /// The planner's cost model for a layout: a step costs the rows of the tables it rebuilds or fills.

@@ -1,6 +1,6 @@
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// The names a layout gives one model version, as synthesized hooks need them (``StorageNaming``):
 /// read from the layout's ``StorageMap``, so hooks name exactly the tables and columns a step makes.

@@ -1,6 +1,6 @@
 import Foundation
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The framework a fix is spelled in: the same loss is fixed with a renaming identifier in Xcode, with
 /// `@Attribute(originalName:)` in SwiftData, and with `renamedFrom:` in an Instar model file.
@@ -22,9 +22,9 @@ public enum FixFramework: String, Sendable, Hashable, Codable {
 /// entity all migrate "successfully" with every value gone. Such a step is a finding unless the intent
 /// file declares the drop; a changed version hash modifier (the same schema, now meaning something else)
 /// is one to confirm.
-public enum UndeclaredChanges {
+package enum UndeclaredChanges {
     /// The findings of every step along the plan's versions up to the target, in order.
-    public static func check(_ plan: Plan, intent: ChangeIntent, framework: FixFramework) -> [ReleaseFinding] {
+    package static func check(_ plan: Plan, intent: ChangeIntent, framework: FixFramework) -> [ReleaseFinding] {
         check(plan, steps: consecutiveSteps(of: plan), intent: intent, framework: framework)
     }
 
@@ -33,7 +33,7 @@ public enum UndeclaredChanges {
     /// A release check judges the steps stores really take: a drop between two versions that the chain
     /// goes straight past (Core Data infers from the store's version to the target in one step) loses
     /// nothing, so it is no finding for a store that takes that chain.
-    public static func check(_ plan: Plan, steps: [[String]], intent: ChangeIntent, framework: FixFramework) -> [ReleaseFinding] {
+    package static func check(_ plan: Plan, steps: [[String]], intent: ChangeIntent, framework: FixFramework) -> [ReleaseFinding] {
         var seen: Set<[String]> = []
         var findings: [ReleaseFinding] = []
         for step in steps where step.count == 2 && seen.insert(step).inserted {
@@ -51,14 +51,14 @@ public enum UndeclaredChanges {
 
     /// The plan's consecutive versions up to the target, as steps: what a release check judges when no
     /// store tells which chain is taken.
-    public static func consecutiveSteps(of plan: Plan) -> [[String]] {
+    package static func consecutiveSteps(of plan: Plan) -> [[String]] {
         let target = plan.targetVersion.flatMap(plan.index(of:)) ?? plan.versions.count - 1
         guard target > 0 else { return [] }
         return (0..<target).map { [plan.versions[$0].name, plan.versions[$0 + 1].name] }
     }
 
     /// The findings of one step.
-    public static func check(from old: Model, to new: Model, intent: ChangeIntent, framework: FixFramework) -> [ReleaseFinding] {
+    package static func check(from old: Model, to new: Model, intent: ChangeIntent, framework: FixFramework) -> [ReleaseFinding] {
         let diff = ModelDiff(from: old, to: new)
         let step = [old.name, new.name]
         var findings: [ReleaseFinding] = []

@@ -1,6 +1,6 @@
 import Foundation
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// What running one step costs, as the planner compares chains.
 public struct StepCost: Sendable, Hashable, Comparable {
@@ -10,7 +10,7 @@ public struct StepCost: Sendable, Hashable, Comparable {
     public var tablesRebuilt: [String]
 
     /// A cost.
-    public init(rowsRewritten: Int, tablesRebuilt: [String] = []) {
+    package init(rowsRewritten: Int, tablesRebuilt: [String] = []) {
         self.rowsRewritten = rowsRewritten
         self.tablesRebuilt = tablesRebuilt
     }
@@ -62,7 +62,7 @@ public struct Step: Sendable {
     /// Where the step comes from.
     public var kind: Kind
     /// The changes between the two versions, with their verdicts.
-    public var diff: ModelDiff
+    package var diff: ModelDiff
     /// What the step costs on the store it was planned for (the rows it rewrites); the cheapest chain
     /// is the one whose steps cost least.
     public var cost: StepCost

@@ -1,7 +1,7 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// A migration refused because the schema or version hashes it would write rest on a SwiftData type
 /// mapping that no real store shows (`CGFloat` → Double, `UInt64` → Integer 64, `Set<String>` →

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import InstarStore
+@_spi(Layouts) import InstarStore
 import InstarCompiler
 
 /// What an async Swift hook of a mapping step gets: its place in the mapping model, and the step's

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import InstarSQL
-import InstarStore
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
 
 /// How few commits a run makes, and why each remaining one exists.
 ///

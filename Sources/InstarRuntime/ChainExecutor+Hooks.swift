@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// The first hook failure inside a store transaction (the store reports it as its own error).
 final class HookFailures {

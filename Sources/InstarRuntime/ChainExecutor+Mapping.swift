@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// Mapping steps: one transaction each, never fused with their neighbours, journaled like any step.
 extension ChainExecutor {

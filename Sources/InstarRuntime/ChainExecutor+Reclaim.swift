@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// Giving back the disk a run freed, where the store allows it.
 ///

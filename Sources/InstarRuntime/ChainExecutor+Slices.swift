@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import InstarCompiler
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 
 /// Sliced rewrites: the rows of the tables a step rebuilds are copied ahead of the step's
 /// transaction, slice by slice, each slice committed with its cursor in the journal.

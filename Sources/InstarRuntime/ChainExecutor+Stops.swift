@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// How a run holds the store against other runs (the lease) and how it stops when asked: the
 /// statement in flight is interrupted, and the executor pauses at the journal's last committed position.

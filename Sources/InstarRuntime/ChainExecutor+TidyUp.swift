@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// Tidying up after the target: deleting the old tables a sliced run retired, and giving back the
 /// pages they held.

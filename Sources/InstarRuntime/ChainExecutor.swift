@@ -2,10 +2,10 @@ import Foundation
 import GRDB
 import InstarCompiler
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarSQL
-import InstarStore
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
 
 /// Runs a chain step by step, hook by hook, batch by batch, each unit committed with its journal record.
 ///

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Fans the events of runs out to every stream made by ``Migrator/progressEvents()``; each stream
 /// finishes when the run in progress (or the next one, if none is) ends.

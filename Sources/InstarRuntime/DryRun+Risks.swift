@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// What a chain could lose or be blocked by, counted in the store.
 extension DryRun {

@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 import InstarCompiler
 
 /// The transactions `migrate` will run, as the dry run reports them.

@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import InstarCompiler
 
 /// Everything `instar plan` tells before touching a store: which steps, lightweight or not, what SQL,
@@ -139,7 +139,7 @@ public struct DryRunReport: Sendable {
     public var store: String?
     /// The version detected in the store; nil without a store.
     public var detectedVersion: String?
-    /// How the version was detected (a ``VersionDetection/Method`` raw value); nil without a store.
+    /// How the version was detected (a `VersionDetection.Method` raw value); nil without a store.
     public var matchedBy: String?
     /// The version the chain starts from: the detected one, else the one asked for, else the plan's first.
     public var from: String
@@ -157,7 +157,7 @@ public struct DryRunReport: Sendable {
     /// them), fused so that every table is rewritten at most once, with the work moved across hooks.
     public var segments: [Segment] = []
     /// Source rows per second that the slices of an unfinished sliced run measured on this store
-    /// (``SlicedProgress/rowsPerSecond`` in its journal); nil when no earlier launch sliced. The
+    /// (`SlicedProgress.rowsPerSecond` in its journal); nil when no earlier launch sliced. The
     /// budget estimates prefer it to ``typicalRowsPerSecond``: it is this device and these rows.
     public var measuredRowsPerSecond: Double? = nil
 

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Named places where a test can kill the process, to prove that a killed migration resumes exactly.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// The transaction of a Swift hook that runs on its own: what makes its writes happen exactly once.
 ///

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
 import InstarCompiler
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarSQL
+@_spi(Layouts) import InstarSQL
 
 /// What a Swift hook gets: the store, the step, a checkpoint that commits with its work, and helpers
 /// to work in batches, report progress and notice cancellation.
@@ -195,7 +195,7 @@ public enum HookPhase: String, Sendable {
 public typealias SwiftHook = (HookContext) throws -> Void
 
 /// A Swift hook that may await (network, other actors). The engine runs it to completion on the
-/// cooperative pool while its own thread waits (see ``Migrator/register(hook:_:)-async``).
+/// cooperative pool while its own thread waits (see `Migrator.register(hook:_:)`).
 public typealias AsyncSwiftHook = @Sendable (HookContext) async throws -> Void
 
 /// A hook failed or is missing: which, where, and the underlying error. A failed hook's work was rolled
@@ -234,7 +234,7 @@ public struct HookError: InstarError, CustomStringConvertible {
     public var storeUnchanged = false
 
     /// Makes the error; a Swift hook may throw one to fail with its own message.
-    public init(hook: String, step: String, message: String, kind: Kind = .failed, underlying: (any Error)? = nil) {
+    package init(hook: String, step: String, message: String, kind: Kind = .failed, underlying: (any Error)? = nil) {
         self.hook = hook
         self.step = step
         self.message = message

@@ -1,8 +1,10 @@
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 extension ImpliedPlan {
     /// The plan for a store written through a model merged from several (an app whose container loads
@@ -16,7 +18,7 @@ extension ImpliedPlan {
     /// - Throws: ``ModelError`` for a model that cannot be read or parts that do not merge,
     ///   ``StoreError`` for a store that cannot be read, ``ImpliedPlanError`` when the store is no
     ///   merge of the parts or the target is in none.
-    public static func merged(models: [URL], store url: URL, target: String? = nil) throws -> ImpliedPlan {
+    package static func merged(models: [URL], store url: URL, target: String? = nil) throws -> ImpliedPlan {
         let groups: [[Model]] = try models.map { reference in
             isBundle(reference) ? try ModelBundle.read(xcdatamodeld: reference).versions : [try ModelLoader.load(reference.path)]
         }
@@ -63,7 +65,7 @@ extension ImpliedPlan {
     ///
     /// - Throws: ``ModelError`` for a model that cannot be read, ``ImpliedPlanError`` when a
     ///   candidate has the target's name but not its contents.
-    public static func toModel(_ target: URL, from candidates: [URL], store: URL?) throws -> ImpliedPlan {
+    package static func toModel(_ target: URL, from candidates: [URL], store: URL?) throws -> ImpliedPlan {
         let goal = try ModelLoader.load(target.path)
         var versions: [Model] = []
         for reference in candidates {

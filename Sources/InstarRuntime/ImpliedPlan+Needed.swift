@@ -1,8 +1,8 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// Which versions of a bundle an implied plan decodes.
 public enum VersionReading: Sendable, Hashable {

@@ -1,17 +1,17 @@
 import Foundation
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import InstarPlanner
-import InstarSQL
-import InstarStore
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
 
 /// The plan an app's models imply when it has no plan file: what a Core Data app does at launch.
 ///
 /// An app at launch and `instar migrate --model` build it the same way, so the chain a user checked
 /// with `instar plan --model` is the chain the app runs:
 /// - A bundle (`.xcdatamodeld` or a compiled `.momd`) stands for all its versions, with no order but
-///   its current version (``Plan/versionsAreOrdered`` false): any of them is a starting point.
+///   its current version (`Plan.versionsAreOrdered` false): any of them is a starting point.
 ///   Several references are versions in the order given (a bundle among them gives its versions in
 ///   name order).
 /// - Mapping models found beside a bundle (`.xcmappingmodel`, Instar's `.mapping.yaml`) fix their
@@ -29,7 +29,7 @@ import InstarStore
 /// ## Topics
 /// ### Making one
 /// - ``init(models:store:target:reading:)``
-/// - ``merged(models:store:target:)``
+/// - ``init(exported:store:)``
 /// ### What it found
 /// - ``plan``
 /// - ``notes``
@@ -155,7 +155,7 @@ public struct ImpliedPlan: Sendable {
     }
 
     /// Whether a reference names a whole bundle (not one version of it).
-    public static func isBundle(_ reference: URL) -> Bool {
+    package static func isBundle(_ reference: URL) -> Bool {
         let path = reference.path
         return [".xcdatamodeld", ".xcdatamodeld/", ".momd", ".momd/"].contains { path.hasSuffix($0) }
     }
@@ -221,7 +221,7 @@ public struct ImpliedPlanError: InstarError, CustomStringConvertible {
     public var kind: Kind
 
     /// An error of this kind.
-    public init(_ kind: Kind) { self.kind = kind }
+    package init(_ kind: Kind) { self.kind = kind }
 
     public var description: String {
         switch kind {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import InstarSQL
+@_spi(Layouts) import InstarSQL
 
 /// The record of a migration run, kept inside the store so that it commits atomically with the work.
 ///
@@ -33,65 +33,71 @@ public struct JournalEntry: Sendable, Codable, Equatable {
     /// One step of the run's chain, fixed when the run starts.
     public struct StepRecord: Sendable, Codable, Equatable {
         /// The version the step starts from.
-        public var from: String
+        public package(set) var from: String
         /// The version the step ends at.
-        public var to: String
+        public package(set) var to: String
         /// The step's kind (`lightweight`, `custom`, `mapping`, `synthesized`).
-        public var kind: String
+        public package(set) var kind: String
         /// Identifies what the step does (both versions' checksums and its hooks' definitions), so a
         /// resumed run can tell whether the plan changed under it.
-        public var fingerprint: String
+        public package(set) var fingerprint: String
     }
 
     /// The run's identifier (a UUID), the same across resumptions.
-    public var run: String
+    public package(set) var run: String
     /// The plan's name.
-    public var plan: String
+    package var plan: String
     /// The plan file's path, as the run was started with it.
-    public var planFile: String
+    package var planFile: String
     /// The version the run migrates to (the chain's last).
-    public var target: String
+    public package(set) var target: String
     /// The steps chosen when the run started; a resumed run keeps them and refuses if their plan changed.
-    public var chain: [StepRecord]
+    package var chain: [StepRecord]
     /// Index into ``chain`` of the current step (zero-based); equal to its count when all are done.
-    public var step: Int
+    package var step: Int
     /// Where the current step is.
-    public var phase: Phase
+    package var phase: Phase
     /// Index of the next hook to run within the phase's separately committed hooks.
-    public var hook: Int
+    package var hook: Int
     /// The current hook's checkpoint (a batch's last key, or a command's token).
-    public var checkpoint: String?
+    package var checkpoint: String?
     /// Attempts so far: 1 for the first, plus one for each resumption after a failure or a kill (not after
     /// a pause).
-    public var attempts: Int
+    public package(set) var attempts: Int
     /// The error that failed the last attempt, in words; nil if none failed.
-    public var lastError: String?
+    public package(set) var lastError: String?
     /// When the run first started.
-    public var startedAt: Date
+    public package(set) var startedAt: Date
     /// When the journal was last committed.
-    public var updatedAt: Date
+    public package(set) var updatedAt: Date
     /// Who runs it or last ran it (the ``Lease/owner`` of that process).
-    public var owner: String
+    package var owner: String
     /// How the run stands.
-    public var status: Status
+    public package(set) var status: Status
     /// Seconds spent per step label.
-    public var timings: [String: Double]
+    package var timings: [String: Double]
     /// How far the copies of the current step's sliced rewrite are, while it copies rows ahead of its
     /// transaction (``SlicedProgress``); nil otherwise.
-    public var slices: SlicedProgress?
+    package var slices: SlicedProgress?
+
+    /// Rows the current step's sliced rewrite has copied so far, while it copies ahead of its
+    /// transaction; nil otherwise. With ``rowsToCopy``, what a launch shows before it resumes.
+    public var rowsCopied: Int? { slices?.rowsCopied }
+    /// Rows the current step's sliced rewrite copies in all; nil when no sliced copy is under way.
+    public var rowsToCopy: Int? { slices?.rowsTotal }
 
     /// The step the run is in; nil when all are done.
-    public var currentStep: StepRecord? { step < chain.count ? chain[step] : nil }
+    package var currentStep: StepRecord? { step < chain.count ? chain[step] : nil }
 
     /// Where the run is, in words: "step 3/5 (A → B), after phase, hook 2 at checkpoint 4100".
     public var position: String { ChainExecutor.position(self) }
 }
 
 /// Reading and writing the journal table. All writes happen inside the caller's transaction.
-public enum Journal {
+package enum Journal {
     /// The journal's table in the store. It exists only while a run is unfinished, unless the layout
     /// keeps the journal.
-    public static let table = "_instar_journal"
+    package static let table = "_instar_journal"
 
     static func create(_ db: Database) throws {
         try db.execute(
@@ -105,12 +111,12 @@ public enum Journal {
     }
 
     /// The newest run that has not finished, if any.
-    public static func unfinished(_ db: Database) throws -> JournalEntry? {
+    package static func unfinished(_ db: Database) throws -> JournalEntry? {
         try latest(db, where: "\"status\" <> 'finished'")
     }
 
     /// The newest run of any status.
-    public static func latest(_ db: Database) throws -> JournalEntry? {
+    package static func latest(_ db: Database) throws -> JournalEntry? {
         try latest(db, where: "1")
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// Who is migrating a store: one run at a time, across processes and within one.
 ///
@@ -11,36 +11,36 @@ import InstarSQL
 /// and the run that holds it (a token), because two runs in one process share a pid.
 ///
 /// A lease is taken over when its owner is gone:
-/// - in this process: no run with its token is running (``ActiveRuns``);
-/// - on this host: nobody holds the store's lock file (``StoreLock``: the kernel drops a process's
+/// - in this process: no run with its token is running (`ActiveRuns`);
+/// - on this host: nobody holds the store's lock file (`StoreLock`: the kernel drops a process's
 ///   locks when it dies, before it is reaped, so a killed run is dead at once and a recycled pid
 ///   means nothing); for a lease written without the lock (by an earlier version of Instar), its
 ///   process is gone, a zombie, or the pid now belongs to a process started at another time. Neither
 ///   uses a heartbeat, which would either let a second run in while a hook awaits a slow server or
 ///   keep a dead owner's store locked for minutes;
-/// - on another host (a store on a shared volume): its heartbeat is older than ``staleAfter``.
+/// - on another host (a store on a shared volume): its heartbeat is older than `staleAfter`.
 public struct Lease: Sendable, Equatable, CustomStringConvertible {
     /// The lease's table in the store (one row at most); dropped when a run finishes.
-    public static let table = "_instar_lease"
+    package static let table = "_instar_lease"
     /// Seconds without a heartbeat after which another host's lease counts as abandoned and is taken over.
-    public static let staleAfter: TimeInterval = 120
+    package static let staleAfter: TimeInterval = 120
 
     /// The owner in words, e.g. `instar pid 4242 on build-7`.
-    public var owner: String
+    public package(set) var owner: String
     /// The owner's process id (on ``host``).
-    public var pid: Int32
+    public package(set) var pid: Int32
     /// The owner's host name.
-    public var host: String
+    public package(set) var host: String
     /// When the owner took the lease.
-    public var since: Date
+    public package(set) var since: Date
     /// When the owner last committed (every commit of a run refreshes it).
-    public var heartbeat: Date
+    package var heartbeat: Date
     /// The run holding the lease (unique per run, also within one process); nil in leases written by
     /// earlier versions of Instar.
-    public var token: String?
+    package var token: String?
     /// When the owner's process started, as the system counts it (nil where it cannot tell): with the
     /// pid, it names the process exactly.
-    public var processStart: Double?
+    package var processStart: Double?
     /// Whether the owner holds the store's lock file while it runs (``StoreLock``): then the lock, not
     /// the pid, says whether it lives.
     package var holdsLock = false
@@ -102,7 +102,7 @@ public struct Lease: Sendable, Equatable, CustomStringConvertible {
     /// The current holder, if any. A row that cannot describe a holder (wrong types, values out of
     /// range: a damaged or hand-edited store) is read as no holder, so that a run can take it over;
     /// it is never trusted to lock the store.
-    public static func holder(_ db: Database) throws -> Lease? {
+    package static func holder(_ db: Database) throws -> Lease? {
         guard try db.tableExists(table),
             let row = try Row.fetchOne(db, sql: "SELECT * FROM \(SQLIdentifier.quoted(table)) WHERE \"id\" = 1")
         else { return nil }
@@ -214,9 +214,9 @@ enum ProcessStart {
 /// its lease to one that took it over.
 public struct LeaseError: InstarError, CustomStringConvertible {
     /// The store's path.
-    public var path: String
+    public package(set) var path: String
     /// Who holds the store.
-    public var holder: Lease
+    public package(set) var holder: Lease
 
     /// Makes the error for the store at `path`, held by `holder`.
     package init(path: String, holder: Lease) {

@@ -1,9 +1,9 @@
 import Foundation
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
-import InstarSQL
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarSQL
 import InstarCompiler
 
 /// An SQL template for a hook a mapping step needs (a custom policy, an expression or filter SQL cannot

@@ -1,12 +1,12 @@
 import Foundation
 import GRDB
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 import InstarCompiler
 
 /// What a Swift hook of a mapping step gets: the connection inside the step's transaction and the
 /// hook's place in the mapping model. It may read the source tables set aside
-/// (``MappingProgram/asideName(_:)``) and the key map (`temp._instar_keymap`: mapping, source_pk,
+/// (`MappingProgram.asideName(_:)`) and the key map (`temp._instar_keymap`: mapping, source_pk,
 /// destination_pk) and write the destination tables; everything commits with the step, or not at all.
 public struct MappingHookContext {
     /// The step's connection, inside its transaction. Use it only during the hook, on the hook's thread.

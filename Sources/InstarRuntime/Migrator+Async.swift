@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 extension Migrator {
     /// Runs (or resumes) the migration of the store at `store` to `target`, on a thread of its own (the

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 extension Migrator {
     /// Runs (or resumes) the migration of the database behind an app's GRDB `DatabaseQueue` or

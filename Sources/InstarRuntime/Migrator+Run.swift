@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// What the read-only look before a run decided.
 enum RunDecision {

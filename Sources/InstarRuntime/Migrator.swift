@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarSQL
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// Runs a plan's chain on a store: the Swift API behind `instar migrate <plan>`.
 ///
@@ -21,8 +21,43 @@ import InstarLayouts
 /// ```
 ///
 /// `Sendable`: its configuration and hooks sit behind a lock, so one migrator can be shared between
-/// tasks. Cancelling the task running ``migrate(store:to:timeBudget:progress:)`` stops the run at the
+/// tasks. Cancelling the task running `migrate(store:to:timeBudget:progress:)` stops the run at the
 /// next safe point (``PauseReason/cancelled``); calling it again resumes there.
+///
+/// ## Topics
+///
+/// ### Making a migrator
+///
+/// - ``init(plan:allowCommands:secureDelete:fuse:)``
+/// - ``plan``
+/// - ``configured(allowCommands:secureDelete:fuse:slicing:acceptsAssumedMappings:)``
+///
+/// ### Registering the app's hooks
+///
+/// - ``register(hook:_:)-(_,SwiftHook)``
+/// - ``register(hook:_:)-(_,AsyncSwiftHook)``
+/// - ``register(mappingHook:_:)-(_,MappingSwiftHook)``
+/// - ``register(mappingHook:_:)-(_,AsyncMappingSwiftHook)``
+///
+/// ### Asking before writing
+///
+/// - ``pendingWork(store:to:configuration:)``
+/// - ``pendingWork(storeAt:to:configuration:)``
+///
+/// ### Migrating
+///
+/// - ``migrate(store:to:timeBudget:wait:backup:stop:configuration:progress:)``
+/// - ``migrate(storeAt:to:timeBudget:wait:backup:stop:configuration:progress:)``
+/// - ``migrate(database:to:timeBudget:wait:backup:stop:progress:)``
+/// - ``progressEvents()``
+///
+/// ### Options
+///
+/// - ``slicing``
+/// - ``fuse``
+/// - ``secureDelete``
+/// - ``allowCommands``
+/// - ``acceptsAssumedMappings``
 public final class Migrator: Sendable {
     /// The plan this migrator follows: its versions, steps, hooks and options.
     public let plan: Plan
@@ -57,14 +92,14 @@ public final class Migrator: Sendable {
         get { state.current.allowCommands }
         set { state.withLock { $0.allowCommands = newValue } }
     }
-    /// Overrides the plan's `secureDelete` option: `on`, `off` or `fast` (see ``SQLiteStore/setSecureDelete(_:)``).
+    /// Overrides the plan's `secureDelete` option: `on`, `off` or `fast` (see `SQLiteStore.setSecureDelete(_:)`).
     public var secureDelete: SecureDelete? {
         get { state.current.secureDelete }
         set { state.withLock { $0.secureDelete = newValue } }
     }
     /// Runs consecutive steps with only inline SQL hooks between them as one transaction, each table
     /// rewritten at most once (step fusion), moving work across hooks that cannot see it
-    /// (``TransactionPlan``). Off, every step commits on its own (for comparison and debugging).
+    /// (`TransactionPlan`). Off, every step commits on its own (for comparison and debugging).
     public var fuse: Bool {
         get { state.current.fuse }
         set { state.withLock { $0.fuse = newValue } }
@@ -115,7 +150,7 @@ public final class Migrator: Sendable {
     }
 
     /// Registers a synchronous Swift hook. It runs on the thread running the engine: the caller's for
-    /// ``migrate(storeAt:to:timeBudget:wait:backup:stop:progress:)``, the engine's own thread for the
+    /// `migrate(storeAt:to:timeBudget:wait:backup:stop:progress:)`, the engine's own thread for the
     /// async `migrate(store:)`, so what it captures must not be used elsewhere during the run.
     public func register(hook name: String, _ body: @escaping SwiftHook) {
         state.withLock { $0.swiftHooks[name] = .sync(body) }
@@ -197,12 +232,12 @@ public final class Migrator: Sendable {
     /// neither built in nor registered is ``StoreError/Kind/unknownLayout`` here as everywhere
     /// (``LayoutRegistry/resolve(_:path:location:)``, at the plan's `layout` key), never the Instar
     /// layout in its place.
-    public var layout: any StoreLayout {
+    package var layout: any StoreLayout {
         get throws(StoreError) { try plan.storeLayout() }
     }
 
     /// The store's version among the plan's versions, or an error saying what the store looks like.
-    public func currentVersion(of store: SQLiteStore) throws -> (Model, VersionDetection) {
+    package func currentVersion(of store: SQLiteStore) throws -> (Model, VersionDetection) {
         plan.prepareVersionHashes()
         let detection = try store.detectVersion(among: plan.versions)
         // The detected version itself when it is the plan's (ties between hash-identical versions are
@@ -263,7 +298,7 @@ public final class Migrator: Sendable {
     var settings: State { state.current }
 
     /// The journal of the store's latest run (unfinished first), for `instar status`.
-    public static func status(ofStoreAt path: String) throws -> (journal: JournalEntry?, lease: Lease?) {
+    package static func status(ofStoreAt path: String) throws -> (journal: JournalEntry?, lease: Lease?) {
         let store = try SQLiteStore.open(at: path, readOnly: true)
         defer { try? store.close() }
         return try store.withDatabase { db in

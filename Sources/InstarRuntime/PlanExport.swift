@@ -1,11 +1,11 @@
 import Foundation
 import InstarCompiler
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// Writes a plan as a folder an app adds to its resources and runs at launch with ``PlanFileReader``
 /// and ``Migrator``: the plan file, each version as an Instar model file, each mapping model as an
@@ -244,7 +244,7 @@ public struct PlanExportError: InstarError, CustomStringConvertible {
     public var path: String
 
     /// An error of this kind about `path`.
-    public init(_ kind: Kind, path: String) {
+    package init(_ kind: Kind, path: String) {
         self.kind = kind
         self.path = path
     }

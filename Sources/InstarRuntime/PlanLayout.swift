@@ -1,6 +1,6 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 extension Plan {
     /// The layout the plan names, from the one registry (``LayoutRegistry/resolve(_:path:location:)``):

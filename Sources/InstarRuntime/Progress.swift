@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// What a running migration reports, for progress bars, logs and the Swift API's `AsyncStream`.
 public enum ProgressEvent: Sendable, Equatable {
@@ -61,7 +61,7 @@ public enum PauseReason: String, Sendable, CustomStringConvertible {
     case interrupt
     /// SIGTERM, with ``StopRequest/handleSignals()``.
     case terminate
-    /// The Swift task running ``Migrator/migrate(store:to:timeBudget:progress:)`` was cancelled.
+    /// The Swift task running `Migrator.migrate(store:to:timeBudget:progress:)` was cancelled.
     case cancelled
 
     public var description: String {

@@ -1,7 +1,7 @@
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 extension DryRun {
     /// A synthesized decomposition for each gap of a missing chain. When the store is at a gap's

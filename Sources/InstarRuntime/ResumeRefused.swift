@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// An unfinished run cannot be resumed as asked: the plan changed under it, or the caller asked for
 /// another target. Nothing was changed.

@@ -1,8 +1,9 @@
+@_spi(Layouts) import InstarLayouts
 import Foundation
 import GRDB
-import InstarModel
-import InstarSQL
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
 
 /// A unit of work as the committer sees it: the failpoints around its commit, and whether it is a
 /// record of the run's own state (started, paused, failed, finished) — not interrupted, not progress —

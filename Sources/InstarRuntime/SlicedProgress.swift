@@ -6,38 +6,38 @@ import Foundation
 /// A launch that runs out of time keeps every slice it committed; the next one continues at
 /// ``Table/next``. Rows the app writes meanwhile are recorded and copied again before the step
 /// commits, so the copy is never stale (see the Sliced rewrites article).
-public struct SlicedProgress: Sendable, Codable, Equatable {
+package struct SlicedProgress: Sendable, Codable, Equatable {
     /// One table copied ahead.
-    public struct Table: Sendable, Codable, Equatable {
+    package struct Table: Sendable, Codable, Equatable {
         /// The table the step rebuilds, by its name after the step.
-        public var target: String
+        package var target: String
         /// The table its rows come from, by its name before the step.
-        public var source: String
+        package var source: String
         /// The staging table the rows are copied into (`_instar_slice_<n>`).
-        public var staging: String
+        package var staging: String
         /// The source rowid the next slice starts at; nil once every row is copied.
-        public var next: Int64?
+        package var next: Int64?
         /// Source rows copied so far.
-        public var rowsCopied: Int
+        package var rowsCopied: Int
         /// Source rows when the copy began (the app may add or remove some meanwhile).
-        public var rowsTotal: Int
+        package var rowsTotal: Int
 
         /// Whether every row is copied.
-        public var isCopied: Bool { next == nil }
+        package var isCopied: Bool { next == nil }
     }
 
     /// The tables, in the order they are copied.
-    public var tables: [Table]
+    package var tables: [Table]
     /// Source rows per second over the slices so far (wall clock), which sizes the next slices and
     /// estimates the time left; nil before the first slice.
-    public var rowsPerSecond: Double?
+    package var rowsPerSecond: Double?
 
     /// Rows copied over every table.
-    public var rowsCopied: Int { tables.reduce(0) { $0 + $1.rowsCopied } }
+    package var rowsCopied: Int { tables.reduce(0) { $0 + $1.rowsCopied } }
     /// Rows to copy over every table.
-    public var rowsTotal: Int { tables.reduce(0) { $0 + max($1.rowsTotal, $1.rowsCopied) } }
+    package var rowsTotal: Int { tables.reduce(0) { $0 + max($1.rowsTotal, $1.rowsCopied) } }
     /// Seconds the copies still need at the measured rate; nil before the first slice.
-    public var secondsLeft: Double? {
+    package var secondsLeft: Double? {
         guard let rate = rowsPerSecond, rate > 0 else { return nil }
         return Double(max(0, rowsTotal - rowsCopied)) / rate
     }

@@ -1,5 +1,5 @@
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// A step's hooks, split around the step's transaction: SQL hooks right next to the schema change run
 /// inside it (the `before` SQL hooks after the last non-SQL one, the `after` SQL hooks before the

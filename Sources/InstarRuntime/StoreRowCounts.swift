@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import InstarLayouts
-import InstarModel
-import InstarSQL
-import InstarStore
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
 
 /// Rows per entity of a store at a version, counted the first time the planner asks (`count(*)` reads
 /// the whole table, which on a large store costs more than planning a chain of adds and renames).

@@ -4,9 +4,9 @@
 /// constants) asks the layout's encoding instead of assuming one, so a conversion written for one
 /// layout is never run on another's values. Numbers, Booleans (0/1), strings and binary data are
 /// stored alike by every layout.
-public struct ValueEncoding: Sendable, Hashable {
+@_spi(Layouts) public struct ValueEncoding: Sendable, Hashable {
     /// How dates are stored.
-    public enum Dates: Sendable, Hashable {
+    @_spi(Layouts) public enum Dates: Sendable, Hashable {
         /// ISO-8601 text in UTC with milliseconds (`2001-01-01T00:00:00.000Z`): the Instar layout.
         case isoText
         /// A real number of seconds since `epoch`.
@@ -14,14 +14,14 @@ public struct ValueEncoding: Sendable, Hashable {
     }
 
     /// The zero of a seconds-based date encoding.
-    public enum Epoch: Sendable, Hashable {
+    @_spi(Layouts) public enum Epoch: Sendable, Hashable {
         /// 2001-01-01 00:00:00 UTC, Core Data's (and Foundation's) reference date.
         case referenceDate
         /// 1970-01-01 00:00:00 UTC.
         case unix
 
         /// Seconds from the reference date to this epoch's zero (1970 is 978 307 200 s earlier).
-        public var offsetFromReferenceDate: Double {
+        @_spi(Layouts) public var offsetFromReferenceDate: Double {
             switch self {
             case .referenceDate: 0
             case .unix: 978_307_200
@@ -38,7 +38,7 @@ public struct ValueEncoding: Sendable, Hashable {
     }
 
     /// How UUIDs are stored.
-    public enum UUIDs: Sendable, Hashable {
+    @_spi(Layouts) public enum UUIDs: Sendable, Hashable {
         /// `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` text.
         case text
         /// 16 raw bytes (Core Data).
@@ -46,26 +46,26 @@ public struct ValueEncoding: Sendable, Hashable {
     }
 
     /// How this layout stores dates.
-    public var dates: Dates
+    @_spi(Layouts) public var dates: Dates
     /// How this layout stores UUIDs.
-    public var uuids: UUIDs
+    @_spi(Layouts) public var uuids: UUIDs
 
     /// An encoding; layouts use one of ``instar``, ``coreData`` or ``plainSQL``.
-    public init(dates: Dates, uuids: UUIDs) {
+    @_spi(Layouts) public init(dates: Dates, uuids: UUIDs) {
         self.dates = dates
         self.uuids = uuids
     }
 
     /// The Instar layout: ISO-8601 text dates, text UUIDs.
-    public static let instar = ValueEncoding(dates: .isoText, uuids: .text)
+    @_spi(Layouts) public static let instar = ValueEncoding(dates: .isoText, uuids: .text)
     /// Core Data: seconds since 2001 and 16-byte UUIDs.
-    public static let coreData = ValueEncoding(dates: .seconds(since: .referenceDate), uuids: .bytes)
+    @_spi(Layouts) public static let coreData = ValueEncoding(dates: .seconds(since: .referenceDate), uuids: .bytes)
     /// The plain SQL layout: seconds since 1970 and text UUIDs.
-    public static let plainSQL = ValueEncoding(dates: .seconds(since: .unix), uuids: .text)
+    @_spi(Layouts) public static let plainSQL = ValueEncoding(dates: .seconds(since: .unix), uuids: .text)
 
     /// A date given as seconds since the reference date, as a value of this encoding's kind: a
     /// number (`.real`) or ISO text (`.text`). Bound as a statement argument by the caller.
-    public func storedDate(secondsSinceReferenceDate seconds: Double) -> StoredScalar {
+    @_spi(Layouts) public func storedDate(secondsSinceReferenceDate seconds: Double) -> StoredScalar {
         switch dates {
         case .isoText: .text(ISODateText.text(secondsSinceReferenceDate: seconds))
         case .seconds(let epoch): .real(seconds + epoch.offsetFromReferenceDate)
@@ -82,7 +82,7 @@ public struct ValueEncoding: Sendable, Hashable {
     }
 
     /// SQL turning validated ISO-8601 text (the expression `text`) into a stored date.
-    public func storedDate(fromISOText text: String) -> String {
+    @_spi(Layouts) public func storedDate(fromISOText text: String) -> String {
         switch dates {
         case .isoText: "strftime('%Y-%m-%dT%H:%M:%fZ', \(text))"
         case .seconds(let epoch): "round((julianday(\(text)) - \(epoch.julianDay)) * 86400, 3)"
@@ -90,7 +90,7 @@ public struct ValueEncoding: Sendable, Hashable {
     }
 
     /// SQL turning a stored date (the expression `value`) into ISO-8601 text in UTC.
-    public func isoText(ofStoredDate value: String) -> String {
+    @_spi(Layouts) public func isoText(ofStoredDate value: String) -> String {
         switch dates {
         case .isoText: value
         case .seconds(let epoch):
@@ -99,7 +99,7 @@ public struct ValueEncoding: Sendable, Hashable {
     }
 
     /// SQL for the current moment as a stored date.
-    public var now: String {
+    @_spi(Layouts) public var now: String {
         switch dates {
         case .isoText: "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
         case .seconds(let epoch): "((julianday('now') - \(epoch.julianDay)) * 86400.0)"
@@ -107,7 +107,7 @@ public struct ValueEncoding: Sendable, Hashable {
     }
 
     /// SQL turning a stored UUID (the expression `value`) into upper-case dashed text.
-    public func text(ofStoredUUID value: String) -> String {
+    @_spi(Layouts) public func text(ofStoredUUID value: String) -> String {
         switch uuids {
         case .text: value
         case .bytes:
@@ -117,7 +117,7 @@ public struct ValueEncoding: Sendable, Hashable {
 
     /// SQL turning validated upper-case UUID text into a stored UUID, or nil when SQLite cannot (raw
     /// bytes need `unhex`, which SQLite has only since 3.41).
-    public func storedUUID(fromText text: String) -> String? {
+    @_spi(Layouts) public func storedUUID(fromText text: String) -> String? {
         switch uuids {
         case .text: text
         case .bytes: nil
@@ -126,7 +126,7 @@ public struct ValueEncoding: Sendable, Hashable {
 }
 
 /// A value in its stored form, before it is bound: what ``ValueEncoding`` produces for constants.
-public enum StoredScalar: Sendable, Hashable {
+@_spi(Layouts) public enum StoredScalar: Sendable, Hashable {
     case real(Double)
     case text(String)
 }

@@ -1,6 +1,8 @@
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import Foundation
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 
 extension AttributeSeeder {
     /// Binds the value of the `index`th row (key `key`) straight into `inserter`: the value

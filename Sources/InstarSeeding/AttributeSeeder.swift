@@ -1,7 +1,7 @@
 import Foundation
-import InstarModel
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// The values of one attribute column for the rows of one entity: the edge values first, then a NULL
 /// (optional attributes) and the default (attributes that have one), then ordinary values with NULLs

@@ -1,4 +1,4 @@
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// The rows of one join table: each owner row linked to one to three destination rows (within a
 /// to-many's minimum and maximum counts), chosen arithmetically from the row's index.

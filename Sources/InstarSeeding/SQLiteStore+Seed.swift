@@ -1,8 +1,8 @@
 import GRDB
-import InstarModel
-import InstarSQL
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 extension SQLiteStore {
     /// Fills the store, which must be at `model`'s version, with synthetic rows: `options.rows` per

@@ -1,7 +1,7 @@
 import GRDB
-import InstarSQL
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// A column's own `CHECK` clause (kept verbatim by an adopted model, ``SchemaColumn/verbatimClauses``),
 /// asked before a seeded value is written.

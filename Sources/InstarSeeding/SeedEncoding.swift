@@ -1,8 +1,8 @@
 import Foundation
-import InstarModel
-import InstarSQL
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// How a seed's scalars are stored by a layout: its ``ValueEncoding`` (dates, UUIDs) and the bytes
 /// that mark an inline external-storage blob, learned from the layout itself rather than from its name,

@@ -1,6 +1,6 @@
-import InstarLayouts
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 
 /// Why a seed request was not carried out. A refused request wrote nothing (the checks run before the
 /// transaction); a failed one was rolled back, so the store is exactly as it was either way.

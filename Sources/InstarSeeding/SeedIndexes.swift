@@ -1,5 +1,5 @@
 import GRDB
-import InstarSQL
+@_spi(Layouts) import InstarSQL
 
 /// The secondary indexes of the tables a seed fills while they are empty, set aside for the load and
 /// built again after it.

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import InstarSQL
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// Inserts rows into one table through one prepared single-row `INSERT`, binding each value with
 /// SQLite's C API the moment it is produced.

@@ -1,8 +1,8 @@
 import GRDB
-import InstarModel
-import InstarSQL
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// The keys a table has handed out, and the layout's record of them.
 ///

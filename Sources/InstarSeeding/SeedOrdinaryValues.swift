@@ -1,6 +1,6 @@
 import Foundation
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 
 /// Everyday values of each type, after the edge rows: the bulk of a seeded store, meant to look like
 /// an app's data (words, amounts, recent dates) so that migrations and hooks meet plausible content.

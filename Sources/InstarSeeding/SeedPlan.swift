@@ -1,6 +1,6 @@
-import InstarModel
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// What a seed request asks for.
 package struct SeedOptions: Sendable, Hashable {

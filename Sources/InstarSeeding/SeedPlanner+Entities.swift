@@ -1,7 +1,7 @@
 import GRDB
-import InstarModel
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 extension SeedPlanner {
     /// The columns of one concrete entity's rows and how each is filled: key, discriminator and

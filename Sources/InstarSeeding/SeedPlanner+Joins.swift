@@ -1,5 +1,7 @@
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 
 extension SeedPlanner {
     /// One plan per join table whose both sides get rows: the owners are the rows of the relationship

@@ -1,7 +1,8 @@
+@_spi(Layouts) import InstarLayouts
 import GRDB
-import InstarModel
-import InstarSQL
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
 
 extension SeedPlanner {
     /// What the table's uniqueness constraints ask of `entity`'s attributes.

@@ -1,7 +1,7 @@
 import GRDB
-import InstarModel
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// Decides every row a seed writes, and refuses what the model cannot satisfy, before any is written.
 ///

@@ -1,5 +1,5 @@
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// The rows one seed writes for an entity of a table: a run of consecutive new keys.
 package struct SeedBlock: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// A counter-based random source: the value for (stream, index) is computed directly, never by
 /// advancing a shared state.

@@ -1,6 +1,6 @@
 import Foundation
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 
 /// A generated attribute value before a layout decides how to store it.
 ///

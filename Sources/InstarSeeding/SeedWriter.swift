@@ -1,6 +1,6 @@
 import GRDB
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 
 /// Writes a ``SeedPlan``: each entity's rows, then each join table's, streaming one batch at a time.
 struct SeedWriter {

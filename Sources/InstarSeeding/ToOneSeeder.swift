@@ -1,4 +1,4 @@
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// The links of one entity's rows through one to-one relationship, chosen arithmetically.
 ///

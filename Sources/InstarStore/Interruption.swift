@@ -1,5 +1,5 @@
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import GRDBSQLite
 
 /// Stops a statement in flight when a run must stop now: a cancelled task, a spent time budget, a signal.

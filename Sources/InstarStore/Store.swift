@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
 import InstarInference
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// A SQLite store on disk, in one layout.
 ///
@@ -11,13 +11,13 @@ import InstarLayouts
 /// must run in a single transaction on a single connection. Foreign keys are switched off on this
 /// connection: SQLite's table-rebuild procedure requires it, and every step checks foreign keys itself
 /// (`PRAGMA foreign_key_check`) before it commits.
-public final class SQLiteStore: @unchecked Sendable {
+package final class SQLiteStore: @unchecked Sendable {
     /// The store file's path.
-    public let path: String
+    package let path: String
     /// How the store maps models to tables: the one given, or the one detected, adapted to the store.
-    public let layout: any StoreLayout
+    package let layout: any StoreLayout
     /// True when opened read-only (for inspection and dry runs): the store refuses to write.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
     package let queue: DatabaseQueue
     /// The statement interrupter SQLite calls back (``interruptStatements(when:every:)``), kept alive here.
     let interrupter = Locked<StatementInterrupter?>(nil)
@@ -53,7 +53,7 @@ public final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Opens an existing store. The layout is detected from the store's bookkeeping tables unless given.
-    public static func open(
+    package static func open(
         at path: String, layout: (any StoreLayout)? = nil, readOnly: Bool = false, busyTimeout: TimeInterval = 2,
         configuration base: Configuration? = nil
     ) throws(StoreError) -> SQLiteStore {
@@ -83,7 +83,7 @@ public final class SQLiteStore: @unchecked Sendable {
 
     /// Creates an empty store of `model` in `layout`. Refuses to overwrite an existing file; on any
     /// failure the half-made file is removed.
-    public static func create(at path: String, model: Model, layout: any StoreLayout = InstarLayout())
+    package static func create(at path: String, model: Model, layout: any StoreLayout = InstarLayout())
         throws(StoreError) -> SQLiteStore
     {
         // `lstat`, not `stat`: a dangling symbolic link is in the way too (SQLite would create its target).
@@ -126,7 +126,7 @@ public final class SQLiteStore: @unchecked Sendable {
 
     /// Runs `body` on the store's connection, outside any transaction, on a schema cache that has seen
     /// every other connection's commit (``refreshSchemaCache(_:)``).
-    public func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+    package func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         try queue.inDatabase { db in
             try refreshSchemaCache(db)
             return try body(db)
@@ -141,7 +141,7 @@ public final class SQLiteStore: @unchecked Sendable {
     }()
 
     /// The store's schema, without the layout's bookkeeping tables.
-    public func schema() throws(StoreError) -> StoreSchema {
+    package func schema() throws(StoreError) -> StoreSchema {
         do {
             return try withDatabase { db in try readSchema(db) }
         } catch {
@@ -151,7 +151,7 @@ public final class SQLiteStore: @unchecked Sendable {
 
     /// What the layout's bookkeeping records about the store's version (hashes, name, stored model); nil
     /// when the layout keeps none or the store has none yet.
-    public func metadata() throws(StoreError) -> StoreMetadata? {
+    package func metadata() throws(StoreError) -> StoreMetadata? {
         do {
             return try withDatabase { db in try layout.readMetadata(db) }
         } catch {
@@ -160,7 +160,7 @@ public final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Row count of each table of the store (bookkeeping excluded).
-    public func rowCounts() throws(StoreError) -> [String: Int] {
+    package func rowCounts() throws(StoreError) -> [String: Int] {
         do {
             return try withDatabase { db in
                 var counts: [String: Int] = [:]
@@ -181,7 +181,7 @@ public final class SQLiteStore: @unchecked Sendable {
     /// which roughly doubles the cost of a rebuild. `fast` keeps most of the privacy (deleted content
     /// is overwritten where pages are touched) for a fraction of the cost; freed pages may still hold
     /// old values until reused or vacuumed. Instar leaves the setting alone unless asked.
-    public func setSecureDelete(_ mode: SecureDelete) throws(StoreError) {
+    package func setSecureDelete(_ mode: SecureDelete) throws(StoreError) {
         do {
             // A fixed keyword from the enum, not a value: PRAGMA takes no bound parameters.
             try withDatabase { db in try db.execute(sql: "PRAGMA secure_delete = \(mode.pragmaValue)") }
@@ -192,7 +192,7 @@ public final class SQLiteStore: @unchecked Sendable {
 
     /// Copies the whole store to `destination` with SQLite's online backup API (a consistent snapshot,
     /// even of a store in WAL mode). Refuses to overwrite an existing file.
-    public func backup(to destination: String) throws(StoreError) {
+    package func backup(to destination: String) throws(StoreError) {
         guard !FileKind.exists(destination) else {
             throw StoreError(.alreadyExists, path: destination, reason: .fileInTheWay(.backup))
         }
@@ -208,7 +208,7 @@ public final class SQLiteStore: @unchecked Sendable {
 
     /// Replaces the store's content with the backup at `source`, through the backup API (so the store
     /// file is rewritten under SQLite's locks, never half-copied).
-    public func restore(from source: String) throws(StoreError) {
+    package func restore(from source: String) throws(StoreError) {
         do {
             let backup = try Self.openBackup(source)
             defer { try? backup.close() }
@@ -222,7 +222,7 @@ public final class SQLiteStore: @unchecked Sendable {
 
     /// Checks that `source` can be restored from, before any store is opened for writing: a regular
     /// file, a SQLite database, not empty. Throws what ``restore(from:)`` would.
-    public static func checkBackup(_ source: String) throws(StoreError) {
+    package static func checkBackup(_ source: String) throws(StoreError) {
         do {
             try openBackup(source).close()
         } catch let error as StoreError {
@@ -252,7 +252,7 @@ public final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Closes the connection (also done when the store is released).
-    public func close() throws {
+    package func close() throws {
         try queue.close()
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import InstarLayouts
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 // The ONE place where a store error's words live. Every throw site states facts (a ``StoreError/Reason``,
 // the operation, versions, tables, SQLite's codes); this file turns them into the message and the hint,

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import InstarCompiler
 import InstarInference
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 
 /// Why an operation on a store failed, what it concerns, and what to do. The store is unchanged
 /// whenever one of these is thrown by a migration: the step's transaction was rolled back.
@@ -36,7 +36,7 @@ public struct StoreError: InstarError, CustomStringConvertible {
         case needsRecovery
         /// The disk, or the store's size limit, is full.
         case diskFull
-        /// The plan names a layout that is neither built in nor registered (``Layouts/resolve(_:path:)``).
+        /// The plan names a layout that is neither built in nor registered (`Layouts.resolve(_:path:)`).
         case unknownLayout
         /// The store's version is none of the plan's, or the plan has no versions.
         case unknownVersion

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The checks every path Instar opens as a SQLite file goes through before SQLite sees it.
 ///

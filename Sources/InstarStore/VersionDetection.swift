@@ -1,13 +1,13 @@
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 /// Which version a store is at, and how Instar knows.
-public struct VersionDetection: Sendable {
+package struct VersionDetection: Sendable {
     /// How the version was recognised, strongest first.
-    public enum Method: String, Sendable {
+    package enum Method: String, Sendable {
         /// The store's metadata records the version's entity hashes (and no other candidate has them).
         case metadata
         /// Several candidates have the recorded entity hashes (they differ only in what Core Data does
@@ -18,35 +18,35 @@ public struct VersionDetection: Sendable {
     }
 
     /// The name of the store's layout.
-    public var layout: String
+    package var layout: String
     /// The matched version, or nil when none matches.
-    public var version: Model?
+    package var version: Model?
     /// How the version was recognised; nil when none matched.
-    public var matchedBy: Method?
+    package var matchedBy: Method?
     /// What the metadata calls the version (it may name a version not among the candidates).
-    public var metadataVersionName: String?
+    package var metadataVersionName: String?
     /// The closest candidate when nothing matched exactly.
-    public var closest: String?
+    package var closest: String?
     /// Differences between the store's schema and the matched (or closest) version's.
-    public var drift: [SchemaDifference]
+    package var drift: [SchemaDifference]
     /// Other candidates with exactly the matched version's entity hashes, which the store's metadata
     /// could not tell apart from it.
-    public var tiedVersions: [String] = []
+    package var tiedVersions: [String] = []
     /// Where the store's recorded version identifiers disagree with its entity hashes: said, not hidden.
-    public var identifierConflict: String?
+    package var identifierConflict: String?
     /// For a store written through a merged model: the version of each part (``version`` is their merge).
-    public var mergedFrom: [String] = []
+    package var mergedFrom: [String] = []
 
     /// True when a version matched and the store's schema is exactly that version's (no drift): safe to
     /// migrate from.
-    public var isExactMatch: Bool { version != nil && drift.isEmpty }
+    package var isExactMatch: Bool { version != nil && drift.isEmpty }
 }
 
 extension SQLiteStore {
     /// Identifies the store's version among `candidates`. Metadata hashes win; without metadata (or
     /// when no candidate has the recorded hashes) the schema is compared with each candidate's layout.
     /// The model a store keeps in its own metadata counts as a candidate too.
-    public func detectVersion(among candidates: [Model]) throws(StoreError) -> VersionDetection {
+    package func detectVersion(among candidates: [Model]) throws(StoreError) -> VersionDetection {
         let metadata = try self.metadata()
         let actual = try schema()
         var all = candidates
@@ -139,7 +139,7 @@ extension SQLiteStore {
     /// the store records with the same hash, such that together they account for every entity of the
     /// store, each once. Ties within a group go to the version whose identifier the store records, else
     /// the earliest. Nil when the store has no entity hashes or no such combination exists.
-    public func detectMergedVersion(groups: [[Model]]) throws(StoreError) -> VersionDetection? {
+    package func detectMergedVersion(groups: [[Model]]) throws(StoreError) -> VersionDetection? {
         guard groups.count > 1, let metadata = try self.metadata(), !metadata.entityHashes.isEmpty else { return nil }
         let hashes = metadata.entityHashes
         let recorded = Set(metadata.versionIdentifiers ?? [])

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 import SwiftSyntax
 
 /// Swift value types → Core Data attributes, as SwiftData maps them. Every rule is taken from a real store

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 import SwiftSyntax
 
 /// A parsed file and the converter that turns its syntax positions into `line:column`.

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 import SwiftSyntax
 
 /// Turns a schema's `@Model` classes into Instar entities: attributes through ``AttributeMapper``,

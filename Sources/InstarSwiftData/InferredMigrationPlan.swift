@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 // An unversioned app (`ModelContainer(for: Trip.self)`, `Schema([...])`) has no SchemaMigrationPlan:
 // SwiftData migrates its store automatically, in one inferred step from the model the store caches to the

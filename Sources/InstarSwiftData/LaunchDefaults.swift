@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Defaults SwiftData computes at launch (`= UUID()`, `= Date()`, `= .now`), made concrete for a run.
 ///
@@ -9,10 +9,10 @@ import InstarModel
 /// existing row the same value — the "constant default" that myhome's V9→V10 `didMigrate` backfills
 /// away. Instar reproduces it: one value per attribute per run, chosen when the plan is made. Defaults
 /// never enter the version hash, so the schema's identity is unchanged.
-public enum LaunchDefaults {
+package enum LaunchDefaults {
     /// The default Core Data would hold for `expression` on an attribute of `type`, evaluated now;
     /// nil for anything but a fresh UUID or the current date.
-    public static func value(of expression: String, type: AttributeType, now: Date = Date()) -> String? {
+    package static func value(of expression: String, type: AttributeType, now: Date = Date()) -> String? {
         let compact = expression.filter { !$0.isWhitespace }
         switch type {
         case .uuid where ["UUID()", "Foundation.UUID()", ".init()", "UUID.init()"].contains(compact):
@@ -26,7 +26,7 @@ public enum LaunchDefaults {
     }
 
     /// `model` with every launch-evaluated default it can evaluate made concrete.
-    public static func evaluated(_ model: Model, now: Date = Date()) throws(ModelError) -> Model {
+    package static func evaluated(_ model: Model, now: Date = Date()) throws(ModelError) -> Model {
         var changed = false
         let entities = model.entities.map { entity -> Entity in
             var entity = entity

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 import SwiftSyntax
 
 /// Reads `SchemaMigrationPlan` types: `schemas` and `stages`, following stages declared as separate

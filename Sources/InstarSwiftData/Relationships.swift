@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 extension EntityBuilder {
     /// A relationship for a property whose type is a `@Model` class (to-one) or an array of one (to-many).

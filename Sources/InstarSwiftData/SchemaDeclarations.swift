@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 import SwiftSyntax
 
 extension SwiftDataSources {

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Writes a model (a store's cached model, typically) back as SwiftData sources: a `VersionedSchema` enum
 /// with one `@Model` class per entity, so that an unversioned app can declare the schema its users' stores

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import SwiftSyntax
 
 /// Limits that keep hostile or broken sources from crashing or stalling the reader, checked before

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 import SwiftSyntax
 
 /// Reads the value of a static member such as `static var models: [any PersistentModel.Type] { [A.self] }`

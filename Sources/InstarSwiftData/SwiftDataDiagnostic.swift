@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Instar's positions, not swift-syntax's type of the same name.
 package typealias SourceLocation = InstarModel.SourceLocation

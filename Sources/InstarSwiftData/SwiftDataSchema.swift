@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// One SwiftData schema read from source: a `VersionedSchema` type, or a `Schema([...])` listing model types.
 package struct SwiftDataSchema: Sendable {

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 import SwiftSyntax
 
 /// A property's Swift type, reduced to the shapes SwiftData distinguishes.

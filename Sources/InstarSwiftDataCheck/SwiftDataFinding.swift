@@ -1,5 +1,5 @@
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 
 /// One thing SwiftData would refuse at launch in an app's migration plan (or that Instar cannot run),
 /// with the fix: a value an app, a test or CI acts on, found from the sources alone.
@@ -36,7 +36,7 @@ public struct SwiftDataFinding: Sendable, Codable, Hashable {
     public var property: String?
 
     /// A finding of `kind`, with its message, fix and what it is about.
-    public init(
+    package init(
         kind: Kind, message: String, fix: String, location: SourceLocation?, versions: [String]? = nil, entity: String? = nil,
         property: String? = nil
     ) {

@@ -1,9 +1,9 @@
 import Foundation
 import InstarInference
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 @_exported import InstarSwiftData
 
 /// An Instar plan made from an app's SwiftData sources, and what SwiftData would refuse in it.

@@ -1,9 +1,9 @@
 import Foundation
 import InstarInference
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 import InstarSwiftData
 
 /// Sources without a `SchemaMigrationPlan` (an unversioned app: `ModelContainer(for: Trip.self)`,

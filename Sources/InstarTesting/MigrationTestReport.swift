@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarRuntime
 
 /// What ``MigrationTester`` found: one ``MigrationTestRun`` per starting store (a version of the

@@ -1,7 +1,9 @@
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 import InstarRuntime
 import InstarSeeding
 

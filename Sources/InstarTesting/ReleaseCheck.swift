@@ -1,8 +1,8 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
 import InstarRuntime
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// The verdict of a release check: one of four, each its own exit status of `instar check`, so that a
 /// CI job can tell "this release breaks these stores" from "it silently loses data" from "nothing here

@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
-import InstarModel
-import InstarSQL
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
 import InstarRuntime
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 /// Compares the rows of a store before a migration (a snapshot) with the rows after it, entity by
 /// entity, matched by primary key: the rows check (every row of a kept entity is still there) and the

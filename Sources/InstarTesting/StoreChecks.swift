@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 import InstarRuntime
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 /// The checks on a migrated store that need no snapshot: its schema against a fresh store of the
 /// target, SQLite's own integrity and foreign-key checks, and the journal.

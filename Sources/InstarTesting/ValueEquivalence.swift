@@ -1,9 +1,9 @@
 import Foundation
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 import InstarRuntime
 import InstarSeeding
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 /// Whether a value read after the migration is the value read before it, as the app sees it.
 ///

@@ -1,7 +1,7 @@
 import Testing
 
 @testable import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarTestSupport
 
 /// One test per inference rule of `shared/coredata/FORMAT.md` §4. Each would fail if the rule were wrong.

@@ -1,6 +1,6 @@
 import Foundation
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 import Testing
 import InstarTestSupport
 

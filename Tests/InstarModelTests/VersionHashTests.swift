@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import InstarModel
+@_spi(Layouts) @testable import InstarModel
 
 /// The test vectors of `shared/coredata/FORMAT.md` §2.9: hashes that Apple's own tools wrote.
 @Suite struct VersionHashTests {

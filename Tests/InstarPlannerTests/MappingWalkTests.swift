@@ -1,7 +1,7 @@
 import Foundation
 import InstarInference
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
 import Testing
 import InstarTestSupport

@@ -1,5 +1,5 @@
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
 import Testing
 import InstarTestSupport

@@ -1,6 +1,6 @@
 import Foundation
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 
 /// Where the shared corpus's mapping models are, for the mapping suites.

@@ -3,7 +3,7 @@
 // more of Instar than that layer does.
 import Foundation
 import Testing
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 
 /// Parses an Instar YAML model written inline in a test.

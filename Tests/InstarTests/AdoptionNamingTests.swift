@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 import Testing
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarStore
+@_spi(Layouts) import InstarStore
 import InstarAdoption
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 
 /// Issue 15, names: the inverses the importer makes up, a naming key that collides (an error at the

@@ -2,11 +2,11 @@ import Foundation
 import GRDB
 import InstarCompiler
 import Testing
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarStore
+@_spi(Layouts) import InstarStore
 import InstarAdoption
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 
 /// `instar model import` and the naming keys: every fixture schema round-trips (import, write the

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Instar
+@_spi(Layouts) import Instar
 import Testing
 import InstarTestSupport
 

@@ -1,6 +1,6 @@
 import Foundation
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 import Testing
 import InstarTestSupport
 @testable import InstarModelIO

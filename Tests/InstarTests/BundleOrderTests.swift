@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 import InstarTesting
 import Testing
 import InstarTestSupport

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import InstarTestSupport
 

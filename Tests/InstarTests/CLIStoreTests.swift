@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Instar
+@_spi(Layouts) import Instar
 import InstarTestSupport
 @testable import InstarCLI  // ErrorHints, the words the CLI adds to a library error
 

@@ -1,5 +1,5 @@
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 import InstarTestSupport
 @testable import InstarCLI
 

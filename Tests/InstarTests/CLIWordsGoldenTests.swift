@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import InstarLayouts
-import InstarStore
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarStore
 import InstarSwiftData
 import InstarTestSupport
 @testable import InstarCLI

@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 import InstarRuntime
 @testable import InstarCLI  // ImplicitPlan.words, the CLI's words for the library's refusal

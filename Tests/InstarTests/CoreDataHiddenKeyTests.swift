@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 import InstarInference
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 import InstarSeeding
-import InstarSQL
-import InstarStore
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
 import Testing
 import InstarTestSupport
 

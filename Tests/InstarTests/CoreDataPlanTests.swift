@@ -1,9 +1,11 @@
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
 import InstarRuntime
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
 import InstarTestSupport
 

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import Instar
+@_spi(Layouts) import Instar
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 @testable import InstarCLI
 

@@ -1,8 +1,8 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
 import InstarRuntime
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
 import InstarCompiler
 import InstarTestSupport

@@ -1,11 +1,12 @@
+@_spi(Layouts) import Instar
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
 import InstarRuntime
-@testable import InstarStore
+@_spi(Layouts) @testable import InstarStore
 import Testing
-@testable import InstarLayouts
+@_spi(Layouts) @testable import InstarLayouts
 import InstarTestSupport
 
 /// What a hook's SQL reads and writes (``SQLAccess``), and the work the planner moves across a hook

@@ -2,12 +2,12 @@ import Foundation
 import GRDB
 import Testing
 import InstarAdoption
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarPlanner
-import InstarSQL
-import InstarStore
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
 import InstarTestSupport
 @testable import InstarCLI  // ErrorHints, the words the CLI adds to a library error
 

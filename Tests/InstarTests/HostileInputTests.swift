@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
 import InstarTestSupport
 

@@ -1,9 +1,9 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import InstarPlanner
 @testable import InstarRuntime
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
 import InstarSeeding
 import InstarTestSupport

@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 
 /// Core Data has named the same index differently across framework versions (`docs/coredata-layout.md`,

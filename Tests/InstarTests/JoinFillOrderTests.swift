@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 import InstarCompiler
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import InstarSeeding
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
 import InstarTestSupport
 

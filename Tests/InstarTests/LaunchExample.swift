@@ -1,5 +1,5 @@
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 // The README's "Migrating at launch" example, compiled here; `launchExampleMatchesTheReadme` checks
 // that the README shows exactly the lines between the markers.

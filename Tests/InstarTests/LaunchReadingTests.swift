@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-@testable import InstarModel
+@_spi(Layouts) @testable import InstarModel
 @testable import InstarModelIO
 @testable import InstarPlanner
-@testable import InstarStore
+@_spi(Layouts) @testable import InstarStore
 import InstarRuntime
 import InstarTestSupport
 

@@ -1,5 +1,5 @@
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 import Testing
 import InstarTestSupport
 @testable import InstarCLI  // LintJSON, to decode `lint --format json`

@@ -1,7 +1,7 @@
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 import Testing
 import InstarTestSupport
 

@@ -1,10 +1,12 @@
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import Foundation
 import GRDB
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
 import InstarRuntime
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
 import InstarTestSupport
 @testable import InstarCLI  // DryRunJSON, to decode `plan --format json`

@@ -1,12 +1,12 @@
 import Foundation
 import GRDB
 import InstarMapping
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 import InstarPlanner
 import InstarRuntime
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 
 /// A two- or three-version history with a mapping model between the first two, in any layout, with

@@ -1,13 +1,13 @@
 import Foundation
 import GRDB
 import InstarMapping
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 import InstarPlanner
 import InstarRuntime
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarCompiler
 
 /// Mapping steps run: Core Data's semantics (instances per entity mapping, filters, one source feeding

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import Instar
-import InstarModel
+@_spi(Layouts) import Instar
+@_spi(Layouts) import InstarModel
 import InstarTesting
 import InstarTestSupport
 @testable import InstarCLI

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-@testable import InstarModel
+@_spi(Layouts) @testable import InstarModel
 @testable import InstarModelIO
-@testable import InstarStore
+@_spi(Layouts) @testable import InstarStore
 import InstarTestSupport
 import InstarRuntime
 @testable import InstarCLI  // ErrorHints, the words the CLI adds to a library error

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import InstarModelIO
-@testable import InstarStore
+@_spi(Layouts) @testable import InstarStore
 import InstarTestSupport
 
 /// Stores whose `Z_MODELCACHE` is a few kilobytes that inflate, or expand, past what a model can hold:

@@ -3,10 +3,10 @@ import Foundation
 import GRDB
 import Testing
 
-@testable import InstarModel
+@_spi(Layouts) @testable import InstarModel
 @testable import InstarModelIO
-@testable import InstarStore
-@testable import InstarLayouts
+@_spi(Layouts) @testable import InstarStore
+@_spi(Layouts) @testable import InstarLayouts
 import InstarTestSupport
 
 /// A store's own model (`Z_MODELCACHE`): raw DEFLATE, the `NSKnownKeysDictionary1` that holds a cached

@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
 import InstarRuntime
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 
 /// The plain SQL layout (`layout: sql`): stores written by hand, adopted and migrated without adding a

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Instar
+@_spi(Layouts) import Instar
 import Testing
 
 /// Quoting is spelled once (SQLIdentifier, SQLLiteral) and holds for any text SQLite may be given,

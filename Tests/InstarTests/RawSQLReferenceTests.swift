@@ -2,10 +2,10 @@ import Foundation
 import InstarCompiler
 import Testing
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarPlanner
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 
 /// Issue 15: raw SQL that names a table or column the step renames or drops is found by `instar lint`

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 
-@testable import Instar
+@_spi(Layouts) @testable import Instar
 
 /// A store with `auto_vacuum = INCREMENTAL` (as Core Data creates them) gets back the pages a rebuild
 /// freed before the run ends, in slices that each commit; other stores keep them, as before.

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import Instar
-import InstarLayouts
-import InstarModel
-import InstarStore
+@_spi(Layouts) import Instar
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 import InstarTestSupport
 import InstarTesting
 import Testing

@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
-import Instar
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import Instar
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarStore
+@_spi(Layouts) import InstarStore
 import InstarTestSupport
 import InstarTesting
 import Testing

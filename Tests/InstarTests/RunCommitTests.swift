@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Instar
+@_spi(Layouts) import Instar
 import Testing
 
 /// How many times a run commits: each commit is a disk sync, so the run shares them as far as the

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import InstarLayouts
-import InstarStore
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarStore
 import Testing
 import InstarTestSupport
 

@@ -2,10 +2,10 @@ import Foundation
 import GRDB
 import Testing
 
-import InstarModel
-import InstarSQL
-@testable import InstarStore
-@testable import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) @testable import InstarStore
+@_spi(Layouts) @testable import InstarLayouts
 
 /// Checks of a seeded store, phrased over the layout's ``StorageMap`` so that one check serves every layout.
 enum SeedCheck {

@@ -1,10 +1,11 @@
+@_spi(Layouts) import InstarLayouts
 import Foundation
 import GRDB
 import Testing
 
-@testable import InstarStore
-import InstarModel
-import InstarSQL
+@_spi(Layouts) @testable import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 import InstarSeeding
 import InstarTestSupport
 

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 
-@testable import Instar
+@_spi(Layouts) @testable import Instar
 
 /// Sliced rewrites (``Slicing``): a step's table rebuild copied ahead in slices that each commit,
 /// then taken by the step's transaction. What holds whatever the slices, the budget or the kills:

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-@testable import InstarLayouts
-@testable import InstarModel
-@testable import InstarStore
+@_spi(Layouts) @testable import InstarLayouts
+@_spi(Layouts) @testable import InstarModel
+@_spi(Layouts) @testable import InstarStore
 import InstarTestSupport
 
 /// A store error's throw sites state facts; `StoreError+Rendering.swift` alone turns them into words.

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 import InstarCompiler
 import Testing
 import InstarTestSupport

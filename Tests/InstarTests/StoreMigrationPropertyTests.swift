@@ -1,12 +1,12 @@
 import Foundation
 import GRDB
 import InstarInference
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 import InstarModelIO
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 
 /// Property-based tests of in-place migration: random model, random inferable change, random rows →

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarStore
+@_spi(Layouts) import InstarStore
 import InstarTestSupport
 import Testing
 

@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 import InstarInference
-import InstarModel
-import InstarSQL
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 
 /// One test per kind of inferred change, each asserting the data as well as the schema, and that the

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import InstarModel
-import InstarSQL
-import InstarStore
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarStore
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 
 /// A store in a temporary folder, with helpers to fill it and read it back.

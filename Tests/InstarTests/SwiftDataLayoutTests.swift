@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 import InstarSwiftData
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 
 extension SwiftDataCorpusTests {

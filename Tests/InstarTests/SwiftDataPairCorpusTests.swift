@@ -1,12 +1,12 @@
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import InstarPlanner
 import InstarRuntime
-import InstarStore
+@_spi(Layouts) import InstarStore
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 @testable import InstarCLI  // SwiftDataPlan and ErrorHints: the plan `migrate --swiftdata` runs, and its words
 

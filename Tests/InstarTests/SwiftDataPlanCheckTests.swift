@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Instar
+@_spi(Layouts) import Instar
 import InstarSwiftDataCheck
 import InstarTestSupport
 import Testing

@@ -1,9 +1,9 @@
 import Foundation
-import InstarModel
-import InstarStore
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarStore
 import InstarSwiftData
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 @testable import InstarCLI
 

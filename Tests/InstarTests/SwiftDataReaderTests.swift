@@ -1,6 +1,6 @@
 import Foundation
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarSwiftData
 import Testing
 import InstarTestSupport

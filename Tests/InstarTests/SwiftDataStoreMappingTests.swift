@@ -1,6 +1,6 @@
 import Foundation
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 import InstarSwiftData
 import Testing
 @testable import InstarModelIO

@@ -1,9 +1,9 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
 import InstarTestSupport
 import InstarPlanner
-import InstarStore
+@_spi(Layouts) import InstarStore
 
 /// Writes `versions` (model YAML texts V1, V2, …, oldest first) and a plan `items` that pins every middle
 /// version into `dir`, and creates a store at the first version with `insert` run on it (instar layout).

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import Instar
+@_spi(Layouts) import Instar
 import Testing
-import InstarStore
+@_spi(Layouts) import InstarStore
 import InstarTestSupport
 @testable import InstarCLI  // ErrorHints, the words the CLI adds to a library error
 

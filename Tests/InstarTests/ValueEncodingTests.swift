@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import Instar
+@_spi(Layouts) import Instar
 import Testing
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 /// The one place layouts' value encodings live: conversions and constants written in each layout's
 /// form, run on SQLite.

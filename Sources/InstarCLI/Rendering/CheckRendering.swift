@@ -1,4 +1,4 @@
-import Instar
+@_spi(Layouts) import Instar
 import InstarTesting
 
 /// Renders `instar check`: the verdict first (what CI acts on), then the findings at their places,

@@ -1,4 +1,4 @@
-import Instar
+@_spi(Layouts) import Instar
 
 /// Renders a ``ModelDiff`` for people (text); ``DiffJSON`` is the same for programs.
 enum DiffRendering {

@@ -1,4 +1,4 @@
-import Instar
+@_spi(Layouts) import Instar
 
 /// What `instar graph` draws: a plan's versions and every step the runtime could take between them.
 struct GraphPicture {

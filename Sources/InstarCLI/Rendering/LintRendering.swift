@@ -1,4 +1,4 @@
-import Instar
+@_spi(Layouts) import Instar
 
 /// Renders `instar lint` findings: compiler-style lines for people and editors, JSON for programs.
 enum LintRendering {

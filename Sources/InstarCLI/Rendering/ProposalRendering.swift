@@ -1,5 +1,5 @@
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// Renders the synthesized decompositions of a dry-run report (where no chain exists).
 enum ProposalRendering {

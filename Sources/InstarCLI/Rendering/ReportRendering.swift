@@ -1,5 +1,5 @@
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 
 /// Renders a dry-run report as text (terminals) and Markdown (pull requests); ``DryRunJSON`` is the
 /// same for programs.

@@ -1,5 +1,5 @@
 import Foundation
-import Instar
+@_spi(Layouts) import Instar
 import InstarTesting
 
 /// Renders `instar test`: one line per run for people (details of failures below it), a Markdown table

@@ -1,7 +1,7 @@
 import InstarMapping
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// The instance pass of one entity mapping: which source rows, their destination keys, their values.
 extension MappingCompiler {

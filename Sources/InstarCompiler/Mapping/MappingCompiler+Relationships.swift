@@ -1,7 +1,7 @@
 import InstarMapping
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// The relationship pass: links between destination rows, found by following the source rows' links
 /// through the key map (`destinationInstancesForEntityMappingNamed:sourceInstances:`).

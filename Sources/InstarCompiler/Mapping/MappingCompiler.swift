@@ -1,6 +1,6 @@
 import InstarMapping
-import InstarModel
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarLayouts
 
 /// Compiles a resolved mapping model (``MappingModel/resolved(source:destination:)``) against a
 /// layout's storage of its two versions into a ``MappingProgram``.

@@ -1,8 +1,8 @@
 import InstarMapping
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// App code a mapping step cannot do without: a custom policy, or an expression or filter that SQL
-/// cannot compute. Named as ``MappingReport`` names hooks (`Model.EntityMapping`,
+/// cannot compute. Named as `MappingReport` names hooks (`Model.EntityMapping`,
 /// `Model.EntityMapping.property`, `Model.EntityMapping.$filter`), so the name in a report is the name
 /// to declare in a plan's `hooks:` or to register on a `Migrator`.
 public struct MappingHookRequirement: Sendable, Hashable, CustomStringConvertible {
@@ -32,7 +32,7 @@ public struct MappingHookRequirement: Sendable, Hashable, CustomStringConvertibl
     public var property: String?
     /// Where in the step the hook runs.
     public var point: Point
-    /// Why SQL cannot do it (``HookReason``'s text).
+    /// Why SQL cannot do it (`HookReason`'s text).
     public var reason: String
 
     public var description: String {
@@ -54,7 +54,7 @@ public struct MappingStepError: InstarError, CustomStringConvertible {
     public var message: String
 
     /// Makes the error; narrow it with `entityMapping` and `property` where they are known.
-    public init(mappingModel: String, entityMapping: String? = nil, property: String? = nil, message: String) {
+    package init(mappingModel: String, entityMapping: String? = nil, property: String? = nil, message: String) {
         self.mappingModel = mappingModel
         self.entityMapping = entityMapping
         self.property = property

@@ -1,7 +1,7 @@
 import InstarMapping
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// One statement of a mapping step: SQL text with `?` placeholders and the values bound to them.
 package struct MappingStatement: Sendable, CustomStringConvertible {

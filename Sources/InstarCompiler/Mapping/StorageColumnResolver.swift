@@ -1,7 +1,7 @@
 import InstarMapping
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// Where a mapping expression's `$source.…` values are, in any layout: read from the layout's
 /// ``StorageMap`` of the SOURCE version.

@@ -1,4 +1,4 @@
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 /// Fusing consecutive steps: two programs become one, so each table is rewritten at most once.
 ///
@@ -113,7 +113,9 @@ extension StepProgram {
 }
 
 extension ColumnValueExpression {
-    package var containsLookup: Bool {
+    /// Whether the value reads another table's row (a lookup): such a copy cannot be fused past a filter,
+    /// sliced, or moved across a hook. SPI only because the store module reads it on an SPI type.
+    @_spi(Layouts) public var containsLookup: Bool {
         switch self {
         case .lookup: true
         case .column, .value: false
@@ -123,7 +125,9 @@ extension ColumnValueExpression {
         }
     }
 
-    package var containsPosition: Bool {
+    /// Whether the value numbers rows (an ordered relationship's position), which depends on the
+    /// whole table and so on copying it in one go.
+    @_spi(Layouts) public var containsPosition: Bool {
         switch self {
         case .position: true
         case .column, .value, .lookup: false

@@ -1,5 +1,5 @@
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// Decides whether a table can be carried to its new shape with `ALTER TABLE` alone, and how.
 ///

@@ -1,5 +1,5 @@
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// Removing a `NOT NULL` constraint without rewriting a row.
 ///

@@ -1,4 +1,4 @@
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 extension StepProgram {
     /// Foreign-key columns whose every value is, by how the step fills them, the key of a row that is

@@ -1,5 +1,5 @@
 import InstarInference
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// What a step can do with the raw objects (``RawSQL``) of an adopted database's model: views and
 /// triggers are recreated as the new version writes them, a raw index is recreated with a rebuilt

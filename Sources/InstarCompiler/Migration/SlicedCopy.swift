@@ -1,5 +1,5 @@
-import InstarLayouts
-import InstarSQL
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarSQL
 
 /// A table a step rebuilds whose rows can be copied ahead of the step's transaction, in slices
 /// that each commit on their own, so that a rewrite longer than any launch still moves forward.

@@ -1,6 +1,6 @@
 import InstarInference
-import InstarModel
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarLayouts
 
 /// Join tables of a step: kept, created from a foreign key (to-one → to-many), or moved between
 /// storages as relationships change.

@@ -1,13 +1,13 @@
 import InstarInference
-import InstarModel
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarLayouts
 
 /// A step that cannot be compiled to SQL: which step, and why, as values (the changes Core Data does not
 /// infer, the raw SQL in the way, the tables that would merge). An app meets it as the `underlying` of a
 /// `StoreError` of kind `notInferable`; ``description`` is the one place it becomes words.
-public struct StepCompileError: InstarError, Hashable {
+package struct StepCompileError: InstarError, Hashable {
     /// Why the step cannot be compiled.
-    public enum Reason: Sendable, Hashable {
+    package enum Reason: Sendable, Hashable {
         /// Changes Core Data's inferred migration does not perform, each with its verdict (why, and what
         /// to do instead).
         case changesNotInferable([Change])
@@ -20,20 +20,20 @@ public struct StepCompileError: InstarError, Hashable {
     }
 
     /// The version the step starts from.
-    public var from: String
+    package var from: String
     /// The version the step goes to.
-    public var to: String
+    package var to: String
     /// Why the step cannot be compiled.
-    public var reason: Reason
+    package var reason: Reason
 
     /// Makes the error for the step from `from` to `to`.
-    public init(from: String, to: String, reason: Reason) {
+    package init(from: String, to: String, reason: Reason) {
         self.from = from
         self.to = to
         self.reason = reason
     }
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .changesNotInferable(let changes):
             return "the step \(from) → \(to) cannot be inferred:\n  "
@@ -51,9 +51,9 @@ public struct StepCompileError: InstarError, Hashable {
 /// Raw SQL (``RawSQL``: an adopted database's tables, indexes, views and triggers) that keeps a step
 /// from being compiled: Instar never creates or rewrites raw tables and indexes, and recreates views and
 /// triggers from the newer version's text, which must not name what the step renames or drops.
-public struct RawSQLBlocker: Sendable, Hashable, CustomStringConvertible {
+package struct RawSQLBlocker: Sendable, Hashable, CustomStringConvertible {
     /// What is wrong with the raw object.
-    public enum Problem: Sendable, Hashable {
+    package enum Problem: Sendable, Hashable {
         /// The raw table or index exists only in the newer version: a step never creates raw SQL.
         case added
         /// The raw table or index is written differently in the newer version: a step never rewrites it.
@@ -65,20 +65,20 @@ public struct RawSQLBlocker: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The raw object, as the newer version lists it.
-    public var object: RawSQL
+    package var object: RawSQL
     /// The newer version's name.
-    public var version: String
+    package var version: String
     /// What is wrong with it.
-    public var problem: Problem
+    package var problem: Problem
 
     /// Makes the blocker for `object` of the newer version `version`.
-    public init(object: RawSQL, version: String, problem: Problem) {
+    package init(object: RawSQL, version: String, problem: Problem) {
         self.object = object
         self.version = version
         self.problem = problem
     }
 
-    public var description: String {
+    package var description: String {
         let raw = "the raw \(object.kind.rawValue) '\(object.name)'"
         switch problem {
         case .added: return "\(raw) is new in \(version): a step never creates raw SQL"

@@ -1,5 +1,5 @@
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// One SQL statement of a step, with its bound values and why it runs.
 package struct PlannedStatement: Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 /// One target table of a step, as a function of at most one source table.
 ///

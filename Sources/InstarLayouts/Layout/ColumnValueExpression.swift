@@ -1,12 +1,12 @@
 import Foundation
-import InstarSQL
+@_spi(Layouts) import InstarSQL
 
 /// A target column's value, as an expression over the columns of the source row.
 ///
 /// Steps compile to these rather than to SQL strings so that the executor can tell an in-place
 /// `ALTER TABLE` (every column a plain copy or a constant) from a rebuild, and so that consecutive
 /// steps can later be fused by substituting one step's expressions into the next.
-public indirect enum ColumnValueExpression: Sendable, Hashable {
+@_spi(Layouts) public indirect enum ColumnValueExpression: Sendable, Hashable {
     /// The value of a source column.
     case column(String)
     /// A constant, bound as a statement argument.
@@ -33,35 +33,35 @@ public indirect enum ColumnValueExpression: Sendable, Hashable {
     case prefixed(ColumnValueExpression, Data)
 
     /// One `WHEN from THEN to` arm of a ``ColumnValueExpression/mapping(_:_:)``.
-    public struct ValueMapping: Sendable, Hashable {
+    @_spi(Layouts) public struct ValueMapping: Sendable, Hashable {
         /// The value to replace.
-        public var from: SQLValue
+        @_spi(Layouts) public var from: SQLValue
         /// What it becomes.
-        public var to: SQLValue
+        @_spi(Layouts) public var to: SQLValue
         /// An arm mapping `from` to `to`.
-        public init(from: SQLValue, to: SQLValue) {
+        @_spi(Layouts) public init(from: SQLValue, to: SQLValue) {
             self.from = from
             self.to = to
         }
     }
 
     /// The constant NULL: the value of a column that has no source (a new optional attribute).
-    public static let null = ColumnValueExpression.value(.null)
+    @_spi(Layouts) public static let null = ColumnValueExpression.value(.null)
 
     /// The single source column this expression copies unchanged, if that is all it does.
-    public var copiedColumn: String? {
+    @_spi(Layouts) public var copiedColumn: String? {
         if case .column(let name) = self { return name }
         return nil
     }
 
     /// The constant this expression is, if it is one.
-    public var constant: SQLValue? {
+    @_spi(Layouts) public var constant: SQLValue? {
         if case .value(let v) = self { return v }
         return nil
     }
 
     /// Source columns the expression reads.
-    public var sourceColumns: Set<String> {
+    @_spi(Layouts) public var sourceColumns: Set<String> {
         switch self {
         case .column(let c): [c]
         case .value: []
@@ -76,7 +76,7 @@ public indirect enum ColumnValueExpression: Sendable, Hashable {
     }
 
     /// Replaces each source column by an expression: how two consecutive transformations compose.
-    public func substituting(_ replacement: (String) -> ColumnValueExpression) -> ColumnValueExpression {
+    @_spi(Layouts) public func substituting(_ replacement: (String) -> ColumnValueExpression) -> ColumnValueExpression {
         switch self {
         case .column(let c): replacement(c)
         case .value: self
@@ -96,7 +96,7 @@ public indirect enum ColumnValueExpression: Sendable, Hashable {
     }
 
     /// The same expression reading other tables (lookups) under new names.
-    public func renamingTables(_ rename: (String) -> String) -> ColumnValueExpression {
+    @_spi(Layouts) public func renamingTables(_ rename: (String) -> String) -> ColumnValueExpression {
         switch self {
         case .column, .value: self
         case .cast(let e, let t): .cast(e.renamingTables(rename), t)
@@ -113,7 +113,7 @@ public indirect enum ColumnValueExpression: Sendable, Hashable {
     }
 
     /// Renders SQL, appending bound values to `arguments`. `qualifier` prefixes column references.
-    public func render(_ arguments: inout [SQLValue], qualifier: String? = nil) -> String {
+    @_spi(Layouts) public func render(_ arguments: inout [SQLValue], qualifier: String? = nil) -> String {
         switch self {
         case .column(let c):
             return (qualifier.map { $0.sqlQuoted + "." } ?? "") + c.sqlQuoted
@@ -165,7 +165,7 @@ public indirect enum ColumnValueExpression: Sendable, Hashable {
 }
 
 /// A condition on source rows: which rows a transformation carries over.
-public enum RowPredicate: Sendable, Hashable {
+package enum RowPredicate: Sendable, Hashable {
     /// The column's value is one of these.
     case isIn(String, [SQLValue])
     /// The column's value is not NULL.

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 extension Attribute {
     /// What a layout stores for this attribute, each with its key in ``EntityStorage/columns``: the

@@ -1,6 +1,6 @@
 import Foundation
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// Core Data's own SQLite layout (`NSSQLiteStoreType`), so that Instar reads, creates and migrates the
 /// stores an Apple app ships, and Core Data opens the result (`shared/coredata/FORMAT.md` §1):
@@ -39,12 +39,12 @@ import InstarSQL
 /// store's model is no longer bundled with the app. Instar writes the target version's model there in the
 /// transaction that records the version (InstarStore's `ModelCacheWriter`), checked by decoding it back to
 /// the version's hashes; a model the writer cannot express leaves the row the store had, and the run says so.
-public struct CoreDataLayout: StorageLayout {
+@_spi(Layouts) public struct CoreDataLayout: StorageLayout {
     /// `coredata`, the name every framework version's layout has.
-    public static let layoutName = LayoutName.coreData(frameworkVersion: nil).description
-    public var name: String { Self.layoutName }
+    @_spi(Layouts) public static let layoutName = LayoutName.coreData(frameworkVersion: nil).description
+    @_spi(Layouts) public var name: String { Self.layoutName }
     /// The `NSPersistenceFrameworkVersion` whose conventions the layout follows.
-    public let frameworkVersion: Int
+    @_spi(Layouts) public let frameworkVersion: Int
     /// Tables of the store this layout was adapted to (folded names): a join table between two
     /// relationships of one entity may carry either relationship's name in real stores, and the one
     /// the store has wins — for the version the store is at only (``storeEntityHashes``): a version a
@@ -58,22 +58,22 @@ public struct CoreDataLayout: StorageLayout {
     private let storeTablesKey: String
 
     /// The version new stores claim by default: a recent one (macOS 15 / iOS 18 era).
-    public static let defaultFrameworkVersion = 1448
+    @_spi(Layouts) public static let defaultFrameworkVersion = 1448
     /// Join-table indexes and `Z_MODELCACHE` appear between 479 and 637.
     static let joinIndexesSince = 600
     /// Fetch-index naming (and unique indexes for uniqueness constraints) appears between 754 and 1044.
     static let fetchIndexesSince = 800
 
     /// Core Data's table of each entity's highest primary key (`Z_MAX`), which new rows continue from.
-    public static let primaryKeyTable = "Z_PRIMARYKEY"
+    @_spi(Layouts) public static let primaryKeyTable = "Z_PRIMARYKEY"
     /// Core Data's one-row table with the store's UUID and metadata dictionary.
-    public static let metadataTable = "Z_METADATA"
+    @_spi(Layouts) public static let metadataTable = "Z_METADATA"
     /// Core Data's cache of the compiled model that wrote the store (newer framework versions only).
-    public static let modelCacheTable = "Z_MODELCACHE"
+    @_spi(Layouts) public static let modelCacheTable = "Z_MODELCACHE"
 
     /// A layout for stores as the given Core Data version writes them (index naming and bookkeeping
     /// differ between versions); an opened store adapts it to what the store has.
-    public init(frameworkVersion: Int = CoreDataLayout.defaultFrameworkVersion) {
+    @_spi(Layouts) public init(frameworkVersion: Int = CoreDataLayout.defaultFrameworkVersion) {
         self.init(frameworkVersion: frameworkVersion, storeTables: [], storeEntityHashes: nil)
     }
 
@@ -96,12 +96,12 @@ public struct CoreDataLayout: StorageLayout {
     var usesFetchIndexes: Bool { frameworkVersion >= Self.fetchIndexesSince }
     package var keepsModelCache: Bool { frameworkVersion >= Self.joinIndexesSince }
 
-    public var toleratesExtraIndexes: Bool { true }
+    @_spi(Layouts) public var toleratesExtraIndexes: Bool { true }
 
     /// Core Data opens these stores too: a finished run removes Instar's journal and lease tables.
-    public var keepsMigrationJournal: Bool { false }
+    @_spi(Layouts) public var keepsMigrationJournal: Bool { false }
 
-    public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
+    @_spi(Layouts) public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
         func build() throws(LayoutError) -> StorageMap {
             try NamingKeyRefusal.check(model, layout: name)
             var builder = CoreDataStorageBuilder(model: model, layout: self)
@@ -114,7 +114,7 @@ public struct CoreDataLayout: StorageLayout {
     }
 
     /// Entity numbers of a model version, in `Z_ENT` order: `(number, entity, parent's number or 0)`.
-    public func entityNumbers(for model: Model) -> [(number: Int, entity: String, parent: Int)] {
+    @_spi(Layouts) public func entityNumbers(for model: Model) -> [(number: Int, entity: String, parent: Int)] {
         let order = CoreDataStorageBuilder.numbering(model)
         let numbers = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0 + 1) })
         return order.enumerated().map { index, name in
@@ -122,7 +122,7 @@ public struct CoreDataLayout: StorageLayout {
         }
     }
 
-    public func isBookkeepingTable(_ name: String) -> Bool {
+    @_spi(Layouts) public func isBookkeepingTable(_ name: String) -> Bool {
         if [Self.primaryKeyTable, Self.metadataTable, Self.modelCacheTable].contains(name) { return true }
         // Instar's own journal and lease; Core Data's history-tracking and CloudKit tables (`A…`) and
         // R-tree index tables are Core Data's business, not the model's.
@@ -132,7 +132,7 @@ public struct CoreDataLayout: StorageLayout {
 
     /// Numbers and Booleans as Core Data converts them; a Binary value that may now be stored externally
     /// takes the `0x01` tag of an inline value (Core Data's `_prependExternalBlobToken:`, FORMAT.md §1.12).
-    public func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression {
+    @_spi(Layouts) public func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression {
         if to.type == .binary, to.allowsExternalBinaryDataStorage, !from.allowsExternalBinaryDataStorage,
             from.type == .binary || from.type == .transformable
         {
@@ -141,10 +141,10 @@ public struct CoreDataLayout: StorageLayout {
         return ValueConversion.convert(value, from: from.type, to: to.type)
     }
 
-    public var valueEncoding: ValueEncoding { .coreData }
+    @_spi(Layouts) public var valueEncoding: ValueEncoding { .coreData }
 
     /// As the layout stores values (``ValueEncoding/storedDefault(of:)``).
-    public func storedDefault(of attribute: Attribute) -> SQLValue? { valueEncoding.storedDefault(of: attribute) }
+    @_spi(Layouts) public func storedDefault(of attribute: Attribute) -> SQLValue? { valueEncoding.storedDefault(of: attribute) }
 
     /// The declared column type of an attribute, or nil when it is not stored.
     func columnType(of attribute: Attribute, entity: String) throws(LayoutError) -> String? {

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Builds the ``StorageMap`` of the Core Data layout for one model version (FORMAT.md §1.3–§1.11).
 struct CoreDataStorageBuilder {

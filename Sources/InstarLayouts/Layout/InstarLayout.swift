@@ -1,6 +1,6 @@
 import Foundation
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// Instar's own layout, meant to be read by people and other tools.
 ///
@@ -20,38 +20,38 @@ import InstarSQL
 /// Dates are stored as ISO-8601 text in UTC, Booleans as 0/1, UUIDs as text, binary data as blobs.
 /// A required attribute declared on the root entity is `NOT NULL`; one declared on a sub-entity cannot
 /// be, since sibling rows share the column.
-public struct InstarLayout: StorageLayout {
-    public var name: String { LayoutName.instar.description }
+@_spi(Layouts) public struct InstarLayout: StorageLayout {
+    @_spi(Layouts) public var name: String { LayoutName.instar.description }
     /// The layout's bookkeeping table: version name, entity hashes, checksum and the stored model.
-    public static let metadataTable = "_instar_metadata"
+    @_spi(Layouts) public static let metadataTable = "_instar_metadata"
     /// The integer primary key column of every entity table (`_pk`).
-    public static let primaryKey = "_pk"
+    @_spi(Layouts) public static let primaryKey = "_pk"
     /// The column naming each row's entity (`_entity`), in tables of a root with sub-entities.
-    public static let discriminator = "_entity"
+    @_spi(Layouts) public static let discriminator = "_entity"
     /// Current version of the layout's own conventions, recorded in the metadata.
-    public static let formatVersion = "1"
+    @_spi(Layouts) public static let formatVersion = "1"
 
     /// The layout; it has no options.
-    public init() {}
+    @_spi(Layouts) public init() {}
 
-    public var toleratesExtraIndexes: Bool { false }
+    @_spi(Layouts) public var toleratesExtraIndexes: Bool { false }
 
-    public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
+    @_spi(Layouts) public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
         try NamingKeyRefusal.check(model, layout: name)
         var builder = InstarStorageBuilder(model: model, layout: self)
         return try builder.build()
     }
 
-    public func isBookkeepingTable(_ name: String) -> Bool { name.hasPrefix("_instar_") }
+    @_spi(Layouts) public func isBookkeepingTable(_ name: String) -> Bool { name.hasPrefix("_instar_") }
 
-    public func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression {
+    @_spi(Layouts) public func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression {
         ValueConversion.convert(value, from: from.type, to: to.type)
     }
 
-    public var valueEncoding: ValueEncoding { .instar }
+    @_spi(Layouts) public var valueEncoding: ValueEncoding { .instar }
 
     /// As the layout stores values (``ValueEncoding/storedDefault(of:)``).
-    public func storedDefault(of attribute: Attribute) -> SQLValue? { valueEncoding.storedDefault(of: attribute) }
+    @_spi(Layouts) public func storedDefault(of attribute: Attribute) -> SQLValue? { valueEncoding.storedDefault(of: attribute) }
 
     /// The declared column type of an attribute, or nil when it is not stored.
     func columnType(of attribute: Attribute) throws(LayoutError) -> ColumnType? {

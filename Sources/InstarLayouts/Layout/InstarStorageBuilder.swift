@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Builds the ``StorageMap`` of the Instar layout for one model version.
 struct InstarStorageBuilder {

@@ -2,7 +2,7 @@
 ///
 /// The built-in layouts' names; `LayoutRegistry` (in the store) maps names, these and those of
 /// registered plug-in layouts, to layouts, and lists them all.
-public enum LayoutName: Sendable, Hashable, CustomStringConvertible {
+@_spi(Layouts) public enum LayoutName: Sendable, Hashable, CustomStringConvertible {
     /// Instar's own conventions: a table per root entity, `_pk` keys, `_entity` discriminators.
     case instar
     /// Core Data's SQLite store; `frameworkVersion` chooses an older framework's conventions
@@ -13,10 +13,10 @@ public enum LayoutName: Sendable, Hashable, CustomStringConvertible {
 
     /// The built-in layouts, in the order a store's bookkeeping is shown to them; their descriptions
     /// are the built-in names (`LayoutRegistry.names` adds the registered ones).
-    public static let builtIn: [LayoutName] = [.instar, .coreData(frameworkVersion: nil), .plainSQL]
+    @_spi(Layouts) public static let builtIn: [LayoutName] = [.instar, .coreData(frameworkVersion: nil), .plainSQL]
 
     /// Parses `instar`, `sql`, `coredata` or `coredata:<framework version>`; nil for anything else.
-    public init?(_ spec: String) {
+    @_spi(Layouts) public init?(_ spec: String) {
         switch spec {
         case "instar": self = .instar
         case "sql": self = .plainSQL
@@ -28,7 +28,7 @@ public enum LayoutName: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    @_spi(Layouts) public var description: String {
         switch self {
         case .instar: "instar"
         case .plainSQL: "sql"

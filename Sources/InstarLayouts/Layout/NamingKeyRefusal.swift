@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The `instar` and `coredata` layouts name every table and column by their own rules (Core Data's
 /// `Z…` names must stay exactly Core Data's), so a model with naming keys (``StoredNames``), verbatim

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Link tables of the plain SQL layout: named by convention (`track_artist`), or exactly as a
 /// relationship's `joinTable:` key says.

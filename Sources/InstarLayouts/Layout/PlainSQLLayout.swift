@@ -1,6 +1,6 @@
 import Foundation
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// The layout of hand-written SQL schemas, so that Instar can adopt an existing store that was never
 /// made by Instar or Core Data and migrate it with a plan (`layout: sql`).
@@ -44,41 +44,41 @@ import InstarSQL
 /// Entity inheritance is not supported (hand-written schemas have no discriminator convention); such a
 /// model is refused with an explanation. The layout is chosen by name, never detected: it leaves no mark
 /// in the store to detect it by.
-public struct PlainSQLLayout: StorageLayout {
-    public var name: String { LayoutName.plainSQL.description }
+@_spi(Layouts) public struct PlainSQLLayout: StorageLayout {
+    @_spi(Layouts) public var name: String { LayoutName.plainSQL.description }
     /// The conventional primary key column (`id`); a model's `primaryKey:` naming key may override it.
-    public static let primaryKey = "id"
+    @_spi(Layouts) public static let primaryKey = "id"
     /// `userInfo` key of an attribute whose column follows the foreign keys (added by `ALTER TABLE`).
-    public static let columnPositionKey = "sqlColumn"
+    @_spi(Layouts) public static let columnPositionKey = "sqlColumn"
     /// The value of ``columnPositionKey`` that puts the column after the foreign keys.
-    public static let appendedValue = "appended"
+    @_spi(Layouts) public static let appendedValue = "appended"
 
     /// The layout; it has no options (a model's naming keys say where a store differs).
-    public init() {}
+    @_spi(Layouts) public init() {}
 
-    public var toleratesExtraIndexes: Bool { false }
+    @_spi(Layouts) public var toleratesExtraIndexes: Bool { false }
 
-    public var keepsMigrationJournal: Bool { false }
+    @_spi(Layouts) public var keepsMigrationJournal: Bool { false }
 
     /// An adopted database's views and triggers are part of its schema: its model lists them as raw SQL.
-    public var schemaIncludesViewsAndTriggers: Bool { true }
+    @_spi(Layouts) public var schemaIncludesViewsAndTriggers: Bool { true }
 
-    public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
+    @_spi(Layouts) public func storageMap(for model: Model) throws(LayoutError) -> StorageMap {
         var builder = PlainSQLStorageBuilder(model: model, layout: self)
         return try builder.build()
     }
 
     /// Only a running migration's journal and lease (`_instar_…`), removed when the run finishes.
-    public func isBookkeepingTable(_ name: String) -> Bool { name.hasPrefix("_instar_") }
+    @_spi(Layouts) public func isBookkeepingTable(_ name: String) -> Bool { name.hasPrefix("_instar_") }
 
-    public func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression {
+    @_spi(Layouts) public func convert(_ value: ColumnValueExpression, from: Attribute, to: Attribute) -> ColumnValueExpression {
         ValueConversion.convert(value, from: from.type, to: to.type)
     }
 
-    public var valueEncoding: ValueEncoding { .plainSQL }
+    @_spi(Layouts) public var valueEncoding: ValueEncoding { .plainSQL }
 
     /// As the layout stores values (``ValueEncoding/storedDefault(of:)``).
-    public func storedDefault(of attribute: Attribute) -> SQLValue? { valueEncoding.storedDefault(of: attribute) }
+    @_spi(Layouts) public func storedDefault(of attribute: Attribute) -> SQLValue? { valueEncoding.storedDefault(of: attribute) }
 
     /// The declared column type of an attribute, or nil when it is not stored.
     package func columnType(of attribute: Attribute, entity: String) throws(LayoutError) -> ColumnType? {

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The names the plain SQL layout gives one model's tables, columns and indexes: its conventions
 /// (``PlainSQLLayout``), or the model's naming keys (``StoredNames``) where it has them.

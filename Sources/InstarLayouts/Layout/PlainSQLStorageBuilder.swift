@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Builds the ``StorageMap`` of the plain SQL layout (``PlainSQLLayout``) for one model version.
 ///

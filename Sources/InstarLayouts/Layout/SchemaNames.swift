@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// Names of the tables and indexes of one schema, compared as SQLite compares identifiers (ASCII
 /// letters without case): every layout builder claims its names here, so `Item` and `ITEM`, or an

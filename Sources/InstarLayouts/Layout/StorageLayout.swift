@@ -1,10 +1,10 @@
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// How a layout stores model versions in SQLite tables, without touching a database: the storage map
 /// of a version, value conversions and encodings, which tables are its own. The step compiler and the
 /// planner need only this; ``StoreLayout`` (in the store) adds reading and writing a store's bookkeeping.
-public protocol StorageLayout: Sendable {
+@_spi(Layouts) public protocol StorageLayout: Sendable {
     /// The layout's name in reports and metadata: `instar`, `coredata`.
     var name: String { get }
 
@@ -38,11 +38,11 @@ extension StorageLayout {
     /// False: an app may keep views and triggers of its own in a store its model describes; they are
     /// recreated around each step but are not drift. The plain SQL layout's models list them
     /// (``RawSQL``), so there an unlisted one is drift.
-    public var schemaIncludesViewsAndTriggers: Bool { false }
+    @_spi(Layouts) public var schemaIncludesViewsAndTriggers: Bool { false }
 
     /// Whether a finished migration leaves its journal in the store (for `instar status`). Layouts
     /// that another framework also opens (Core Data) get no extra tables once a run has finished.
-    public var keepsMigrationJournal: Bool { true }
+    @_spi(Layouts) public var keepsMigrationJournal: Bool { true }
 }
 
 /// A model that a layout cannot store: which layout, entity and property, and why, as values
@@ -59,7 +59,7 @@ public struct LayoutError: InstarError, Hashable {
         case rawNameTaken(RawSQL.Kind, name: String)
         /// `name` collides with another name (SQLite compares names without case).
         case nameCollision(name: String, with: NameClash)
-        /// A naming key (``StoredNames``: `table`, `column`, `raw`, …) only the `sql` layout honours;
+        /// A naming key (`StoredNames`: `table`, `column`, `raw`, …) only the `sql` layout honours;
         /// this layout names its tables and columns itself.
         case namingKey(String)
     }
@@ -92,7 +92,7 @@ public struct LayoutError: InstarError, Hashable {
     public var location: SourceLocation?
 
     /// Makes the error; narrow it with `entity`, `property` and `location` where they are known.
-    public init(
+    @_spi(Layouts) public init(
         layout: String, entity: String? = nil, property: String? = nil, _ reason: Reason, location: SourceLocation? = nil
     ) {
         self.layout = layout

@@ -1,6 +1,6 @@
 import Foundation
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 extension ValueEncoding {
     /// The stored form of an attribute's default in this encoding, or nil when it has none (or one this

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The SQL of the type changes inference accepts (numbers and Booleans; Binary ↔ Transformable),
 /// shared by the layouts: they store these types the same way, as SQLite integers, reals and blobs.

@@ -1,8 +1,8 @@
 import Foundation
-import InstarSQL
+@_spi(Layouts) import InstarSQL
 
 /// A typed SQL value: what defaults, discriminators and literals are made of.
-public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
+@_spi(Layouts) public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
     /// SQL `NULL`.
     case null
     /// A 64-bit signed integer.
@@ -17,7 +17,7 @@ public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
     /// The value as SQL literal text, for the one place SQLite takes no bound parameter: a column's
     /// `DEFAULT` clause. Text is quoted with embedded quotes doubled, blobs are hex, numbers are
     /// printed from their binary value, never from user text.
-    public var literal: String {
+    @_spi(Layouts) public var literal: String {
         switch self {
         case .null: "NULL"
         case .integer(let v): String(v)
@@ -28,7 +28,7 @@ public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { literal }
+    @_spi(Layouts) public var description: String { literal }
 
     /// The value as a statement's bound argument reads in a dry run's SQL (`-- with …`): text in
     /// double quotes with escapes, blobs as `Data(n bytes)`, the way the executor's own log shows it.

@@ -1,4 +1,4 @@
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The names a schema's raw objects (``RawSQL``) cover: raw tables (with the shadow tables of a
 /// virtual table, which SQLite creates with it) and raw indexes are compared by their SQL text, not

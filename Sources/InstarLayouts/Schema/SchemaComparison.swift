@@ -1,4 +1,4 @@
-import InstarSQL
+@_spi(Layouts) import InstarSQL
 
 /// The exact differences between an expected schema and an actual one: what "drift" means.
 public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
@@ -18,7 +18,7 @@ public struct SchemaDifference: Sendable, Hashable, CustomStringConvertible {
         case primaryKeyDiffers
         /// The table's `UNIQUE` constraints differ.
         case uniqueConstraintsDiffer
-        /// The table constraints kept as text (``SchemaTable/verbatimConstraints``) differ.
+        /// The table constraints kept as text (`SchemaTable.verbatimConstraints`) differ.
         case tableConstraintsDiffer
         /// An expected index is not in the store.
         case missingIndex

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 extension ModelCacheArchive {
     /// The archive's object table, built entity by entity; ``reasons`` collects what cannot be written.

@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 extension ModelCacheArchive.Builder {
     mutating func attribute(_ attribute: Attribute, entity: String, owner: Int, indexed: Bool) -> Int {

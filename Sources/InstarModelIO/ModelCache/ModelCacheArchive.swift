@@ -1,5 +1,5 @@
 import Foundation
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 /// The model a Core Data or SwiftData store keeps in its `Z_MODELCACHE`, written from an Instar model: the
 /// keyed archive (`NSKeyedArchiver`, binary plist) of the `NSManagedObjectModel`, the compiled `.mom`

@@ -1,17 +1,17 @@
 import Foundation
 import GRDB
-import InstarSQL
-import InstarModel
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarLayouts
 
 // What the layout reads and writes in a store (its bookkeeping); the rest of the layout needs no database.
 extension CoreDataLayout: StoreLayout {
-    public func recognizes(_ db: Database) throws -> Bool {
+    @_spi(Layouts) public func recognizes(_ db: Database) throws -> Bool {
         try db.tableExists(Self.metadataTable) && db.tableExists(Self.primaryKeyTable)
     }
 
     /// The conventions of the framework version recorded in the store, and the store's table names.
-    public func adapted(to db: Database) throws -> any StoreLayout {
+    @_spi(Layouts) public func adapted(to db: Database) throws -> any StoreLayout {
         guard try recognizes(db) else { return self }
         let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
         let metadata = try CoreDataMetadata.read(db)
@@ -20,11 +20,11 @@ extension CoreDataLayout: StoreLayout {
             storeTables: Set(tables.map(\.sqliteFolded)), storeEntityHashes: metadata?.entityHashes)
     }
 
-    public func createBookkeeping(_ db: Database, model: Model) throws {
+    @_spi(Layouts) public func createBookkeeping(_ db: Database, model: Model) throws {
         try CoreDataMetadata.createTables(db, modelCache: keepsModelCache)
     }
 
-    public func readMetadata(_ db: Database) throws -> StoreMetadata? {
+    @_spi(Layouts) public func readMetadata(_ db: Database) throws -> StoreMetadata? {
         guard try recognizes(db), let stored = try CoreDataMetadata.read(db) else { return nil }
         return StoreMetadata(
             layout: name, versionName: nil, entityHashes: stored.entityHashes,
@@ -35,7 +35,7 @@ extension CoreDataLayout: StoreLayout {
     /// `Z_PRIMARYKEY` with each root's highest key, writes the model into `Z_MODELCACHE` (framework 600 on;
     /// the old row stays when the model cannot be written), and unlinks rows that a
     /// step removed (see `CoreDataMetadata.write(_:model:layout:)`).
-    public func writeMetadata(_ db: Database, model: Model) throws {
+    @_spi(Layouts) public func writeMetadata(_ db: Database, model: Model) throws {
         try CoreDataMetadata.write(db, model: model, layout: self)
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// Core Data's bookkeeping tables: `Z_METADATA` (one row: `Z_VERSION` 1, the store UUID, and the metadata
 /// dictionary as a binary property list), `Z_PRIMARYKEY` (one row per entity) and `Z_MODELCACHE`

@@ -1,22 +1,22 @@
 import Foundation
 import GRDB
-import InstarSQL
-import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 // What the layout reads and writes in a store (its bookkeeping); the rest of the layout needs no database.
 extension InstarLayout: StoreLayout {
-    public func recognizes(_ db: Database) throws -> Bool {
+    @_spi(Layouts) public func recognizes(_ db: Database) throws -> Bool {
         try db.tableExists(Self.metadataTable)
     }
 
-    public func createBookkeeping(_ db: Database, model: Model) throws {
+    @_spi(Layouts) public func createBookkeeping(_ db: Database, model: Model) throws {
         try db.execute(
             sql: "CREATE TABLE IF NOT EXISTS \(Self.metadataTable.sqlQuoted) (\"key\" TEXT PRIMARY KEY NOT NULL, \"value\" TEXT)")
     }
 
-    public func readMetadata(_ db: Database) throws -> StoreMetadata? {
+    @_spi(Layouts) public func readMetadata(_ db: Database) throws -> StoreMetadata? {
         guard try recognizes(db) else { return nil }
         var values: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT \"key\", \"value\" FROM \(Self.metadataTable.sqlQuoted)") {
@@ -45,7 +45,7 @@ extension InstarLayout: StoreLayout {
             storedModel: values["model"])
     }
 
-    public func writeMetadata(_ db: Database, model: Model) throws {
+    @_spi(Layouts) public func writeMetadata(_ db: Database, model: Model) throws {
         try createBookkeeping(db, model: model)
         let hashes = VersionHashes(model: model)
         let json = try JSONSerialization.data(withJSONObject: hashes.base64EntityHashes, options: [.sortedKeys])

@@ -1,6 +1,6 @@
-import InstarLayouts
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// Every layout a name can stand for, built in and plug-in, as the one protocol the store uses
 /// (``StoreLayout``): the one list of layout names, the one place a name is resolved, and the layouts a
@@ -20,9 +20,9 @@ import InstarSQL
 /// `withScope(_:)`: its registrations are seen by that task (and its child tasks)
 /// only, and end with it, so tests running beside it, which list the names or detect stores, never see
 /// them.
-public enum LayoutRegistry {
+@_spi(Layouts) public enum LayoutRegistry {
     /// A registered layout's factory, called each time its name is resolved or a store is detected.
-    public typealias Factory = @Sendable () -> any StoreLayout
+    @_spi(Layouts) public typealias Factory = @Sendable () -> any StoreLayout
 
     /// The process-wide registrations.
     private static let shared = Locked<[String: Factory]>([:])
@@ -35,7 +35,7 @@ public enum LayoutRegistry {
     /// `body` registers or unregisters (in this task and the child tasks it starts) is seen only inside
     /// it and ends with it. For tests: they register layouts without changing what tests running beside
     /// them see.
-    public static func withScope<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+    @_spi(Layouts) public static func withScope<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         let result: Result<R, E> = $scoped.withValue(Locked(plugIns.current)) {
             do throws(E) { return .success(try body()) } catch { return .failure(error) }
         }
@@ -43,7 +43,7 @@ public enum LayoutRegistry {
     }
 
     /// Runs the async `body` with a registry of its own (`withScope(_:)`).
-    public static func withScope<R>(_ body: () async throws -> R) async rethrows -> R {
+    @_spi(Layouts) public static func withScope<R>(_ body: () async throws -> R) async rethrows -> R {
         try await $scoped.withValue(Locked(plugIns.current)) { try await body() }
     }
 
@@ -66,38 +66,38 @@ public enum LayoutRegistry {
     /// `coredata:<version>`) cannot be taken; registering a name again replaces its factory. Returns
     /// false when the name is refused.
     @discardableResult
-    public static func register(_ name: String, _ make: @escaping Factory) -> Bool {
+    @_spi(Layouts) public static func register(_ name: String, _ make: @escaping Factory) -> Bool {
         guard LayoutName(name) == nil, !name.isEmpty else { return false }
         plugIns.withLock { $0[name] = make }
         return true
     }
 
     /// Removes a registered name (tests, or an app unloading a plug-in).
-    public static func unregister(_ name: String) {
+    @_spi(Layouts) public static func unregister(_ name: String) {
         plugIns.withLock { $0[name] = nil }
     }
 
     /// The registered plug-in layouts' names, sorted.
-    public static var registeredNames: [String] { plugIns.withLock { $0.keys.sorted() } }
+    @_spi(Layouts) public static var registeredNames: [String] { plugIns.withLock { $0.keys.sorted() } }
 
     /// Every layout name, built in first (``LayoutName/builtIn``), then the registered ones sorted: the
     /// list that help texts and errors show. `coredata:<framework version>` is accepted besides.
-    public static var names: [String] { LayoutName.builtIn.map(\.description) + registeredNames }
+    @_spi(Layouts) public static var names: [String] { LayoutName.builtIn.map(\.description) + registeredNames }
 
     /// True when `name` stands for a built-in or a registered layout.
-    public static func isKnown(_ name: String) -> Bool {
+    @_spi(Layouts) public static func isKnown(_ name: String) -> Bool {
         LayoutName(name) != nil || plugIns.withLock { $0[name] != nil }
     }
 
     /// Every layout, in the order a store opened without a layout asks them whether it is theirs
     /// (``StoreLayout/recognizes(_:)``; the first that says yes wins, none: the Instar layout): the built-in
     /// ones, then each registered plug-in by name.
-    public static var all: [any StoreLayout] {
+    @_spi(Layouts) public static var all: [any StoreLayout] {
         LayoutName.builtIn.map(layout) + plugIns.withLock { table in table.keys.sorted().map { table[$0]!() } }
     }
 
     /// The layout a built-in name stands for.
-    public static func layout(_ name: LayoutName) -> any StoreLayout {
+    @_spi(Layouts) public static func layout(_ name: LayoutName) -> any StoreLayout {
         switch name {
         case .instar: InstarLayout()
         case .plainSQL: PlainSQLLayout()
@@ -108,7 +108,7 @@ public enum LayoutRegistry {
     /// The layout `name` stands for, built in or registered; `coredata:<framework version>` chooses the
     /// conventions of an older Core Data. Nil for a name that is neither (``resolve(_:path:location:)``
     /// says why, with the known names).
-    public static func named(_ name: String) -> (any StoreLayout)? {
+    @_spi(Layouts) public static func named(_ name: String) -> (any StoreLayout)? {
         if let builtIn = LayoutName(name) { return layout(builtIn) }
         return plugIns.withLock { $0[name] }?()
     }
@@ -116,7 +116,7 @@ public enum LayoutRegistry {
     /// The layout `name` stands for, or ``StoreError/Kind/unknownLayout`` carrying an
     /// ``UnknownLayoutError`` (the name, the known names, where it was written) as its `underlying`.
     /// `path` is the store or plan the name is for; `location`, where the name was written, when known.
-    public static func resolve(_ name: String, path: String, location: SourceLocation? = nil) throws(StoreError) -> any StoreLayout {
+    @_spi(Layouts) public static func resolve(_ name: String, path: String, location: SourceLocation? = nil) throws(StoreError) -> any StoreLayout {
         if let layout = named(name) { return layout }
         let unknown = UnknownLayoutError(name: name, known: names, location: location)
         throw StoreError(.unknownLayout, path: path, reason: .underlying, underlying: unknown)
@@ -125,20 +125,20 @@ public enum LayoutRegistry {
 
 /// The store-side name of ``LayoutRegistry``, under which the store's API first offered its lookups
 /// (`Layouts.named`, `Layouts.all`): the same registry, not a second list.
-public typealias Layouts = LayoutRegistry
+package typealias Layouts = LayoutRegistry
 
 /// A layout name that is neither built in nor registered: a misspelling, or a plug-in not registered
 /// before the name is used.
 public struct UnknownLayoutError: InstarError, Hashable {
     /// The name as it was given.
     public var name: String
-    /// Every name a layout is known by at the time (``LayoutRegistry/names``).
+    /// Every name a layout is known by at the time (`LayoutRegistry.names`).
     public var known: [String]
     /// Where the name was written (a plan file's `layout` key), when known.
     public var location: SourceLocation?
 
     /// Makes the error for `name`, given the names known at the time.
-    public init(name: String, known: [String], location: SourceLocation? = nil) {
+    package init(name: String, known: [String], location: SourceLocation? = nil) {
         self.name = name
         self.known = known
         self.location = location

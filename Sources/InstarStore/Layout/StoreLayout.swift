@@ -1,13 +1,13 @@
 import Foundation
 import GRDB
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// A way of storing model versions in SQLite. Layouts are plug-ins: the store, the step compiler
 /// and the executor talk to this protocol and never ask which layout they have. What needs no
 /// database (storage maps, conversions, encodings) is ``StorageLayout``; this adds a store's bookkeeping.
-public protocol StoreLayout: StorageLayout {
+@_spi(Layouts) public protocol StoreLayout: StorageLayout {
     /// True when the database looks like a store of this layout (its metadata table exists).
     func recognizes(_ db: Database) throws -> Bool
 
@@ -26,29 +26,29 @@ public protocol StoreLayout: StorageLayout {
 }
 
 extension StoreLayout {
-    public func adapted(to db: Database) throws -> any StoreLayout { self }
+    @_spi(Layouts) public func adapted(to db: Database) throws -> any StoreLayout { self }
 }
 
 /// What a store records about its own version.
-public struct StoreMetadata: Sendable, Hashable {
+@_spi(Layouts) public struct StoreMetadata: Sendable, Hashable {
     /// The name of the layout that wrote it.
-    public var layout: String
+    @_spi(Layouts) public var layout: String
     /// The version name, when the layout records it.
-    public var versionName: String?
+    @_spi(Layouts) public var versionName: String?
     /// Entity name → version hash.
-    public var entityHashes: [String: Data]
+    @_spi(Layouts) public var entityHashes: [String: Data]
     /// The version checksum (Core Data's), recorded or derived from the hashes; nil when unknown.
-    public var versionChecksum: String?
+    @_spi(Layouts) public var versionChecksum: String?
     /// The model the store was created or last migrated with, as an Instar model file (JSON), when the
     /// layout keeps one: it lets a store be migrated without the file of its current version.
-    public var storedModel: String?
+    @_spi(Layouts) public var storedModel: String?
     /// The version identifiers the writing model declared (Core Data's `NSStoreModelVersionIdentifiers`,
     /// Xcode's "Identifier" field of each merged model), when the layout records them. Versions that
     /// differ only in what Core Data does not hash share their entity hashes; these name the one written.
-    public var versionIdentifiers: [String]?
+    @_spi(Layouts) public var versionIdentifiers: [String]?
 
     /// Metadata as a layout read it (layouts build these in ``StoreLayout/readMetadata(_:)``).
-    public init(
+    @_spi(Layouts) public init(
         layout: String, versionName: String?, entityHashes: [String: Data], versionChecksum: String?,
         storedModel: String? = nil, versionIdentifiers: [String]? = nil
     ) {

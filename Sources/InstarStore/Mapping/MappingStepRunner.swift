@@ -1,8 +1,9 @@
+@_spi(Layouts) import InstarLayouts
 import Foundation
 import GRDB
 import InstarMapping
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 import InstarCompiler
 
 /// Runs a hook of a mapping step inside the step's transaction.

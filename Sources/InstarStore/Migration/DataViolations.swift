@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
 import InstarInference
-import InstarLayouts
-import InstarModel
-import InstarSQL
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
 
 /// One data condition of a step that a store's rows break, counted: the entity, the properties, how
 /// many rows (for a uniqueness condition, how many groups of rows) break it, and for duplicates a few
@@ -36,7 +36,7 @@ public struct DataViolation: Sendable, Hashable, Codable {
     public var relationship: String?
     /// How many rows break it; for ``Kind/duplicates``, how many groups of rows share values.
     public var count: Int
-    /// For ``Kind/duplicates``: up to ``sampleLimit`` shared values (one string per property, `NULL`
+    /// For ``Kind/duplicates``: up to `sampleLimit` shared values (one string per property, `NULL`
     /// for a missing value), the largest groups first, so that the user sees which values collide.
     public var samples: [[String]]
     /// What the rows break, in a sentence (the refusal's words).
@@ -49,7 +49,7 @@ public struct DataViolation: Sendable, Hashable, Codable {
     public var location: SourceLocation?
 
     /// How many duplicate groups are sampled.
-    public static let sampleLimit = 3
+    @_spi(Layouts) public static let sampleLimit = 3
 
     /// The condition, as the step's inference stated it.
     public var condition: DataCondition {
@@ -62,7 +62,7 @@ public struct DataViolation: Sendable, Hashable, Codable {
     }
 
     /// The counted violation of `condition`.
-    public init(
+    @_spi(Layouts) public init(
         _ condition: DataCondition, count: Int, samples: [[String]] = [], message: String, fix: String? = nil,
         location: SourceLocation? = nil
     ) {
@@ -84,7 +84,7 @@ extension SQLiteStore {
     /// Every data condition of the step from `old` (the store's version) to `new` that the store's rows
     /// break, each counted, reading only: unlike a migration, which refuses at its first check, this
     /// goes on through all of them. Empty when the step's data conditions all hold.
-    public func dataViolations(from old: Model, to new: Model) throws(StoreError) -> [DataViolation] {
+    package func dataViolations(from old: Model, to new: Model) throws(StoreError) -> [DataViolation] {
         do {
             return try withDatabase { db in
                 try dataViolations(ModelDiff(from: old, to: new).conditions, db: db, map: layout.storageMap(for: old), step: (old, new))

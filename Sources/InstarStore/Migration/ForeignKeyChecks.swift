@@ -1,6 +1,6 @@
 import GRDB
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import InstarCompiler
 
 /// Which tables' foreign keys a piece of work may have broken, so that verification checks those and

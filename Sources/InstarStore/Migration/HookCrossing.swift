@@ -1,5 +1,7 @@
-import InstarLayouts
-import InstarCompiler
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarCompiler
 
 /// Moving work across a hook that cannot tell the difference.
 ///

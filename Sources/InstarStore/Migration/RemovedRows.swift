@@ -1,6 +1,6 @@
 import GRDB
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import InstarCompiler
 
 /// The keys of the rows a migration's steps removed from their tables (rows of a removed sub-entity),

@@ -1,5 +1,5 @@
 import GRDBSQLite
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 /// What a piece of SQL reads and writes in the store, as SQLite itself reports it.
 ///

@@ -1,6 +1,6 @@
 import GRDB
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 
 extension SQLiteStore {
     /// The one transaction every kind of step runs in (inferred steps, fused runs of them, mapping

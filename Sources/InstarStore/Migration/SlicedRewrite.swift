@@ -1,7 +1,7 @@
 import GRDB
 import InstarCompiler
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 
 /// The store's side of a sliced rewrite (``SlicedCopy``): what to copy ahead, the copy slice by
 /// slice inside the runtime's commits, and the staging tables taken by the step's transaction.

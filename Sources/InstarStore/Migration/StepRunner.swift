@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
 import InstarInference
-import InstarModel
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 import InstarCompiler
 
 /// What one executed (or planned) step did.

@@ -1,7 +1,7 @@
 import GRDB
 import InstarInference
-import InstarModel
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarLayouts
 import InstarCompiler
 
 /// A hook that runs inside a migration's transaction, once the store is at a given version.

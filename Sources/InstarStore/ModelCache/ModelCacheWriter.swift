@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import InstarLayouts
-import InstarModel
+@_spi(Layouts) import InstarLayouts
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarSQL
+@_spi(Layouts) import InstarSQL
 
 /// What became of a store's `Z_MODELCACHE` when the store was moved to a version: a report, never a
 /// failure — the cache only helps Core Data migrate a store whose model left the app, so a model the writer

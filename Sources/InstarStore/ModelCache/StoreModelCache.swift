@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 import InstarModelIO
-import InstarSQL
-import InstarLayouts
+@_spi(Layouts) import InstarSQL
+@_spi(Layouts) import InstarLayouts
 
 /// The model a Core Data or SwiftData store keeps of itself, read from `Z_MODELCACHE`.
 ///

@@ -1,5 +1,5 @@
 import GRDB
-import InstarModel
+@_spi(Layouts) import InstarModel
 
 extension DatabaseValue {
     /// The storage class SQLite holds, as a value for errors.
@@ -18,9 +18,9 @@ extension DatabaseValue {
 /// never writes: the store was damaged or written by something else. Reading stops with this error,
 /// which names the layout, the table, the column or key and what was found; nothing is changed. An app
 /// meets it as the `underlying` of a `StoreError` of kind `layout`.
-public struct BookkeepingError: InstarError, Hashable {
+package struct BookkeepingError: InstarError, Hashable {
     /// SQLite's storage classes, as found in a bookkeeping table.
-    public enum StoredType: String, Sendable, Hashable {
+    package enum StoredType: String, Sendable, Hashable {
         /// NULL.
         case null
         /// An integer.
@@ -45,7 +45,7 @@ public struct BookkeepingError: InstarError, Hashable {
     }
 
     /// What the table holds that its writer never writes.
-    public enum Problem: Sendable, Hashable {
+    package enum Problem: Sendable, Hashable {
         /// A key of a key–value table is not text.
         case keyNotText(found: StoredType)
         /// The value under `key` is neither text nor NULL.
@@ -59,20 +59,20 @@ public struct BookkeepingError: InstarError, Hashable {
     }
 
     /// The layout whose bookkeeping it is (`instar`, `coredata`).
-    public var layout: String
+    package var layout: String
     /// The bookkeeping table.
-    public var table: String
+    package var table: String
     /// What it holds that its writer never writes.
-    public var problem: Problem
+    package var problem: Problem
 
     /// Makes the error for `table` of `layout`.
-    public init(layout: String, table: String, _ problem: Problem) {
+    package init(layout: String, table: String, _ problem: Problem) {
         self.layout = layout
         self.table = table
         self.problem = problem
     }
 
-    public var description: String {
+    package var description: String {
         switch problem {
         case .keyNotText(let found):
             "\(table) has a key that is \(found.phrase), not text (the store's \(layout) metadata is damaged)"

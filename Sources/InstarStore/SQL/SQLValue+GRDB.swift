@@ -1,11 +1,11 @@
 import GRDB
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 // SQLValue is pure (the compiler and the layouts build statements with it); the conversions to and from
 // GRDB's values live here, in the one module that executes statements.
 extension SQLValue {
     /// The value as GRDB binds it as a statement argument.
-    public var databaseValue: DatabaseValue {
+    @_spi(Layouts) public var databaseValue: DatabaseValue {
         switch self {
         case .null: .null
         case .integer(let v): v.databaseValue
@@ -16,7 +16,7 @@ extension SQLValue {
     }
 
     /// The value GRDB read from the database, by its storage class.
-    public init(_ value: DatabaseValue) {
+    @_spi(Layouts) public init(_ value: DatabaseValue) {
         switch value.storage {
         case .null: self = .null
         case .int64(let v): self = .integer(v)

@@ -1,6 +1,6 @@
 import GRDB
-import InstarModel
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarLayouts
 
 /// What SQLite says about one table: its pragma rows (`foreign_key_list`, `table_xinfo`,
 /// `index_list`, and `index_xinfo` of each of its indexes) and its `CREATE TABLE` text, each list in

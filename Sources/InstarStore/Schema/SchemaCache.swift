@@ -1,5 +1,5 @@
 import GRDB
-import InstarLayouts
+@_spi(Layouts) import InstarLayouts
 
 /// When a store's schema was read: SQLite's schema cookie (`PRAGMA schema_version`, bumped by every
 /// DDL statement, this connection's uncommitted ones included, and restored by a rollback) with the

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import InstarModel
-import InstarLayouts
+@_spi(Layouts) import InstarModel
+@_spi(Layouts) import InstarLayouts
 
 /// Reads the schema a SQLite database actually has, in the same terms as a layout's expectation.
 ///

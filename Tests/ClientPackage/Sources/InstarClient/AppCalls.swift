@@ -68,11 +68,14 @@ func migrateInBackground(_ migrator: Migrator, store: URL, stop: StopRequest) th
     }
 }
 
-/// Instar's schema types beside GRDB's, both re-exported by `Instar`: the names must not be ambiguous
-/// (GRDB declares ColumnDefinition, TableDefinition and ColumnExpression; Instar's are SchemaColumn,
-/// SchemaTable and ColumnValueExpression).
-func describe(_ schema: StoreSchema) -> [String] {
-    schema.tables.map { (table: SchemaTable) in
-        table.name + ": " + table.columns.map { (column: SchemaColumn) in "\(column.name) \(column.declaredType)" }.joined(separator: ", ")
+/// What a dry run tells the app about hooks, as values (no strings to re-parse).
+func hookPlan(_ report: DryRunReport) -> [String] {
+    report.steps.flatMap { step in
+        step.hooks.map { hook in
+            switch hook.phase {
+            case .before, .after: "\(hook.name) \(hook.phase) \(step.from) → \(step.to)"
+            case .mapping(let point): "\(hook.name) inside the mapping at \(point)"
+            }
+        }
     }
 }
