@@ -325,14 +325,15 @@ public enum DryRun {
         return report
     }
 
-    /// The statements and hooks of a mapping step, for the report.
     /// Whether the run would zero-fill freed pages: the plan's `secureDelete` option, else the store's
     /// connection, else what this SQLite library does by default.
     static func freedPagesZeroed(plan: Plan, store: SQLiteStore?) throws -> Bool {
         if let mode = plan.options.secureDelete { return mode == .on }
-        if let store { return try store.schema().freedPagesZeroed }
+        if let store { return try store.freedPagesZeroed() }
         return SQLiteStore.libraryZeroesFreedPages
     }
+
+    /// The statements and hooks of a mapping step, for the report.
 
     static func mappingProgram(_ mapping: PlannedMapping, from: Model, to: Model, layout: any StoreLayout) throws
         -> MappingProgram

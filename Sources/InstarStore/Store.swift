@@ -137,8 +137,18 @@ package final class SQLiteStore: @unchecked Sendable {
     /// `SECURE_DELETE`, as Debian's is): what a dry run without a store assumes (``DropColumnCost``).
     package static let libraryZeroesFreedPages: Bool = {
         guard let queue = try? DatabaseQueue() else { return true }
-        return (try? queue.read { db in try Int.fetchOne(db, sql: "PRAGMA secure_delete") }) == 1
+        return (try? queue.read { db in try SchemaReader.freedPagesZeroed(db) }) ?? true
     }()
+
+    /// Whether this store's connection zero-fills freed pages (``SchemaReader/freedPagesZeroed(_:)``),
+    /// without reading the whole schema as ``schema()`` would.
+    package func freedPagesZeroed() throws(StoreError) -> Bool {
+        do {
+            return try withDatabase { db in try SchemaReader.freedPagesZeroed(db) }
+        } catch {
+            throw StoreError.from(error, path: path, doing: .readingSchema(version: nil))
+        }
+    }
 
     /// The store's schema, without the layout's bookkeeping tables.
     package func schema() throws(StoreError) -> StoreSchema {

@@ -7,6 +7,13 @@ import GRDB
 ///
 /// Uses SQLite's table-valued pragma functions with bound table names, so no name is spliced into SQL.
 package enum SchemaReader {
+    /// Whether this connection zero-fills the pages a statement frees (`secure_delete`): 1 is `on`;
+    /// 2 (`fast`) zero-fills only pages written anyway, so it counts as off. What ``DropColumnCost``
+    /// weighs, read in this one place.
+    package static func freedPagesZeroed(_ db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: "PRAGMA secure_delete") == 1
+    }
+
     /// Every user table and index, except SQLite's own and those `isInternal` says to skip.
     ///
     /// Six statements for the whole schema, whatever its size: each pragma is joined with
@@ -16,8 +23,7 @@ package enum SchemaReader {
         let objects = try readSQL(db, skipping: isInternal)
         let (tableNames, facts) = try PragmaRows.readAll(db, createSQL: objects)
         var schema = StoreSchema()
-        // 1 is `on`; 2 (`fast`) zero-fills only pages written anyway.
-        schema.freedPagesZeroed = try Int.fetchOne(db, sql: "PRAGMA secure_delete") == 1
+        schema.freedPagesZeroed = try freedPagesZeroed(db)
         schema.raw = objects.filter { $0.kind == .view || $0.kind == .trigger }
         schema.sqlText = Dictionary(objects.map { ("\($0.kind.rawValue) \($0.name)", $0.sql) }, uniquingKeysWith: { a, _ in a })
         let autoincrement = Set(objects.filter { $0.kind == .table && SQLKeywords.words(of: $0.sql).contains("AUTOINCREMENT") }.map(\.name))
