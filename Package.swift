@@ -190,32 +190,100 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Tests by layer: each target sees only the modules of its layer (and their `package` symbols), so
-        // a test of a pure layer cannot lean on the store or the CLI. InstarTests holds everything that
-        // needs SQLite: store, runtime, CLI, corpus stores and scenarios.
+        // Tests by layer: each test target sees only the modules of its layer (and their `package` symbols), so a
+        // test of a pure layer cannot lean on the store or the CLI, and only InstarCLITests links the CLI. Each
+        // runs alone (`swift test --filter InstarStoreTests`); `swift test` runs them all. Tests/Fixtures (SQL
+        // schemas of hand-written databases, reported problems, the CLI's golden files) is in no target: tests
+        // and Scripts/check-adopt read it by path.
+        //
+        // Support libraries, one per layer, each depending on that layer only: InstarTestSupport (the package
+        // and corpus paths, inline models, archives) ← the model layers; InstarStoreTestSupport (store
+        // fixtures, `instar` as a process, store digests) ← the store; InstarRuntimeTestSupport (a plan
+        // whose stage runs the hooks under test) ← the runtime; InstarSwiftDataTestSupport (SwiftData
+        // stores, the corpus's SwiftData sources) ← SwiftData's reader and the store.
         .target(
             name: "InstarTestSupport",
             dependencies: ["InstarModel", "InstarModelIO", "InstarMapping"],
             path: "Tests/InstarTestSupport"
         ),
+        .target(
+            name: "InstarStoreTestSupport",
+            dependencies: [
+                "InstarTestSupport", "InstarModel", "InstarModelIO", "InstarSQL", "InstarLayouts", "InstarStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tests/InstarStoreTestSupport"
+        ),
+        .target(
+            name: "InstarRuntimeTestSupport",
+            dependencies: [
+                "InstarTestSupport", "InstarStoreTestSupport", "InstarModel", "InstarModelIO", "InstarPlanner", "InstarStore",
+                "InstarRuntime", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tests/InstarRuntimeTestSupport"
+        ),
+        .target(
+            name: "InstarSwiftDataTestSupport",
+            dependencies: [
+                "InstarTestSupport", "InstarModel", "InstarModelIO", "InstarLayouts", "InstarStore", "InstarSwiftData",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tests/InstarSwiftDataTestSupport"
+        ),
+        // Models: reading model files, Xcode and compiled models, mapping models, diffs and inference, hashes.
         .testTarget(
             name: "InstarModelTests",
-            dependencies: [
-                "InstarTestSupport", "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping", "InstarSwiftData",
-            ]
+            dependencies: ["InstarTestSupport", "InstarModel", "InstarModelIO", "InstarInference", "InstarMapping"]
         ),
+        // The planner: plan files, the version graph, chains, the cost model.
         .testTarget(
             name: "InstarPlannerTests",
             dependencies: ["InstarTestSupport", "InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner", "InstarMapping"]
         ),
+        // The layouts without a database: naming and storage maps.
         .testTarget(
-            name: "InstarTests",
+            name: "InstarLayoutsTests",
+            dependencies: ["InstarTestSupport", "InstarModel", "InstarSQL", "InstarLayouts"]
+        ),
+        // The store through GRDB: reading schemas, executing compiled steps, the model cache, quoting in SQLite,
+        // seeding and adoption (the modules on the store).
+        .testTarget(
+            name: "InstarStoreTests",
             dependencies: [
-                "InstarTestSupport", "Instar", "InstarCLI", "InstarMapping", "InstarSwiftData", "InstarSwiftDataCheck", "InstarSeeding",
+                "InstarTestSupport", "InstarStoreTestSupport", "InstarModel", "InstarModelIO", "InstarSQL", "InstarInference",
+                "InstarMapping", "InstarLayouts", "InstarCompiler", "InstarStore", "InstarSeeding", "InstarAdoption",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The runtime: the migrator, journal, lease, hooks, dry runs, exactly-once runs (killed runs are `instar`
+        // processes, started by path), slicing, export, the app's API through the umbrella; and what needs the
+        // planner and SQLite together (its value converters evaluated, a Core Data plan on a real store).
+        .testTarget(
+            name: "InstarRuntimeTests",
+            dependencies: [
+                "InstarTestSupport", "InstarStoreTestSupport", "InstarRuntimeTestSupport", "Instar", "InstarModel",
+                "InstarModelIO", "InstarSQL", "InstarInference", "InstarMapping", "InstarLayouts", "InstarCompiler",
+                "InstarPlanner", "InstarStore", "InstarRuntime", "InstarSeeding", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // SwiftData: reading app sources, SwiftData's layout and cached model, its plan checks.
+        .testTarget(
+            name: "InstarSwiftDataTests",
+            dependencies: [
+                "InstarTestSupport", "InstarStoreTestSupport", "InstarSwiftDataTestSupport", "Instar", "InstarModel",
+                "InstarModelIO", "InstarInference", "InstarLayouts", "InstarPlanner", "InstarStore", "InstarRuntime",
+                "InstarSwiftData", "InstarSwiftDataCheck", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // Everything that runs `instar`: commands end to end, golden output, example plans and scenarios, the
+        // migration tester and release checks, the runtime and SwiftData through the CLI.
+        .testTarget(
+            name: "InstarCLITests",
+            dependencies: [
+                "InstarTestSupport", "InstarStoreTestSupport", "InstarRuntimeTestSupport", "InstarSwiftDataTestSupport",
+                "Instar", "InstarCLI", "InstarMapping", "InstarSwiftData", "InstarSwiftDataCheck", "InstarSeeding",
                 "InstarAdoption", "InstarTesting",
-            ],
-            // SQL schemas of hand-written databases, read by the adoption tests and Scripts/check-adopt.
-            exclude: ["Fixtures"]
+            ]
         ),
     ]
 )

@@ -663,7 +663,7 @@ import InstarTestSupport
 
     /// `../shared/corpus` beside the package root. CI always has it, so its absence is a failure.
     static var corpus: URL {
-        let packageRoot = URL(fileURLWithPath: #filePath)  // <root>/Tests/InstarTests/<this file>
+        let packageRoot = URL(fileURLWithPath: #filePath)  // <root>/Tests/InstarModelTests/<this file>
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return packageRoot.appendingPathComponent("../shared/corpus", isDirectory: true).standardizedFileURL
     }

@@ -1,1 +1,1 @@
-../../../InstarTests/LaunchExample.swift
+../../../InstarRuntimeTests/LaunchExample.swift

@@ -1,0 +1,72 @@
+import Foundation
+@_spi(Layouts) import Instar
+import InstarTestSupport
+import InstarStoreTestSupport
+import Testing
+@testable import InstarCLI
+
+/// The CLI's JSON is its `Codable` output types and nothing else: each command's output decodes into its
+/// type and encodes back to the same bytes, so no key is written that the type does not declare, and a
+/// test (or a Swift script) can read the output as values.
+@Suite struct CLIJSONTests {
+    static let garage = packageRoot.appendingPathComponent("Plans/garage/plan.yaml").path
+    static let models = ["v1", "v2", "v3"].map { packageRoot.appendingPathComponent("Plans/garage/models/\($0).yaml").path }
+
+    /// Decodes `arguments`' output as `Output` and checks that encoding it again gives the same text.
+    @discardableResult
+    func roundTrip<Output: Codable>(
+        _ arguments: [String], as type: Output.Type, encoder: JSONEncoder = JSONEncoder(), status: Int32 = 0
+    ) throws -> Output {
+        let result = InstarCommand.runInProcess(arguments)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        let decoded = try decodeOutput(type, result.stdout)
+        #expect(jsonText(decoded, encoder: encoder) + "\n" == result.stdout, "\(arguments): a key the type does not declare")
+        return decoded
+    }
+
+    @Test func everyOutputRoundTripsThroughItsType() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.garageStore()
+        try scratch.writeNoChainPlan()
+        try scratch.writeConditionalModels()
+
+        let hashes = try roundTrip(["model", "hashes", Self.models[1], "--format", "json"], as: HashesJSON.self)
+        #expect(hashes.model == "Garage 2" && hashes.entities.keys.sorted() == ["Automobile", "Owner"])
+
+        let diff = try roundTrip(["diff", scratch.path("a.yaml"), scratch.path("b.yaml"), "--format", "json"], as: DiffJSON.self)
+        #expect(!diff.inferable)
+        #expect(diff.changes.first { $0.property == "m" }?.condition?.kind == "noNulls")
+
+        let lint = try roundTrip(["lint", Self.garage, "--cloudkit", "--format", "json"], as: LintJSON.self, status: 1)
+        #expect(lint.errors == lint.findings.filter { $0.severity == "error" }.count && lint.errors > 0)
+
+        let planned = try roundTrip(["plan", Self.garage, "--store", scratch.store, "--format", "json"], as: DryRunJSON.self)
+        #expect(planned.detectedVersion == "Garage 1" && planned.steps.map(\.to) == ["Garage 3"])
+        #expect(planned.steps[0].mappingModel == nil && planned.steps[0].kind == "lightweight")
+
+        let noChain = try roundTrip(["plan", scratch.path("plan.yaml"), "--format", "json"], as: DryRunJSON.self, status: 1)
+        #expect(noChain.noChain?.gaps.first?.blocking.first?.kind == "attributeTypeChanged", "\(String(describing: noChain.noChain))")
+        #expect(noChain.proposals?.first?.steps.isEmpty == false)
+
+        let inspected = try roundTrip(
+            ["inspect", "--store", scratch.store, "--format", "json"] + Self.models.flatMap { ["--model", $0] }, as: InspectJSON.self)
+        #expect(inspected.version == "Garage 1" && inspected.rowCounts == ["Car": 3, "Owner": 3])
+
+        let status = try roundTrip(["status", "--store", scratch.store, "--format", "json"], as: StatusJSON.self, encoder: StatusJSON.encoder)
+        #expect(status.journal == nil && status.lease == nil && !status.unfinished)
+
+        let tested = try roundTrip(["test", Self.garage, "--rows", "2", "--format", "json"], as: TestReportJSON.self)
+        #expect(tested.passed && tested.report.runs.map(\.fromVersion) == ["Garage 1", "Garage 2"])
+    }
+
+    /// `migrate --progress json` lines decode one by one as ``ProgressEventJSON``.
+    @Test func progressLinesDecodeAsEvents() throws {
+        let event = ProgressEvent.stepStarted(index: 0, of: 2, from: "V1", to: "V2", kind: .lightweight, estimatedRows: 12)
+        let line = ProgressReporter.jsonLine(event)
+        #expect(!line.contains("\n"))
+        let decoded = try decodeOutput(ProgressEventJSON.self, line)
+        #expect(decoded == ProgressEventJSON(event))
+        #expect(decoded.step == 1 && decoded.of == 2 && decoded.estimatedRows == 12 && decoded.hook == nil)
+    }
+}
