@@ -53,7 +53,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
     ],
     targets: [
-        // Identifier quoting, SQL literals, how layouts encode dates and UUIDs, layout names: no dependencies.
+        // Identifier quoting, SQL literals, how layouts encode dates and UUIDs, SQL type names: no dependencies.
         .target(name: "InstarSQL"),
         // Entities, attributes, relationships; validation; Core Data-exact version hashes.
         .target(
