@@ -38,7 +38,8 @@ package struct ModelDiff: Sendable {
     package let warnings: [Warning]
     private let destinationBySource: [String: String]
     private let sourceByDestination: [String: String]
-    /// Source entity → source property → destination property name.
+    /// Source entity → source property → destination property name, for the entities not in
+    /// ``unchanged`` (a long plan keeps every single step's diff; this map was its largest part).
     private let propertyDestinations: [String: [String: String]]
 
     /// True when every change can be performed by an inferred, in-place migration.
@@ -70,6 +71,8 @@ package struct ModelDiff: Sendable {
             guard let source = mapping.source, let destination = mapping.destination else { continue }
             destinationBySource[source] = destination
             sourceByDestination[destination] = source
+            // An unchanged entity maps each property to itself: answered from the older version.
+            guard !unchanged.contains(destination) else { continue }
             var properties: [String: String] = [:]
             for property in mapping.properties {
                 if let s = property.source, let d = property.destination { properties[s.name] = d.name }
@@ -111,6 +114,10 @@ package struct ModelDiff: Sendable {
 
     /// The newer name of an older entity's property, if it survives.
     package func destination(ofProperty property: String, in sourceEntity: String) -> String? {
-        propertyDestinations[sourceEntity]?[property]
+        if let destinations = propertyDestinations[sourceEntity] { return destinations[property] }
+        guard let old = unchangedSource, let destination = destinationBySource[sourceEntity],
+            unchanged.contains(destination)
+        else { return nil }
+        return old.properties(of: sourceEntity).contains { $0.name == property } ? property : nil
     }
 }

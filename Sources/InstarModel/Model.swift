@@ -15,7 +15,7 @@ public struct Model: Sendable {
     /// through three merged models, two without an identifier, records `["", "3"]`).
     @_spi(Layouts) public let versionIdentifiers: [String]
     /// Entities in declaration order.
-    public let entities: [Entity]
+    public private(set) var entities: [Entity]
     /// Where each entity (`"Entity"`) and property (`"Entity.property"`) was declared, when known.
     @_spi(Layouts) public let locations: [String: SourceLocation]
     /// The file or folder the model was read from, when known.
@@ -88,6 +88,21 @@ public struct Model: Sendable {
         self.resolvedProperties = result.resolvedProperties.filter { name, _ in
             result.entityIndex[name].map { entities[$0].parent != nil } ?? false
         }
+    }
+
+    /// This model with each entity replaced by the equal one `share` returns, so that versions which
+    /// repeat an entity unchanged hold one copy of its attributes (Swift shares equal arrays' storage
+    /// once one is assigned from the other). A plan of thousands of versions keeps every model in
+    /// memory, and the attribute and relationship arrays were two thirds of it.
+    ///
+    /// `share` must return an entity equal to the one it is given; the validation, resolved
+    /// properties and memoised hashes of this model then hold for the result unchanged.
+    package func sharingEntities(_ share: ([Entity]) -> [Entity]) -> Model {
+        var copy = self
+        let shared = share(entities)
+        assert(shared == entities, "sharingEntities: a shared entity differs from the one it replaces")
+        copy.entities = shared
+        return copy
     }
 
     /// Core Data's version identity of this model, computed once.

@@ -155,10 +155,7 @@ public enum PlanFileReader {
                 ModelProblem(
                     .invalidValue, "give either 'versions' or 'bundle', not both", location: locations["bundle"]))
         }
-        // Model files are independent: read them on all cores (long histories have hundreds).
-        let loaded = ParallelMap.map(versionPaths.map { resolve($0.0, against: folder) }) { path in
-            Result { () throws(ModelError) -> Model in try ModelLoader.load(path) }
-        }
+        let loaded = loadVersions(versionPaths.map { resolve($0.0, against: folder) })
         for ((path, node), result) in zip(versionPaths, loaded) {
             do {
                 plan.versions.append(try result.get())
@@ -243,6 +240,28 @@ public enum PlanFileReader {
         if path.hasPrefix("/") { return path }
         return folder.appendingPathComponent(path).path
     }
+
+    /// Versions read in batches that run on all cores (long histories have thousands of model files),
+    /// each version sharing the entities it repeats unchanged from the versions before it
+    /// (``EntityInterner``). Sharing batch by batch, not after reading them all, keeps the peak of a
+    /// 3,000-version plan near what the shared models take, not what every file's own copy would.
+    static func loadVersions(_ paths: [String]) -> [Result<Model, ModelError>] {
+        let interner = EntityInterner()
+        var loaded: [Result<Model, ModelError>] = []
+        loaded.reserveCapacity(paths.count)
+        for start in stride(from: 0, to: paths.count, by: versionBatch) {
+            let batch = Array(paths[start..<min(start + versionBatch, paths.count)])
+            let read = ParallelMap.map(batch) { path in
+                Result { () throws(ModelError) -> Model in try ModelLoader.load(path) }
+            }
+            loaded += read.map { result in result.map { $0.sharingEntities(interner.intern) } }
+        }
+        return loaded
+    }
+
+    /// Model files read at once: enough to keep every core busy, few enough that their unshared
+    /// copies stay a small part of the plan's memory.
+    static let versionBatch = 32
 
     static func readStage(_ node: Node, index: Int, walker: inout YAMLWalker, locations: inout [String: SourceLocation])
         -> CustomStage?

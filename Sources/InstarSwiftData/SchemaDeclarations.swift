@@ -10,6 +10,8 @@ extension SwiftDataSources {
             if byName[decl.qualifiedName] == nil { order.append(decl.qualifiedName) }
             byName[decl.qualifiedName, default: []].append(decl)
         }
+        // Versions usually repeat most classes unchanged: one copy of each repeated entity.
+        let interner = EntityInterner()
         for name in order {
             let decls = byName[name]!
             let location = decls[0].location
@@ -26,7 +28,9 @@ extension SwiftDataSources {
                 continue
             }
             guard let classes = modelClasses(modelsValue, file: modelsFile, scope: decls[0].scope + [decls[0].name], schema: name) else { continue }
-            if let schema = build(name: name, version: version, versioned: true, classes: classes, at: location) {
+            if let schema = build(
+                name: name, version: version, versioned: true, classes: classes, at: location, sharing: interner)
+            {
                 schemas.append(schema)
             }
         }

@@ -151,12 +151,17 @@ package struct SwiftDataSources {
         for diagnostic in more where !diagnostics.contains(diagnostic) { diagnostics.append(diagnostic) }
     }
 
-    mutating func build(name: String, version: String, versioned: Bool, classes: [String], at location: SourceLocation) -> SwiftDataSchema? {
+    /// - Parameter interner: shares entities equal to ones an earlier schema built (``EntityInterner``).
+    mutating func build(
+        name: String, version: String, versioned: Bool, classes: [String], at location: SourceLocation,
+        sharing interner: EntityInterner? = nil
+    ) -> SwiftDataSchema? {
         var builder = EntityBuilder(declarations: declarations)
         let classes = builder.addingReachable(classes)
-        let entities = builder.entities(for: classes)
+        let built = builder.entities(for: classes)
         note(builder.diagnostics)
-        guard let entities else { return nil }
+        guard let built else { return nil }
+        let entities = interner?.intern(built) ?? built
         do {
             let model = try Model(
                 name: name, versionIdentifier: version, entities: entities, locations: builder.locations,
