@@ -33,7 +33,7 @@ import InstarStoreTestSupport
         #expect((proposals[0]["hooks"] as? [[String: Any]])?.first?["name"] as? String == "convert_Item_code")
         let proposal = try #require(try plain.decoded(DryRunJSON.self).proposals?.first)
         #expect(proposal.from == "Shop 1" && proposal.to == "Shop 2")
-        #expect(proposal.recipes.map(\.change.kind) == ["attributeTypeChanged"] && !proposal.recipes[0].change.inferable)
+        #expect(proposal.recipes.map(\.change.kind) == [.attributeTypeChanged] && !proposal.recipes[0].change.isInferable)
         // The text report renders the same proposal (its words: the golden transcript cli/plan-no-chain.txt).
         #expect(try runInstar(["plan", planFile.path]).status == 1)
 

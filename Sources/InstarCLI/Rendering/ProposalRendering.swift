@@ -102,7 +102,7 @@ struct ProposalJSON: Codable, Sendable, Equatable {
         var kind: String
         var subject: String
         var summary: String
-        var change: ChangeJSON
+        var change: Change
         var temporary: String?
         var hook: String?
     }
@@ -145,7 +145,7 @@ struct ProposalJSON: Codable, Sendable, Equatable {
         final = p.final?.name
         recipes = p.recipes.map {
             Recipe(
-                kind: $0.kind.rawValue, subject: $0.change.subject, summary: $0.summary, change: ChangeJSON($0.change),
+                kind: $0.kind.rawValue, subject: $0.change.subject, summary: $0.summary, change: $0.change,
                 temporary: $0.temporary, hook: $0.hook)
         }
         steps = p.steps.map {

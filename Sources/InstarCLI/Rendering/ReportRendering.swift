@@ -154,7 +154,7 @@ struct DryRunJSON: Codable, Sendable, Equatable {
         var kind: String
         @AlwaysPresent var mappingModel: String?
         var chosenBecause: String
-        var changes: [ChangeJSON]
+        var changes: [Change]
         var hooks: [Hook]
         var sql: [String]
         var tablesRebuilt: [String]
@@ -202,7 +202,7 @@ struct DryRunJSON: Codable, Sendable, Equatable {
         struct Gap: Codable, Sendable, Equatable {
             var from: String
             var to: String
-            var blocking: [ChangeJSON]
+            var blocking: [Change]
         }
     }
 
@@ -224,7 +224,7 @@ struct DryRunJSON: Codable, Sendable, Equatable {
         steps = r.steps.map { s in
             Step(
                 from: s.from, to: s.to, kind: s.kind.rawValue, mappingModel: s.mappingModel, chosenBecause: s.choice.description,
-                changes: s.changes.map(ChangeJSON.init), hooks: s.hooks.map { Hook(name: $0.name, phase: $0.phase.description, kind: $0.kind) },
+                changes: s.changes, hooks: s.hooks.map { Hook(name: $0.name, phase: $0.phase.description, kind: $0.kind) },
                 sql: s.sql, tablesRebuilt: s.tablesRebuilt, rowsTouched: s.rowsTouched, extraBytes: s.extraBytes)
         }
         alternatives = r.alternatives.map { Alternative(versions: $0.versions, cost: $0.cost) }
@@ -237,7 +237,7 @@ struct DryRunJSON: Codable, Sendable, Equatable {
         if let noChain = r.noChain {
             self.noChain = NoChainJSON(
                 message: noChain.message,
-                gaps: noChain.gaps.map { NoChainJSON.Gap(from: $0.from, to: $0.to, blocking: $0.blocking.map(ChangeJSON.init)) })
+                gaps: noChain.gaps.map { NoChainJSON.Gap(from: $0.from, to: $0.to, blocking: $0.blocking) })
             proposals = r.proposals.map(ProposalJSON.init)
         }
     }
