@@ -19,13 +19,23 @@ struct CLIResult {
     func decoded<Output: Decodable>(_ type: Output.Type) throws -> Output { try decodeOutput(type, stdout) }
 
     /// The events `migrate --progress json` printed (see ``progressEvents(_:)``).
-    var progressEvents: [ProgressEventJSON] { InstarCLITests.progressEvents(stdout) }
+    var progressEvents: [ProgressEvent] { InstarCLITests.progressEvents(stdout) }
 }
 
 /// The events of `migrate --progress json`: one JSON object a line of standard output (the lines of
 /// text a run ends with are skipped). A run with nothing to do reports none.
-func progressEvents(_ stdout: String) -> [ProgressEventJSON] {
-    stdout.split(separator: "\n").filter { $0.first == "{" }.compactMap { try? decodeOutput(ProgressEventJSON.self, String($0)) }
+func progressEvents(_ stdout: String) -> [ProgressEvent] {
+    stdout.split(separator: "\n").filter { $0.first == "{" }.compactMap { try? decodeOutput(ProgressEvent.self, String($0)) }
+}
+
+/// What the tests ask of a progress event without spelling out its case.
+extension ProgressEvent {
+    /// Where a `started` event says the run resumes.
+    var resumedAt: String? { if case .started(_, _, let at) = self { at } else { nil } }
+    /// Where a `stepStarted` event's transaction ends.
+    var stepTarget: String? { if case .stepStarted(_, _, _, let to, _, _) = self { to } else { nil } }
+    /// True for the `finished` event.
+    var isFinished: Bool { if case .finished = self { true } else { false } }
 }
 
 @discardableResult

@@ -129,7 +129,7 @@ import InstarStoreTestSupport
 
         let resumed = try f.instar(["migrate", f.plan, "--store", f.store, "--progress", "json"])
         #expect(resumed.status == 0, "\(resumed)")
-        let started = progressEvents(resumed.stdout).first { $0.event == "started" }
+        let started = progressEvents(resumed.stdout).first { $0.resumedAt != nil }
         #expect(started?.resumedAt == "step 1/1 (V1 → V2), after phase, hook 1 at checkpoint 6", "\(resumed.stdout)")
         #expect(try f.ints(#"SELECT "n" FROM "Item" ORDER BY "_pk""#) == Array(repeating: 1, count: 20))
     }
