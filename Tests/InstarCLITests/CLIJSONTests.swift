@@ -46,8 +46,8 @@ import Testing
         let warnings = try decodeMember("warnings", as: [Warning].self, diffed.stdout)
         #expect(warnings.map(\.message) == diff.warnings.map(\.message) && !warnings.isEmpty)
 
-        let lint = try roundTrip(["lint", Self.garage, "--cloudkit", "--format", "json"], as: LintJSON.self, status: 1)
-        #expect(lint.errors == lint.findings.filter { $0.severity == "error" }.count && lint.errors > 0)
+        let lint = try roundTrip(["lint", Self.garage, "--cloudkit", "--format", "json"], as: LintReport.self, status: 1)
+        #expect(lint.errors == lint.findings.filter { $0.severity == .error }.count && lint.errors > 0)
 
         let planned = try roundTrip(["plan", Self.garage, "--store", scratch.store, "--format", "json"], as: DryRunJSON.self)
         #expect(planned.detectedVersion == "Garage 1" && planned.steps.map(\.to) == ["Garage 3"])

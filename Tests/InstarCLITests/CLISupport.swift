@@ -136,3 +136,10 @@ extension RuntimeFixture {
         return fixture
     }
 }
+
+/// A lint finding's location as `lint --format json` spreads it, for tests that read decoded output.
+extension LintFinding {
+    var file: String { location.file }
+    var line: Int? { location.line }
+    var column: Int? { location.column }
+}

@@ -10,7 +10,7 @@ import Testing
 @_spi(Layouts) import InstarLayouts
 import InstarTestSupport
 import InstarSwiftDataTestSupport
-@testable import InstarCLI  // LintJSON, to decode `lint --format json`
+@testable import InstarCLI
 
 /// `instar migrate --swiftdata`: a SwiftData store migrated through the app's plan (or, unversioned, the
 /// one step SwiftData infers), leaving the metadata SwiftData itself writes at the target schema.
@@ -142,7 +142,7 @@ import InstarSwiftDataTestSupport
         let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit", "--format", "json"])
         #expect(!result.stderr.contains("no SchemaMigrationPlan"), "\(result.stderr)")
         #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
-        let lint = try result.decoded(LintJSON.self)
+        let lint = try result.decoded(LintReport.self)
         #expect(lint.errors > 0 && lint.findings.contains { $0.file.hasSuffix("/Models.swift") && $0.line == 2 }, "at the property: \(lint.findings)")
     }
 
@@ -160,8 +160,8 @@ import InstarSwiftDataTestSupport
             #expect(result.status == 1, "\(source): \(result.stdout) \(result.stderr)")  // the words: golden cli/swiftdata-not-inferable.txt
             let json = try runInstar(["lint", "--swiftdata", current.path, "--format", "json"] + source)
             #expect(json.status == 1, "\(source): \(json.stderr)")
-            let lint = try json.decoded(LintJSON.self)
-            let errors = lint.findings.filter { $0.severity == "error" }
+            let lint = try json.decoded(LintReport.self)
+            let errors = lint.findings.filter { $0.severity == .error }
             #expect(lint.errors == 1 && errors.count == 1, "one finding, at the property, not a second for the whole step: \(lint.findings)")
             #expect(errors.first?.file.hasSuffix("/Models.swift") == true && errors.first?.line == 2, "at the property: \(errors)")
         }

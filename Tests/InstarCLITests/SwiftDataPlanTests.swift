@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Layouts) import InstarModel
 @_spi(Layouts) import InstarStore
+import InstarPlanner
 import InstarSwiftData
 import Testing
 @_spi(Layouts) import InstarLayouts
@@ -62,9 +63,9 @@ import InstarTestSupport
 
         let linted = try runInstar(["lint", "--swiftdata", folder.path, "--format", "json"])
         #expect(linted.status == 1, "\(linted.stdout)")
-        let findings = try linted.decoded(LintJSON.self)
+        let findings = try linted.decoded(LintReport.self)
         #expect(findings.errors == 1 && findings.findings.first?.file.hasSuffix("Models.swift") == true, "\(findings)")
-        #expect(findings.findings.first?.check == "invalidPlan")
+        #expect(findings.findings.first?.check == .invalidPlan)
 
         // Named explicitly, the same: a refused plan is never passed over.
         let named = try runInstar(["plan", "--swiftdata", folder.path, "--migration-plan", "Plan", "--format", "json"])
@@ -145,7 +146,7 @@ extension SwiftDataPlanTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit", "--format", "json"])
         #expect(result.status == 1)
-        let required = try result.decoded(LintJSON.self).findings.filter { $0.check == "cloudKitRequiredAttribute" }
+        let required = try result.decoded(LintReport.self).findings.filter { $0.check == .cloudKitRequiredAttribute }
         #expect(required.count == 1 && required[0].entity == "Drink" && required[0].property == "name", "\(required)")
     }
 }
