@@ -2,6 +2,7 @@ import Foundation
 @_spi(Layouts) import Instar
 import InstarTestSupport
 import InstarStoreTestSupport
+import InstarTesting
 import Testing
 @testable import InstarCLI
 
@@ -64,8 +65,8 @@ import Testing
         let status = try roundTrip(["status", "--store", scratch.store, "--format", "json"], as: StatusJSON.self, encoder: StatusJSON.encoder)
         #expect(status.journal == nil && status.lease == nil && !status.unfinished)
 
-        let tested = try roundTrip(["test", Self.garage, "--rows", "2", "--format", "json"], as: TestReportJSON.self)
-        #expect(tested.passed && tested.report.runs.map(\.fromVersion) == ["Garage 1", "Garage 2"])
+        let tested = try roundTrip(["test", Self.garage, "--rows", "2", "--format", "json"], as: MigrationTestReport.self)
+        #expect(tested.passed && tested.runs.map(\.fromVersion) == ["Garage 1", "Garage 2"])
     }
 
     /// `migrate --progress json` lines decode one by one as ``ProgressEvent``.
