@@ -32,8 +32,9 @@ import Testing
         try scratch.writeNoChainPlan()
         try scratch.writeConditionalModels()
 
-        let hashes = try roundTrip(["model", "hashes", Self.models[1], "--format", "json"], as: HashesJSON.self)
-        #expect(hashes.model == "Garage 2" && hashes.entities.keys.sorted() == ["Automobile", "Owner"])
+        let hashes = try roundTrip(["model", "hashes", Self.models[1], "--format", "json"], as: ModelIdentity.self)
+        #expect(hashes == ModelIdentity(try loadModel(Self.models[1])))
+        #expect(hashes.model == "Garage 2" && hashes.hashes.entityHashes.keys.sorted() == ["Automobile", "Owner"])
 
         // A diff is encodable only (ModelDiff+Encodable.swift): the library's own diff writes the output,
         // and its changes and warnings decode as the library's values.
