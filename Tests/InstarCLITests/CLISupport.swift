@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @_spi(Layouts) import Instar
 import InstarTestSupport
 import InstarStoreTestSupport
@@ -15,8 +16,30 @@ struct CLIResult {
         (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
     }
 
-    /// Standard output decoded as the command's JSON output type (`InspectJSON`, `DryRunJSON`…).
+    /// Standard output decoded as the command's JSON output type (`InspectJSON`, `LintReport`…).
     func decoded<Output: Decodable>(_ type: Output.Type) throws -> Output { try decodeOutput(type, stdout) }
+
+    /// The JSON output's member at `path`: object keys (`String`) and array indexes (`Int`), for outputs
+    /// whose library value is encodable only (a dry run, a diff).
+    func member(_ path: Any...) -> Any? {
+        path.reduce(json as Any?) { value, step in
+            switch step {
+            case let key as String: (value as? [String: Any])?[key]
+            case let index as Int: (value as? [Any]).flatMap { $0.indices.contains(index) ? $0[index] : nil }
+            default: nil
+            }
+        }
+    }
+
+    /// The member at `path`, decoded as `type` (a ``Change``, a ``NoChain/Gap``…).
+    func member<Member: Decodable>(_ path: Any..., as type: Member.Type) throws -> Member {
+        let value = try #require(path.reduce(json as Any?) { value, step in
+            if let key = step as? String { return (value as? [String: Any])?[key] }
+            if let index = step as? Int, let array = value as? [Any], array.indices.contains(index) { return array[index] }
+            return nil
+        }, "no \(path) in \(stdout)")
+        return try JSONDecoder().decode(type, from: JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]))
+    }
 
     /// The events `migrate --progress json` printed (see ``progressEvents(_:)``).
     var progressEvents: [ProgressEvent] { InstarCLITests.progressEvents(stdout) }

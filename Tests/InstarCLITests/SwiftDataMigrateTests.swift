@@ -76,8 +76,10 @@ import InstarSwiftDataTestSupport
         #expect(planned.status == 0, "\(planned.stderr)")  // its note's words: golden cli/swiftdata-inferred.txt
         let plannedJSON = try runInstar(["plan", "--swiftdata", folder.path, "--store", path, "--format", "json"])
         #expect(plannedJSON.status == 0, "\(plannedJSON.stderr)")
-        let steps = try plannedJSON.decoded(DryRunJSON.self).steps
-        #expect(steps.map(\.kind) == ["lightweight"] && steps.map(\.from) == ["cached 1.0.0"] && steps.map(\.to) == ["Schema"], "\(plannedJSON.stdout)")
+        let steps = plannedJSON.member("steps") as? [[String: Any]] ?? []
+        #expect(
+            steps.map { $0["kind"] as? String } == ["lightweight"] && steps.map { $0["from"] as? String } == ["cached 1.0.0"]
+                && steps.map { $0["to"] as? String } == ["Schema"], "\(plannedJSON.stdout)")
 
         let result = try runInstar(["migrate", "--swiftdata", folder.path, "--store", path])
         #expect(result.status == 0, "\(result.stderr)")
@@ -133,7 +135,7 @@ import InstarSwiftDataTestSupport
         // Without a store: the current schema is planned alone, and the note says what the step needs.
         let withoutStore = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
         #expect(withoutStore.status == 0, "\(withoutStore.stderr)")
-        #expect(try withoutStore.decoded(DryRunJSON.self).steps.isEmpty, "\(withoutStore.stdout)")
+        #expect((withoutStore.member("steps") as? [Any])?.isEmpty == true, "\(withoutStore.stdout)")
     }
 
     @Test func lintChecksAnUnversionedAppsCurrentSchema() throws {
@@ -299,7 +301,7 @@ import InstarSwiftDataTestSupport
         let withApp = try runInstar(["plan", "--swiftdata", folder.path])
         #expect(withApp.status == 0, "\(withApp.stdout) \(withApp.stderr)")
         let planned = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
-        #expect(try planned.decoded(DryRunJSON.self).to == "Schema", "the container's classes are the current schema: \(planned.stdout)")
+        #expect(planned.member("to") as? String == "Schema", "the container's classes are the current schema: \(planned.stdout)")
     }
 
     /// A store whose cache is gone (a migration by Instar empties it): the sources it shipped with are the source.

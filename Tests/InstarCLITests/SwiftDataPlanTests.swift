@@ -169,7 +169,7 @@ extension SwiftDataPlanTests {
             "--format", "json",
         ])
         #expect(result.status == 0, "the checks passed: \(result.stderr)")
-        #expect(try result.decoded(DryRunJSON.self).detectedVersion == schema, "the store was written by \(schema): \(result.stdout)")
+        #expect(result.member("detectedVersion") as? String == schema, "the store was written by \(schema): \(result.stdout)")
     }
 
     @Test func freezeRaysPlanPassesInstarTestSeededAndWithItsFixtures() throws {
