@@ -34,7 +34,7 @@ struct DiffCommand: ParsableCommand {
         let new = try loadModel(to)
         let diff = ModelDiff(from: old, to: new)
         switch format {
-        case .json: printOut(jsonText(DiffJSON(diff)))
+        case .json: printOut(jsonText(diff))
         case .text: printOut(DiffRendering.text(diff))
         }
     }

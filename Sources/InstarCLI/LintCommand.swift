@@ -129,10 +129,10 @@ struct LintCommand: ParsableCommand, UsesSwiftDataOptions {
         if cloudKit, !loaded.isEmpty {
             findings = PlanLint.sorted(findings + (try cloudKitFindings(loaded)))
         }
-        let subject = plan ?? (swiftdata.isEmpty ? models : swiftdata).joined(separator: " ")
+        let report = LintReport(plan: plan ?? (swiftdata.isEmpty ? models : swiftdata).joined(separator: " "), findings: findings)
         switch format {
-        case .text: printOut(LintRendering.text(findings))
-        case .json: printOut(jsonText(LintJSON(findings, plan: subject)))
+        case .text: printOut(LintRendering.text(report))
+        case .json: printOut(jsonText(report))
         }
         if let readerStatus { throw readerStatus }
         if findings.contains(where: { $0.severity == .error }) { throw InstarExit.failure }

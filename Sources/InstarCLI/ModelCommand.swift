@@ -33,17 +33,14 @@ struct HashesCommand: ParsableCommand {
 
     func run() throws {
         let model = try loadModel(model)
-        let hashes = VersionHashes(model: model)
+        let identity = ModelIdentity(model)
+        let hashes = identity.hashes
         switch format {
         case .json:
-            printOut(
-                jsonText(
-                    HashesJSON(
-                        model: model.name, versionIdentifier: model.versionIdentifier, entities: hashes.base64EntityHashes,
-                        versionChecksum: hashes.versionChecksum, versionHashesDigest: hashes.versionHashesDigest)))
+            printOut(jsonText(identity))
         case .text:
-            var lines = ["model \(model.name)"]
-            if let identifier = model.versionIdentifier, !identifier.isEmpty {
+            var lines = ["model \(identity.model)"]
+            if let identifier = identity.versionIdentifier, !identifier.isEmpty {
                 lines.append("identifier \(identifier)")
             }
             let width = hashes.entityHashes.keys.map(\.count).max() ?? 0
@@ -57,14 +54,3 @@ struct HashesCommand: ParsableCommand {
         }
     }
 }
-
-/// `instar model hashes --format json`: Core Data's version identity of a model.
-struct HashesJSON: Codable, Sendable, Equatable {
-    var model: String
-    var versionIdentifier: String?
-    /// Each entity's version hash, base64.
-    var entities: [String: String]
-    var versionChecksum: String
-    var versionHashesDigest: String
-}
-

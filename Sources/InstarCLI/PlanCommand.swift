@@ -167,7 +167,7 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
             return
         }
         switch format {
-        case .json: printOut(jsonText(DryRunJSON(report)))
+        case .json: printOut(jsonText(report))
         case .text: printOut(ReportRendering.text(report) + launchesLine(report))
         case .markdown: printOut(ReportRendering.markdown(report) + launchesLine(report))
         }

@@ -106,69 +106,7 @@ final class ProgressReporter: Sendable {
     /// The event as one line of JSON, `{"event" : "stepStarted","from" : "V1",…}`: the pretty-printed
     /// object with each line's indentation dropped (strings never span lines: JSON escapes newlines).
     static func jsonLine(_ event: ProgressEvent) -> String {
-        jsonText(ProgressEventJSON(event)).split(separator: "\n")
+        jsonText(event).split(separator: "\n")
             .map { $0.drop(while: { $0 == " " }) }.joined()
-    }
-}
-
-/// One line of `migrate --progress json`: an event and its fields (those of other events absent).
-struct ProgressEventJSON: Codable, Sendable, Equatable {
-    /// `started`, `stepStarted`, `hook`, `slice`, `stepFinished`, `reclaiming`, `paused`, `finished`.
-    var event: String
-    var run: String?
-    /// `started`: the chain's steps; `finished`: the steps run.
-    var steps: Int?
-    var resumedAt: String?
-    /// 1-based.
-    var step: Int?
-    var of: Int?
-    var from: String?
-    var to: String?
-    var kind: String?
-    var estimatedRows: Int?
-    var hook: String?
-    var done: Int?
-    var total: Int?
-    /// `slice`: the table rows were last copied into ahead of the step, how many of `of` so far, and
-    /// the estimated seconds left.
-    var table: String?
-    var copied: Int?
-    var secondsLeft: Double?
-    /// `reclaiming`: at most how many rows of the tables a sliced run retired are left to delete,
-    /// then how many free pages to give back (absent until the rows are gone).
-    var rowsLeft: Int?
-    var freePagesLeft: Int?
-    var seconds: Double?
-    var reason: String?
-
-    init(event: String) { self.event = event }
-
-    init(_ event: ProgressEvent) {
-        switch event {
-        case .started(let run, let steps, let resumedAt):
-            self.init(event: "started")
-            (self.run, self.steps, self.resumedAt) = (run, steps, resumedAt)
-        case .stepStarted(let i, let n, let from, let to, let kind, let rows):
-            self.init(event: "stepStarted")
-            (step, of, self.from, self.to, self.kind, estimatedRows) = (i + 1, n, from, to, kind.rawValue, rows)
-        case .hook(let name, let done, let total):
-            self.init(event: "hook")
-            (hook, self.done, self.total) = (name, done, total)
-        case .slice(let table, let copied, let total, let left):
-            self.init(event: "slice")
-            (self.table, self.copied, of, secondsLeft) = (table, copied, total, left)
-        case .reclaiming(let rows, let pages):
-            self.init(event: "reclaiming")
-            (rowsLeft, freePagesLeft) = (rows, pages)
-        case .stepFinished(let i, let n, let seconds):
-            self.init(event: "stepFinished")
-            (step, of, self.seconds) = (i + 1, n, seconds)
-        case .paused(let reason):
-            self.init(event: "paused")
-            self.reason = reason.description
-        case .finished(let steps, let seconds):
-            self.init(event: "finished")
-            (self.steps, self.seconds) = (steps, seconds)
-        }
     }
 }

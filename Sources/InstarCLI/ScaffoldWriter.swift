@@ -47,9 +47,9 @@ enum ScaffoldWriter {
         }
         switch format {
         case .json:
-            var json = DryRunJSON(report)
-            json.scaffold = files.map { DryRunJSON.ScaffoldFile(path: $0.path, role: $0.role) }
-            printOut(jsonText(json))
+            var written = report
+            written.scaffold = files
+            printOut(jsonText(written))
         case .text, .markdown:
             printOut(format == .text ? ReportRendering.text(report) : ReportRendering.markdown(report))
             printOut("")

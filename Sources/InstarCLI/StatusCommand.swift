@@ -26,22 +26,15 @@ struct StatusCommand: ParsableCommand {
     var format: OutputFormat { output.format }
 
     func run() throws {
-        let status: (journal: JournalEntry?, lease: Lease?)
+        let status: StoreStatus
         do {
             status = try Migrator.status(ofStoreAt: store)
         } catch let error as StoreError {
             throw fail(error)
         }
-        let unfinished = status.journal.map { $0.status != .finished } ?? false
         switch format {
         case .json:
-            let lease = status.lease.map {
-                StatusJSON.LeaseJSON(owner: $0.owner, pid: $0.pid, host: $0.host, alive: $0.isAlive)
-            }
-            printOut(
-                jsonText(
-                    StatusJSON(store: store, unfinished: unfinished, journal: status.journal, lease: lease),
-                    encoder: StatusJSON.encoder))
+            printOut(jsonText(status, encoder: Journal.encoder))
         case .text:
             guard let journal = status.journal else {
                 printOut("no migration has run on \(store)")
@@ -58,14 +51,14 @@ struct StatusCommand: ParsableCommand {
                 lines.append(String(format: "  %@: %.2f s", step, seconds))
             }
             if let lease = status.lease {
-                lines.append("held by \(lease)\(lease.isAlive ? "" : " (no longer running: the next migrate takes over)")")
+                lines.append("held by \(lease)\(status.leaseIsAlive ? "" : " (no longer running: the next migrate takes over)")")
             }
             if journal.status != .finished {
                 lines.append("continue with: instar migrate \(journal.planFile) --store \(store)")
             }
             printOut(lines.joined(separator: "\n"))
         }
-        if unfinished { throw InstarExit.failure }
+        if status.unfinished { throw InstarExit.failure }
     }
 }
 
@@ -127,25 +120,4 @@ struct RestoreCommand: ParsableCommand {
         try? reader.close()
         return writer
     }
-}
-
-/// `instar status --format json`: the journal as the store keeps it, and who holds the store.
-struct StatusJSON: Codable, Sendable, Equatable {
-    var store: String
-    var unfinished: Bool
-    /// The unfinished run, else the last (absent when no migration has run).
-    var journal: JournalEntry?
-    var lease: LeaseJSON?
-
-    /// The process that holds the store.
-    struct LeaseJSON: Codable, Sendable, Equatable {
-        var owner: String
-        var pid: Int32
-        var host: String
-        /// Whether that process still runs (if not, the next migrate takes over).
-        var alive: Bool
-    }
-
-    /// Dates as the journal stores them (ISO 8601).
-    static var encoder: JSONEncoder { Journal.encoder }
 }

@@ -149,7 +149,7 @@ struct TestCommand: ParsableCommand, UsesSwiftDataOptions {
         switch format {
         case .text: printOut(TestRendering.text(report))
         case .markdown: printOut(TestRendering.markdown(report))
-        case .json: printOut(jsonText(TestReportJSON(report)))
+        case .json: printOut(jsonText(report))
         }
         if !report.passed { throw InstarExit.failure }
     }

@@ -14,7 +14,7 @@ public struct DryRunReport: Sendable {
     /// A hook a step runs: which, when, and what the plan defines it as.
     public struct HookUse: Sendable, Hashable, Codable {
         /// When in the step it runs.
-        public enum Phase: Sendable, Hashable, Codable, CustomStringConvertible {
+        public enum Phase: Sendable, Hashable, CustomStringConvertible {
             /// A stage's hook before the step's schema change.
             case before
             /// A stage's hook after it.
@@ -185,6 +185,9 @@ public struct DryRunReport: Sendable {
     public var noChain: NoChain?
     /// When no chain exists: a proposed decomposition per gap (see ``Decomposer``).
     package var proposals: [Decomposition] = []
+    /// The files `instar plan --scaffold` wrote for this report (nil without `--scaffold`), so that its
+    /// JSON lists them beside the report they were written from.
+    package var scaffold: [Scaffold.File]? = nil
 }
 
 /// Builds a ``DryRunReport``. Opens the store read-only; never writes.

@@ -297,13 +297,14 @@ public final class Migrator: Sendable {
 
     var settings: State { state.current }
 
-    /// The journal of the store's latest run (unfinished first), for `instar status`.
-    package static func status(ofStoreAt path: String) throws -> (journal: JournalEntry?, lease: Lease?) {
+    /// The journal of the store's latest run (unfinished first) and its lease, for `instar status`.
+    package static func status(ofStoreAt path: String) throws -> StoreStatus {
         let store = try SQLiteStore.open(at: path, readOnly: true)
         defer { try? store.close() }
-        return try store.withDatabase { db in
+        let (journal, lease) = try store.withDatabase { db in
             (try Journal.unfinished(db) ?? Journal.latest(db), try Lease.holder(db))
         }
+        return StoreStatus(store: path, journal: journal, lease: lease)
     }
 }
 

@@ -54,7 +54,7 @@ public enum MigrationResult: Sendable, Equatable {
 
 /// Why a run stopped at a safe point. The raw values are stable identifiers (for logs and JSON); the
 /// ``description`` is the sentence shown to people.
-public enum PauseReason: String, Sendable, CustomStringConvertible {
+public enum PauseReason: String, Sendable, CaseIterable, CustomStringConvertible {
     /// The run's time budget is spent (checked between units of work, once some progress was made).
     case timeBudget
     /// SIGINT (Ctrl-C), with ``StopRequest/handleSignals()``.

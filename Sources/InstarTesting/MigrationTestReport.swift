@@ -5,7 +5,7 @@ import InstarRuntime
 /// What ``MigrationTester`` found: one ``MigrationTestRun`` per starting store (a version of the
 /// history seeded with synthetic rows, or a real fixture store). A plain value, so an app's own tests
 /// can assert on it and the command line can render it as text, Markdown or JSON.
-public struct MigrationTestReport: Sendable, Codable, Hashable {
+public struct MigrationTestReport: Sendable, Hashable {
     /// The plan's name.
     public var plan: String
     /// The version every run migrates to (the plan's target).

@@ -125,7 +125,7 @@ import InstarTestSupport
             .write(to: plan, atomically: true, encoding: .utf8)
         let result = try runInstar(["test", plan.path, "--rows", "3", "--format", "json"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-        let report = try result.decoded(TestReportJSON.self).report
+        let report = try result.decoded(MigrationTestReport.self)
         #expect(report.runs.map(\.fromVersion) == ["v1"] && report.runs.allSatisfy(\.passed))
         #expect(report.skipped.map(\.version) == ["v3"] && report.skipped[0].afterTarget == "v2", "\(report.skipped)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @_spi(Layouts) import Instar
 import InstarTestSupport
 import InstarStoreTestSupport
@@ -15,17 +16,49 @@ struct CLIResult {
         (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
     }
 
-    /// Standard output decoded as the command's JSON output type (`InspectJSON`, `DryRunJSON`…).
+    /// Standard output decoded as the command's JSON output type (`InspectJSON`, `LintReport`…).
     func decoded<Output: Decodable>(_ type: Output.Type) throws -> Output { try decodeOutput(type, stdout) }
 
+    /// The JSON output's member at `path`: object keys (`String`) and array indexes (`Int`), for outputs
+    /// whose library value is encodable only (a dry run, a diff).
+    func member(_ path: Any...) -> Any? {
+        path.reduce(json as Any?) { value, step in
+            switch step {
+            case let key as String: (value as? [String: Any])?[key]
+            case let index as Int: (value as? [Any]).flatMap { $0.indices.contains(index) ? $0[index] : nil }
+            default: nil
+            }
+        }
+    }
+
+    /// The member at `path`, decoded as `type` (a ``Change``, a ``NoChain/Gap``…).
+    func member<Member: Decodable>(_ path: Any..., as type: Member.Type) throws -> Member {
+        let value = try #require(path.reduce(json as Any?) { value, step in
+            if let key = step as? String { return (value as? [String: Any])?[key] }
+            if let index = step as? Int, let array = value as? [Any], array.indices.contains(index) { return array[index] }
+            return nil
+        }, "no \(path) in \(stdout)")
+        return try JSONDecoder().decode(type, from: JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]))
+    }
+
     /// The events `migrate --progress json` printed (see ``progressEvents(_:)``).
-    var progressEvents: [ProgressEventJSON] { InstarCLITests.progressEvents(stdout) }
+    var progressEvents: [ProgressEvent] { InstarCLITests.progressEvents(stdout) }
 }
 
 /// The events of `migrate --progress json`: one JSON object a line of standard output (the lines of
 /// text a run ends with are skipped). A run with nothing to do reports none.
-func progressEvents(_ stdout: String) -> [ProgressEventJSON] {
-    stdout.split(separator: "\n").filter { $0.first == "{" }.compactMap { try? decodeOutput(ProgressEventJSON.self, String($0)) }
+func progressEvents(_ stdout: String) -> [ProgressEvent] {
+    stdout.split(separator: "\n").filter { $0.first == "{" }.compactMap { try? decodeOutput(ProgressEvent.self, String($0)) }
+}
+
+/// What the tests ask of a progress event without spelling out its case.
+extension ProgressEvent {
+    /// Where a `started` event says the run resumes.
+    var resumedAt: String? { if case .started(_, _, let at) = self { at } else { nil } }
+    /// Where a `stepStarted` event's transaction ends.
+    var stepTarget: String? { if case .stepStarted(_, _, _, let to, _, _) = self { to } else { nil } }
+    /// True for the `finished` event.
+    var isFinished: Bool { if case .finished = self { true } else { false } }
 }
 
 @discardableResult
@@ -125,4 +158,11 @@ extension RuntimeFixture {
         }
         return fixture
     }
+}
+
+/// A lint finding's location as `lint --format json` spreads it, for tests that read decoded output.
+extension LintFinding {
+    var file: String { location.file }
+    var line: Int? { location.line }
+    var column: Int? { location.column }
 }

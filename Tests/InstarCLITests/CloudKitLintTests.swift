@@ -251,13 +251,13 @@ import InstarTestSupport
         #expect(try runInstar(["lint", "--model", path, "--cloudkit"]).status == 1)
         let json = try runInstar(["lint", "--model", path, "--cloudkit", "--format", "json"])
         #expect(json.status == 1)
-        let lint = try json.decoded(LintJSON.self)
+        let lint = try json.decoded(LintReport.self)
         #expect(lint.plan == path && lint.errors == 8 && lint.warnings == 0)
         let checks = Set(lint.findings.map(\.check))
-        #expect(checks.contains("cloudKitRequiredRelationship") && checks.contains("cloudKitUnsupportedType"))
+        #expect(checks.contains(.cloudKitRequiredRelationship) && checks.contains(.cloudKitUnsupportedType))
         #expect(lint.findings.allSatisfy { $0.line != nil && $0.column != nil && $0.hint != nil })
-        let ordered = try #require(lint.findings.first { $0.check == "cloudKitOrderedRelationship" })
-        #expect(ordered.file == path && ordered.line == 10 && ordered.column == 7 && ordered.severity == "error")
+        let ordered = try #require(lint.findings.first { $0.check == .cloudKitOrderedRelationship })
+        #expect(ordered.file == path && ordered.line == 10 && ordered.column == 7 && ordered.severity == .error)
         // Without --cloudkit the same model is a fine one-version "plan".
         #expect(try runInstar(["lint", "--model", path]).status == 0)
     }
@@ -272,7 +272,7 @@ import InstarTestSupport
             "--model", directory.appendingPathComponent("v2.yaml").path, "--cloudkit", "--format", "json",
         ])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(try result.decoded(LintJSON.self).findings.isEmpty, "no finding at all")
+        #expect(try result.decoded(LintReport.self).findings.isEmpty, "no finding at all")
     }
 
     @Test func aPlanWhoseStepRenamesAnAttributeFails() throws {
@@ -286,8 +286,8 @@ import InstarTestSupport
         #expect(try runInstar(["lint", path]).status == 0)
         let result = try runInstar(["lint", path, "--cloudkit", "--format", "json"])
         #expect(result.status == 1)
-        let renamed = try #require(try result.decoded(LintJSON.self).findings.first { $0.check == "cloudKitRenamed" })
-        #expect(renamed.severity == "error" && renamed.file.hasSuffix("v2.yaml") && renamed.line == 2)
+        let renamed = try #require(try result.decoded(LintReport.self).findings.first { $0.check == .cloudKitRenamed })
+        #expect(renamed.severity == .error && renamed.file.hasSuffix("v2.yaml") && renamed.line == 2)
         // Released only from R2 on, the rename happened before CloudKit saw the schema.
         #expect(try runInstar(["lint", path, "--cloudkit", "--released", "R2"]).status == 0)
         // A version that does not exist, or --released without --cloudkit: a usage error.

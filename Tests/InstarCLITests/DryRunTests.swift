@@ -116,15 +116,17 @@ import InstarRuntimeTestSupport
         defer { try? FileManager.default.removeItem(at: dir) }
         // The words of both renderings are pinned by the golden transcripts (cli/plan-store.txt, cli/plan.txt);
         // here, that each renders this report: its store, chain, rebuilt table and rows.
-        let report = try runInstar(["plan", plan, "--store", store, "--format", "json"]).decoded(DryRunJSON.self)
-        #expect(report.store == store && report.detectedVersion == "V1")
-        #expect(report.steps.map { [$0.from, $0.to] } == [["V1", "V2"]])
-        #expect(report.steps[0].tablesRebuilt == ["Track"] && report.steps[0].rowsTouched == 3)
+        let report = try runInstar(["plan", plan, "--store", store, "--format", "json"])
+        #expect(report.member("store") as? String == store && report.member("detectedVersion") as? String == "V1")
+        #expect((report.member("steps") as? [Any])?.count == 1)
+        #expect(report.member("steps", 0, "from") as? String == "V1" && report.member("steps", 0, "to") as? String == "V2")
+        #expect(report.member("steps", 0, "tablesRebuilt") as? [String] == ["Track"] && report.member("steps", 0, "rowsTouched") as? Int == 3)
         let text = try runInstar(["plan", plan, "--store", store])
         let markdown = try runInstar(["plan", plan, "--store", store, "--format", "markdown"])
         #expect(text.status == 0 && markdown.status == 0)
+        let sql = try #require(report.member("steps", 0, "sql") as? [String])
         for rendering in [text.stdout, markdown.stdout] {
-            #expect(report.steps[0].sql.allSatisfy(rendering.contains), "every statement is shown")
+            #expect(!sql.isEmpty && sql.allSatisfy(rendering.contains), "every statement is shown")
         }
     }
 
@@ -139,9 +141,9 @@ import InstarRuntimeTestSupport
         try "versions: [a.yaml, b.yaml]\n".write(toFile: plan, atomically: true, encoding: .utf8)
         let result = try runInstar(["plan", plan, "--format", "json"])
         #expect(result.status == 1)
-        let noChain = try #require(try result.decoded(DryRunJSON.self).noChain)
-        #expect(noChain.gaps.map { [$0.from, $0.to] } == [["A", "B"]])
-        #expect(noChain.gaps[0].blocking.map { "\($0.entity).\($0.property ?? "")" } == ["E.n"])
+        let gaps = try result.member("noChain", "gaps", as: [NoChain.Gap].self)
+        #expect(gaps.map { [$0.from, $0.to] } == [["A", "B"]])
+        #expect(gaps[0].blocking.map { "\($0.entity).\($0.property ?? "")" } == ["E.n"])
         #expect(try runInstar(["plan", plan]).status == 1, "the text report (cli/plan-no-chain.txt) exits the same")
     }
 }

@@ -308,11 +308,11 @@ private func dotEdges(_ text: String) -> [DotEdge] {
         defer { unknown.remove() }
         let result = try runInstar(["lint", unknown.path, "--format", "json"])
         #expect(result.status == 65)
-        let unknownVersion = try result.decoded(LintJSON.self)
+        let unknownVersion = try result.decoded(LintReport.self)
         #expect(unknownVersion.errors == 1 && unknownVersion.warnings == 0)
         let finding = try #require(unknownVersion.findings.first)
-        #expect(finding.file == unknown.path && finding.line == 2 && finding.column == 1 && finding.severity == "error")
-        #expect(finding.check == "invalidPlan" && finding.value == "G9" && finding.hint != nil)
+        #expect(finding.file == unknown.path && finding.line == 2 && finding.column == 1 && finding.severity == .error)
+        #expect(finding.check == .invalidPlan && finding.value == "G9" && finding.hint != nil)
 
         let hookless = try PlanFixture(models: growingModels, plan: """
             versions: [models/v1.yaml, models/v2.yaml]
@@ -338,8 +338,8 @@ private func dotEdges(_ text: String) -> [DotEdge] {
         defer { loop.remove() }
         let loops = try runInstar(["lint", loop.path, "--format", "json"])
         #expect(loops.status == 65)
-        let loopFindings = try loops.decoded(LintJSON.self).findings
-        #expect(loopFindings.count == 2 && loopFindings.allSatisfy { $0.check == "invalidPlan" && $0.severity == "error" })
+        let loopFindings = try loops.decoded(LintReport.self).findings
+        #expect(loopFindings.count == 2 && loopFindings.allSatisfy { $0.check == .invalidPlan && $0.severity == .error })
         #expect(Set(loopFindings.compactMap(\.line)).count == 2, "each at its own stage's line")
 
         // A plan built in code gets the same checks.
@@ -369,9 +369,9 @@ private func dotEdges(_ text: String) -> [DotEdge] {
         #expect(finding.stranded == ["Shop \"one\"", "Shop 2", "Shop 3"])
         // It points at the version that introduces the change (line 2 lists the versions).
         #expect(finding.location.line == 2)
-        let printed = try result.decoded(LintJSON.self)
+        let printed = try result.decoded(LintReport.self)
         #expect(printed.errors == 1 && printed.warnings == 0)
-        #expect(printed.findings.map(\.check) == ["unreachableTarget"] && printed.findings[0].file == fixture.path)
+        #expect(printed.findings.map(\.check) == [.unreachableTarget] && printed.findings[0].file == fixture.path)
         #expect(printed.findings[0].line == 2 && printed.findings[0].message == finding.message)
     }
 
@@ -421,9 +421,9 @@ private func dotEdges(_ text: String) -> [DotEdge] {
         #expect(findings.allSatisfy { $0.severity == .error })
         let result = try runInstar(["lint", fixture.path, "--format", "json"])
         #expect(result.status == 1)
-        let printed = try result.decoded(LintJSON.self)
+        let printed = try result.decoded(LintReport.self)
         #expect(printed.errors == 2 && printed.warnings == 0)
-        #expect(Set(printed.findings.map(\.check)) == ["duplicateStage", "unreachableStage"])
+        #expect(Set(printed.findings.map(\.check)) == [.duplicateStage, .unreachableStage])
     }
 
     // MARK: - lint: warnings
@@ -476,11 +476,11 @@ private func dotEdges(_ text: String) -> [DotEdge] {
         #expect(result.status == 0)
         let json = try runInstar(["lint", fixture.path, "--format", "json"])
         #expect(json.status == 0)
-        let printed = try json.decoded(LintJSON.self)
+        let printed = try json.decoded(LintReport.self)
         #expect(printed.errors == 0 && printed.warnings == 5 && printed.findings.count == 5)
         let first = try #require(printed.findings.first)
-        #expect(first.severity == "warning" && first.hint != nil && first.column != nil)
-        let notify = try #require(printed.findings.first { $0.check == "commandHook" })
+        #expect(first.severity == .warning && first.hint != nil && first.column != nil)
+        let notify = try #require(printed.findings.first { $0.check == .commandHook })
         #expect(notify.file == fixture.path && notify.line == 7 && notify.column == 3)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import InstarTestSupport
 import InstarRuntimeTestSupport
-@testable import InstarCLI  // LintJSON, to decode `lint --format json`
+@testable import InstarCLI
 
 /// A third-party layout as an app would write one, against the one protocol the registry hands out:
 /// the plain SQL layout's tables, plus a bookkeeping table of its own that says "this store is mine" and
@@ -225,7 +225,7 @@ extension Trait where Self == LayoutRegistryOfItsOwn {
             #expect(result.stderr == refusal && result.stdout.isEmpty, "\(arguments): \(result.stdout)\(result.stderr)")
         }
         let lint = try runInstar(["lint", planPath, "--format", "json"])
-        let findings = try lint.decoded(LintJSON.self).findings
+        let findings = try lint.decoded(LintReport.self).findings
         #expect(lint.status == 65 && findings.map(\.file) == [planPath] && findings.map(\.line) == [2], "at the layout key: \(lint.stdout)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
 

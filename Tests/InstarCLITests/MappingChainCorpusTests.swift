@@ -76,7 +76,7 @@ import InstarTestSupport
             "jdspoone__CoreDataMigrationExample/CoreDataMigration/CoreDataMigration.xcdatamodeld").path
         let without = try runInstar(["test", "--model", bundle, "--rows", "5", "--format", "json"])
         #expect(without.status == 1, "\(without.stdout)")
-        let failing = try without.decoded(TestReportJSON.self).report
+        let failing = try without.decoded(MigrationTestReport.self)
         #expect(failing.runs.count == 3 && failing.failures.count == 3, "\(without.stdout)")
         let hooks = dir.appendingPathComponent("hooks.yaml")
         try """
@@ -86,7 +86,7 @@ import InstarTestSupport
             """.write(to: hooks, atomically: true, encoding: .utf8)
         let with = try runInstar(["test", "--model", bundle, "--hooks", hooks.path, "--rows", "20", "--format", "json"])
         #expect(with.status == 0, "\(with.stdout)\n\(with.stderr)")
-        let passing = try with.decoded(TestReportJSON.self)
-        #expect(passing.passed && passing.report.runs.count == 3)
+        let passing = try with.decoded(MigrationTestReport.self)
+        #expect(passing.passed && passing.runs.count == 3)
     }
 }

@@ -101,7 +101,7 @@ import InstarStoreTestSupport
         let resumed = try runInstar(["migrate", "--store", store, "--model", bundle, "--to", "Moody 5", "--progress", "json"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         // The first step's transaction moved the journal on to the second (it has no hooks after it).
-        let started = resumed.progressEvents.first { $0.event == "started" }
+        let started = resumed.progressEvents.first { $0.resumedAt != nil }
         #expect(started?.resumedAt == "step 2/2 (Moody 4 → Moody 5), before phase, hook 1", "\(resumed.stdout)")
         let inspect = try runInstar(["inspect", "--store", store, "--model", bundle, "--format", "json"])
         #expect(try inspect.decoded(InspectJSON.self).version == "Moody 5", "\(inspect.stdout) \(inspect.stderr)")

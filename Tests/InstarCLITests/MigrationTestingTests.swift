@@ -100,7 +100,7 @@ import InstarTestSupport
         let failed = Self.failures(try Self.json(result))
         #expect(failed.count == 1)
         #expect(failed.first?.kind == "drops" && failed.first?.step == "Lib 1 → Lib 2")
-        let drops = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks).first { $0.status == .failed })
+        let drops = try #require(try result.decoded(MigrationTestReport.self).runs.flatMap(\.checks).first { $0.status == .failed })
         #expect(drops.probableRename?.dropped == "Book.pages", "\(drops)")
         #expect(try runInstar(["test", folder.appendingPathComponent("plan.yaml").path, "--rows", "30"]).status == 1)
     }
@@ -115,7 +115,7 @@ import InstarTestSupport
         let failed = Self.failures(try Self.json(result))
         #expect(failed.map(\.kind) == ["drops"])
         #expect(failed.first?.step == "Lib 1 → Lib 2")
-        let drops = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks).first { $0.status == .failed })
+        let drops = try #require(try result.decoded(MigrationTestReport.self).runs.flatMap(\.checks).first { $0.status == .failed })
         #expect(drops.probableRename == ProbableRename(dropped: "Shelf", candidate: "Rack"), "\(drops)")
     }
 
@@ -138,10 +138,10 @@ import InstarTestSupport
         let failed = Self.failures(try Self.json(result))
         let rows = try #require(failed.first { $0.kind == "rows" })
         #expect(rows.step == "Lib 1 → Lib 2")
-        let rowsFacts = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks).first { $0.kind == .rows })
+        let rowsFacts = try #require(try result.decoded(MigrationTestReport.self).runs.flatMap(\.checks).first { $0.kind == .rows })
         #expect(rowsFacts.count == 4 && rowsFacts.hooks == ["fillEditions"], "\(rowsFacts)")
         // The first row missing, as a value: Book 7 (the hook deletes every seventh).
-        let rowsCheck = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks)
+        let rowsCheck = try #require(try result.decoded(MigrationTestReport.self).runs.flatMap(\.checks)
             .first { $0.kind == .rows && $0.status == .failed })
         #expect(rowsCheck.difference?.entity == "Book" && rowsCheck.difference?.primaryKey == 7, "\(String(describing: rowsCheck.difference))")
         // The deleted books' links are gone too, but what the hook computes is not a value difference.
@@ -176,7 +176,7 @@ import InstarTestSupport
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         let values = try #require(Self.failures(try Self.json(result)).first { $0.kind == "values" })
         #expect(values.step == "Lib 1 → Lib 2")
-        let valuesCheck = try #require(try result.decoded(TestReportJSON.self).report.runs.flatMap(\.checks)
+        let valuesCheck = try #require(try result.decoded(MigrationTestReport.self).runs.flatMap(\.checks)
             .first { $0.kind == .values && $0.status == .failed })
         let difference = try #require(valuesCheck.difference, "\(valuesCheck)")
         #expect(difference.entity == "Book" && difference.property == "price" && difference.before != difference.after, "\(difference)")
@@ -186,7 +186,7 @@ import InstarTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let json = try runInstar(["test", folder.appendingPathComponent("plan.yaml").path, "--rows", "30", "--format", "json"])
         #expect(json.status == 1, "\(json.stdout)\n\(json.stderr)")
-        let checks = try json.decoded(TestReportJSON.self).report.runs.flatMap(\.checks)
+        let checks = try json.decoded(MigrationTestReport.self).runs.flatMap(\.checks)
         let narrowed = try #require(checks.first { $0.kind == .values && $0.status == .failed })
         #expect(narrowed.step == "Lib 1 → Lib 2")
         #expect(narrowed.difference?.mismatch == .doesNotFit(.integer16), "\(narrowed)")
@@ -225,8 +225,8 @@ import InstarTestSupport
         let plan = packageRoot.appendingPathComponent("Plans/\(name)/plan.yaml").path
         let result = try runInstar(["test", plan, "--rows", "50", "--format", "json"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-        let report = try result.decoded(TestReportJSON.self)
-        #expect(report.passed && !report.report.runs.isEmpty && report.report.failures.isEmpty)
+        let report = try result.decoded(MigrationTestReport.self)
+        #expect(report.passed && !report.runs.isEmpty && report.failures.isEmpty)
     }
 
     /// bench-tracks' hook parses each track's JSON with `json_each`, which fails on arbitrary text (the
@@ -249,7 +249,7 @@ import InstarTestSupport
         let arbitrary = try runInstar(
             ["test", copy.appendingPathComponent("plan.yaml").path, "--rows", "20", "--from", "Tracks 1", "--format", "json"])
         #expect(arbitrary.status == 1)
-        let failed = try arbitrary.decoded(TestReportJSON.self).report.runs.flatMap(\.checks).filter { $0.status == .failed }
+        let failed = try arbitrary.decoded(MigrationTestReport.self).runs.flatMap(\.checks).filter { $0.status == .failed }
         let hookFailure = try #require(failed.first { $0.hook == "artistsFromJSON" }, "\(failed)")
         #expect(hookFailure.kind == .migration && hookFailure.step == "Tracks 4 → Tracks 5", "\(hookFailure)")
         let plan = packageRoot.appendingPathComponent("Plans/bench-tracks/plan.yaml").path
@@ -262,7 +262,7 @@ import InstarTestSupport
         #expect(try fillExampleStore(packageRoot.appendingPathComponent("Plans/bench-tracks"), store: store, rows: 200).status == 0)
         let fixture = try runInstar(["test", plan, "--fixtures", fixtures.path, "--format", "json"])
         #expect(fixture.status == 0, "\(fixture.stdout)\n\(fixture.stderr)")
-        let run = try #require(try fixture.decoded(TestReportJSON.self).report.runs.first)
+        let run = try #require(try fixture.decoded(MigrationTestReport.self).runs.first)
         #expect(run.source == "tracks-1.sqlite" && run.fromVersion == "Tracks 1")
     }
 

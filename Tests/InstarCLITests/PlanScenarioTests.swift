@@ -332,7 +332,7 @@ private final class Scenario {
         let result = try runInstar(["migrate", plan, "--store", store, "--progress", "json"])
         try #require(result.status == 0, "instar migrate \(name): \(result.stdout)\(result.stderr)")
         let events = result.progressEvents
-        #expect(events.last?.event == "finished" && events.last { $0.event == "stepStarted" }?.to == target, "migrated to \(target): \(result.stdout)")
+        #expect(events.last?.isFinished == true && events.last { $0.stepTarget != nil }?.stepTarget == target, "migrated to \(target): \(result.stdout)")
     }
 
     /// The store is exactly at `version`: by its metadata and with no schema drift.

@@ -5,6 +5,7 @@ import GRDB
 import Testing
 import InstarTestSupport
 import InstarStoreTestSupport
+import InstarTesting
 @testable import InstarCLI
 
 /// Reports users met on real stores: each names what it is about.
@@ -94,6 +95,6 @@ import InstarStoreTestSupport
         #expect(!risks.contains { $0["kind"] as? String == "probableRename" }, "\(risks)")
         let tested = try runInstar(["test", plan.path, "--from", "V1", "--rows", "3", "--format", "json"])
         #expect(tested.status == 0, "\(tested.stdout)")
-        #expect(try tested.decoded(TestReportJSON.self).report.runs.map(\.fromVersion) == ["V1"])
+        #expect(try tested.decoded(MigrationTestReport.self).runs.map(\.fromVersion) == ["V1"])
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 @_spi(Layouts) import InstarModel
 @_spi(Layouts) import InstarStore
+import InstarPlanner
 import InstarSwiftData
+import InstarTesting
 import Testing
 @_spi(Layouts) import InstarLayouts
 import InstarTestSupport
@@ -62,9 +64,9 @@ import InstarTestSupport
 
         let linted = try runInstar(["lint", "--swiftdata", folder.path, "--format", "json"])
         #expect(linted.status == 1, "\(linted.stdout)")
-        let findings = try linted.decoded(LintJSON.self)
+        let findings = try linted.decoded(LintReport.self)
         #expect(findings.errors == 1 && findings.findings.first?.file.hasSuffix("Models.swift") == true, "\(findings)")
-        #expect(findings.findings.first?.check == "invalidPlan")
+        #expect(findings.findings.first?.check == .invalidPlan)
 
         // Named explicitly, the same: a refused plan is never passed over.
         let named = try runInstar(["plan", "--swiftdata", folder.path, "--migration-plan", "Plan", "--format", "json"])
@@ -106,14 +108,14 @@ import InstarTestSupport
         // The run's words (the hook named): golden cli/swiftdata-sources.txt.
         let missing = try runInstar(["test", "--swiftdata", folder.path, "--rows", "5", "--format", "json"])
         #expect(missing.status == 1, "\(missing.stderr)")
-        let failure = try missing.decoded(TestReportJSON.self).report.runs.first?.firstFailure
+        let failure = try missing.decoded(MigrationTestReport.self).runs.first?.firstFailure
         #expect(failure?.kind == .migration && failure?.step == "V1 → V2", "the step whose closure is missing: \(missing.stdout)")
         let hooks = folder.appendingPathComponent("hooks.yaml")
         try "V1→V2.didMigrate: UPDATE ZDRINK SET ZNOTE = 'migrated'\n".write(to: hooks, atomically: true, encoding: .utf8)
         let given = try runInstar(["test", "--swiftdata", folder.path, "--hooks", hooks.path, "--rows", "5", "--format", "json"])
         #expect(given.status == 0, "\(given.stdout)\(given.stderr)")
-        let tested = try given.decoded(TestReportJSON.self)
-        #expect(tested.passed && tested.report.runs.map(\.fromVersion) == ["V1"])
+        let tested = try given.decoded(MigrationTestReport.self)
+        #expect(tested.passed && tested.runs.map(\.fromVersion) == ["V1"])
     }
 
     /// A store written by a schema that was edited after it shipped: SwiftData's 134504, with the edit.
@@ -145,7 +147,7 @@ extension SwiftDataPlanTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try runInstar(["lint", "--swiftdata", folder.path, "--cloudkit", "--format", "json"])
         #expect(result.status == 1)
-        let required = try result.decoded(LintJSON.self).findings.filter { $0.check == "cloudKitRequiredAttribute" }
+        let required = try result.decoded(LintReport.self).findings.filter { $0.check == .cloudKitRequiredAttribute }
         #expect(required.count == 1 && required[0].entity == "Drink" && required[0].property == "name", "\(required)")
     }
 }
@@ -167,19 +169,19 @@ extension SwiftDataPlanTests {
             "--format", "json",
         ])
         #expect(result.status == 0, "the checks passed: \(result.stderr)")
-        #expect(try result.decoded(DryRunJSON.self).detectedVersion == schema, "the store was written by \(schema): \(result.stdout)")
+        #expect(result.member("detectedVersion") as? String == schema, "the store was written by \(schema): \(result.stdout)")
     }
 
     @Test func freezeRaysPlanPassesInstarTestSeededAndWithItsFixtures() throws {
         let sources = Self.root.appendingPathComponent("TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRayTestApp").path
         let seeded = try runInstar(["test", "--swiftdata", sources, "--rows", "20", "--format", "json"])
         #expect(seeded.status == 0, "\(seeded.stdout)\(seeded.stderr)")
-        let seededReport = try seeded.decoded(TestReportJSON.self)
-        #expect(seededReport.passed && seededReport.report.runs.count == 2)
+        let seededReport = try seeded.decoded(MigrationTestReport.self)
+        #expect(seededReport.passed && seededReport.runs.count == 2)
         let fixtures = Self.root.appendingPathComponent("TrinsicVentures__FreezeRay/FreezeRayTestApp/FreezeRay/Fixtures").path
         let real = try runInstar(["test", "--swiftdata", sources, "--fixtures", fixtures, "--format", "json"])
         #expect(real.status == 0, "\(real.stdout)\(real.stderr)")
-        let realReport = try real.decoded(TestReportJSON.self)
-        #expect(realReport.passed && realReport.report.runs.count == 2)
+        let realReport = try real.decoded(MigrationTestReport.self)
+        #expect(realReport.passed && realReport.runs.count == 2)
     }
 }

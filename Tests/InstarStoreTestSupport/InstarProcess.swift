@@ -28,6 +28,25 @@ package func decodeOutput<Output: Decodable>(_ type: Output.Type, _ stdout: Stri
     return try decoder.decode(type, from: Data(stdout.utf8))
 }
 
+/// One member of a command's JSON output decoded into its `Codable` type, for outputs whose library value
+/// is encodable only (`status`'s journal, a diff's changes); dates as the journal writes them.
+package func decodeMember<Member: Decodable>(_ key: String, as type: Member.Type, _ stdout: String) throws -> Member {
+    guard let object = try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any], let member = object[key] else {
+        throw DecodingError.keyNotFound(
+            AnyKey(key), DecodingError.Context(codingPath: [], debugDescription: "no '\(key)' in \(stdout)"))
+    }
+    return try decodeOutput(type, String(decoding: JSONSerialization.data(withJSONObject: member, options: [.fragmentsAllowed]), as: UTF8.self))
+}
+
+/// A coding key by name, for ``decodeMember(_:as:_:)``'s error.
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
 /// An `instar` process in the background, its output going to files (a full pipe cannot block it).
 package final class InstarProcess: @unchecked Sendable {
     package struct Result: CustomStringConvertible {
@@ -40,7 +59,7 @@ package final class InstarProcess: @unchecked Sendable {
 
         package var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] }
 
-        /// Standard output decoded as the command's JSON output type (`StatusJSON`, `InspectJSON`…).
+        /// Standard output decoded as the command's JSON output type (`InspectJSON`, `LintReport`…).
         package func decoded<Output: Decodable>(_ type: Output.Type) throws -> Output { try decodeOutput(type, stdout) }
 
         package init(status: Int32, reason: Process.TerminationReason, pid: Int32, stdout: String, stderr: String, timedOut: Bool) {

@@ -1,8 +1,8 @@
 import Foundation
 @_spi(Layouts) import Instar
 
-/// Renders a dry-run report as text (terminals) and Markdown (pull requests); ``DryRunJSON`` is the
-/// same for programs.
+/// Renders a dry-run report as text (terminals) and Markdown (pull requests); the report's
+/// `Encodable` conformance is the same for programs.
 enum ReportRendering {
     static func header(_ r: DryRunReport) -> [String] {
         var lines: [String] = []
@@ -124,121 +124,5 @@ enum ReportRendering {
         if n >= 1 << 20 { return String(format: "%.1f MiB", Double(n) / Double(1 << 20)) }
         if n >= 1 << 10 { return String(format: "%.1f KiB", Double(n) / Double(1 << 10)) }
         return "\(n) B"
-    }
-}
-
-/// `instar plan --format json`: the dry run. With `--scaffold`, also the files written.
-struct DryRunJSON: Codable, Sendable, Equatable {
-    var plan: String
-    var layout: String
-    var store: String?
-    var detectedVersion: String?
-    var matchedBy: String?
-    var from: String
-    var to: String
-    var totalCost: Int
-    var steps: [Step]
-    var alternatives: [Alternative]
-    var segments: [Segment]
-    var risks: [Risk]
-    /// Why no chain exists (then `proposals` is there too).
-    var noChain: NoChainJSON?
-    var proposals: [ProposalJSON]?
-    /// `--scaffold`: what was written.
-    var scaffold: [ScaffoldFile]?
-
-    /// One step of the chain.
-    struct Step: Codable, Sendable, Equatable {
-        var from: String
-        var to: String
-        var kind: String
-        @AlwaysPresent var mappingModel: String?
-        var chosenBecause: String
-        var changes: [ChangeJSON]
-        var hooks: [Hook]
-        var sql: [String]
-        var tablesRebuilt: [String]
-        var rowsTouched: Int
-        var extraBytes: Int
-    }
-
-    /// A hook a step runs, and where.
-    struct Hook: Codable, Sendable, Equatable {
-        var name: String
-        var phase: String
-        var kind: String
-    }
-
-    /// A chain not chosen, with its cost.
-    struct Alternative: Codable, Sendable, Equatable {
-        var versions: [String]
-        var cost: Int
-    }
-
-    /// Steps that run as one transaction.
-    struct Segment: Codable, Sendable, Equatable {
-        var from: String
-        var to: String
-        var steps: Int
-        var sql: [String]
-        var tablesRebuilt: [String]
-        var movedAcrossHooks: [String]
-        var notFused: [String]
-    }
-
-    /// What the run may lose or refuse on.
-    struct Risk: Codable, Sendable, Equatable {
-        var kind: String
-        var message: String
-        var step: String?
-        var count: Int?
-    }
-
-    /// Where no chain leads to the target, and the changes that block each gap.
-    struct NoChainJSON: Codable, Sendable, Equatable {
-        var message: String
-        var gaps: [Gap]
-
-        struct Gap: Codable, Sendable, Equatable {
-            var from: String
-            var to: String
-            var blocking: [ChangeJSON]
-        }
-    }
-
-    /// A file `--scaffold` wrote, and what it is for.
-    struct ScaffoldFile: Codable, Sendable, Equatable {
-        var path: String
-        var role: String
-    }
-
-    init(_ r: DryRunReport) {
-        plan = r.plan
-        layout = r.layout
-        store = r.store
-        detectedVersion = r.detectedVersion
-        matchedBy = r.matchedBy
-        from = r.from
-        to = r.to
-        totalCost = r.totalCost
-        steps = r.steps.map { s in
-            Step(
-                from: s.from, to: s.to, kind: s.kind.rawValue, mappingModel: s.mappingModel, chosenBecause: s.choice.description,
-                changes: s.changes.map(ChangeJSON.init), hooks: s.hooks.map { Hook(name: $0.name, phase: $0.phase.description, kind: $0.kind) },
-                sql: s.sql, tablesRebuilt: s.tablesRebuilt, rowsTouched: s.rowsTouched, extraBytes: s.extraBytes)
-        }
-        alternatives = r.alternatives.map { Alternative(versions: $0.versions, cost: $0.cost) }
-        segments = r.segments.map {
-            Segment(
-                from: $0.from, to: $0.to, steps: $0.steps, sql: $0.sql, tablesRebuilt: $0.tablesRebuilt, movedAcrossHooks: $0.moved,
-                notFused: $0.notFused)
-        }
-        risks = r.risks.map { Risk(kind: $0.kind.rawValue, message: $0.message, step: $0.step, count: $0.count) }
-        if let noChain = r.noChain {
-            self.noChain = NoChainJSON(
-                message: noChain.message,
-                gaps: noChain.gaps.map { NoChainJSON.Gap(from: $0.from, to: $0.to, blocking: $0.blocking.map(ChangeJSON.init)) })
-            proposals = r.proposals.map(ProposalJSON.init)
-        }
     }
 }

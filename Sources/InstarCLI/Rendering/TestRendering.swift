@@ -3,7 +3,7 @@ import Foundation
 import InstarTesting
 
 /// Renders `instar test`: one line per run for people (details of failures below it), a Markdown table
-/// for pull requests and CI summaries; ``TestReportJSON`` (the report itself) for programs.
+/// for pull requests and CI summaries; the report's own `Codable` conformance for programs.
 enum TestRendering {
     static func header(_ report: MigrationTestReport) -> String {
         let seeded = report.rows.map { ", \($0) rows per entity" } ?? ", fixtures"
@@ -68,31 +68,5 @@ enum TestRendering {
         if value < 1024 { return "\(value) B" }
         if value < 1024 * 1024 { return String(format: "%.1f KiB", Double(value) / 1024) }
         return String(format: "%.1f MiB", Double(value) / 1024 / 1024)
-    }
-}
-
-/// `instar test --format json`: the library's report as it encodes itself, and whether it passed.
-struct TestReportJSON: Codable, Sendable, Equatable {
-    var report: MigrationTestReport
-    /// Every check of every run passed (skipped checks do not fail).
-    var passed: Bool
-
-    init(_ report: MigrationTestReport) {
-        self.report = report
-        passed = report.passed
-    }
-
-    private enum CodingKeys: String, CodingKey { case passed }
-
-    init(from decoder: any Decoder) throws {
-        report = try MigrationTestReport(from: decoder)
-        passed = try decoder.container(keyedBy: CodingKeys.self).decode(Bool.self, forKey: .passed)
-    }
-
-    /// The report's own keys, and `passed` beside them.
-    func encode(to encoder: any Encoder) throws {
-        try report.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(passed, forKey: .passed)
     }
 }
