@@ -5,7 +5,7 @@ import Foundation
 /// The keyed-archive reader works on these rather than on Foundation's `Any`: every shape check is a
 /// `switch`, and no Foundation collection (whose bridging is where hostile input crashed Linux's
 /// Foundation) is ever built from a binary file.
-indirect enum PlistNode {
+package indirect enum PlistNode {
     case null
     case string(String)
     case integer(Int)
@@ -22,7 +22,7 @@ indirect enum PlistNode {
     /// Reads a property list: binary ones with ``BinaryPropertyList``, the XML and OpenStep forms
     /// (which Apple's tools do not use for models, and which have no sets or shared objects) through
     /// `PropertyListSerialization`.
-    static func parse(_ data: Data) throws(KeyedArchiveError.Reason) -> PlistNode {
+    package static func parse(_ data: Data) throws(KeyedArchiveError.Reason) -> PlistNode {
         if BinaryPropertyList.isBinary(data) {
             do {
                 return try BinaryPropertyList.parse(data)

@@ -5,8 +5,8 @@ import GRDB
 @_spi(Layouts) import InstarModel
 @_spi(Layouts) import InstarLayouts
 import InstarTestSupport
-@testable import InstarModelIO  // CompiledModelReader.parse(data:), a cache read as the store reads it
-@_spi(Layouts) @testable import InstarStore
+import InstarModelIO
+@_spi(Layouts) import InstarStore
 
 /// A cached-model archive and a Core Data store that keeps it.
 package enum ModelCacheStores {

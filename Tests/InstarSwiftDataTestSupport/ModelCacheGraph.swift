@@ -1,6 +1,6 @@
 // An archived model (a store's Z_MODELCACHE) as comparable text, for the SwiftData tests and the CLI's.
 import Foundation
-@testable import InstarModelIO  // PlistNode, the keyed archive's nodes
+import InstarModelIO
 
 /// A model cache's object graph rendered as text, and where two renderings part.
 package enum ModelCacheGraph {

@@ -7,7 +7,7 @@ import Testing
 @_spi(Layouts) import InstarLayouts
 import InstarSwiftData
 import InstarTestSupport
-@testable import InstarStore  // RawDeflate, for a store's cached model
+import InstarStore
 
 /// App sources (a versioned plan, an unversioned schema), the models read from them, and stores at them.
 package enum SwiftDataStores {
