@@ -137,8 +137,7 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
             if format == .json {
                 printOut(
                     jsonText(
-                        SwiftDataProblemsJSON(
-                            plan: checked.migrationPlan.name, passed: false, problems: checked.findings.map(\.json))))
+                        SwiftDataPlanRefusal(plan: checked.migrationPlan.name, problems: checked.findings)))
             } else {
                 printOut(checked.summary.joined(separator: "\n"))
             }

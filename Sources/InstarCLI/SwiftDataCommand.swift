@@ -47,7 +47,7 @@ struct SwiftDataCommand: ParsableCommand {
             }
         }
         switch format {
-        case .json: printOut(jsonText(json(schemas, read.plans, diagnostics)))
+        case .json: printOut(jsonText(SwiftDataSourcesReport(schemas: schemas, plans: read.plans, diagnostics: diagnostics)))
         case .text: printOut(text(schemas, read.plans, files: read.files.count))
         }
         for diagnostic in diagnostics { printError(ErrorHints.text(diagnostic)) }
@@ -75,67 +75,4 @@ struct SwiftDataCommand: ParsableCommand {
         }
         return lines.joined(separator: "\n")
     }
-
-    private func json(_ schemas: [SwiftDataSchema], _ plans: [SwiftDataMigrationPlan], _ diagnostics: [SwiftDataDiagnostic])
-        -> SwiftDataSourcesJSON
-    {
-        SwiftDataSourcesJSON(
-            schemas: schemas.map { schema in
-                let hashes = VersionHashes(model: schema.model)
-                return SwiftDataSourcesJSON.Schema(
-                    name: schema.name, versionIdentifier: schema.versionIdentifier, classes: schema.modelClasses,
-                    entities: hashes.base64EntityHashes, versionChecksum: hashes.versionChecksum)
-            },
-            plans: plans.map { plan in
-                SwiftDataSourcesJSON.Plan(
-                    name: plan.name, schemas: plan.schemas,
-                    stages: plan.stages.map {
-                        SwiftDataSourcesJSON.Stage(
-                            kind: $0.kind.rawValue, from: $0.fromVersion, to: $0.toVersion, willMigrate: $0.willMigrate,
-                            didMigrate: $0.didMigrate)
-                    })
-            },
-            diagnostics: diagnostics.map {
-                SwiftDataSourcesJSON.Diagnostic(severity: $0.severity.rawValue, location: $0.location.description, message: $0.message)
-            })
-    }
 }
-
-/// `instar model swiftdata --format json`: the schemas and plans read from Swift sources, and what the
-/// reader could not resolve.
-struct SwiftDataSourcesJSON: Codable, Sendable, Equatable {
-    var schemas: [Schema]
-    var plans: [Plan]
-    var diagnostics: [Diagnostic]
-
-    struct Schema: Codable, Sendable, Equatable {
-        var name: String
-        var versionIdentifier: String
-        var classes: [String]
-        /// Each entity's version hash, base64, as SwiftData writes it into a store.
-        var entities: [String: String]
-        var versionChecksum: String
-    }
-
-    struct Plan: Codable, Sendable, Equatable {
-        var name: String
-        var schemas: [String]
-        var stages: [Stage]
-    }
-
-    struct Stage: Codable, Sendable, Equatable {
-        var kind: String
-        var from: String
-        var to: String
-        var willMigrate: String?
-        var didMigrate: String?
-    }
-
-    struct Diagnostic: Codable, Sendable, Equatable {
-        var severity: String
-        /// file:line:column.
-        var location: String
-        var message: String
-    }
-}
-

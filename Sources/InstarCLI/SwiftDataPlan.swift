@@ -116,36 +116,3 @@ extension SwiftDataPlanCheck {
         return lines
     }
 }
-
-extension SwiftDataFinding {
-    /// The finding as `plan --swiftdata --format json` writes it (`hint` is the fix).
-    var json: SwiftDataProblemsJSON.Problem {
-        SwiftDataProblemsJSON.Problem(
-            kind: kind.rawValue, message: message, hint: fix, location: location?.description, versions: versions, entity: entity,
-            property: property)
-    }
-}
-
-/// `instar plan --swiftdata --format json` when SwiftData would refuse the plan.
-struct SwiftDataProblemsJSON: Codable, Sendable, Equatable {
-    var plan: String
-    var passed: Bool
-    var problems: [Problem]
-
-    /// One refusal, with the fix.
-    struct Problem: Codable, Sendable, Equatable {
-        /// `duplicate-checksum`, `not-inferable`, `unreachable`, `unknown-schema`, `unknown-model-version`,
-        /// `refused-plan` (the sources' SchemaMigrationPlan could not be read, e.g. a stage goes backwards).
-        var kind: String
-        var message: String
-        var hint: String
-        /// file:line:column, when the problem has a place in the sources.
-        var location: String?
-        /// The schemas it is about, in order, when it is about schemas.
-        var versions: [String]?
-        /// The entity a change that cannot be inferred is about.
-        var entity: String?
-        /// The property a change that cannot be inferred is about.
-        var property: String?
-    }
-}

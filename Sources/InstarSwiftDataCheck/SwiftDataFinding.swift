@@ -3,6 +3,9 @@
 
 /// One thing SwiftData would refuse at launch in an app's migration plan (or that Instar cannot run),
 /// with the fix: a value an app, a test or CI acts on, found from the sources alone.
+///
+/// Its JSON is the one `instar plan --swiftdata --format json` documents: the fix is written as `hint`
+/// and the location as one `"file:line:column"` string (see `SwiftDataFinding+Codable.swift`).
 public struct SwiftDataFinding: Sendable, Codable, Hashable {
     /// What kind of refusal a finding is.
     public enum Kind: String, Sendable, Codable, Hashable, CaseIterable {

@@ -6,6 +6,7 @@ import InstarPlanner
 import InstarRuntime
 @_spi(Layouts) import InstarStore
 import InstarSwiftData
+import InstarSwiftDataCheck
 import Testing
 @_spi(Layouts) import InstarLayouts
 import InstarTestSupport
@@ -112,10 +113,10 @@ import InstarSwiftDataTestSupport
             #expect(result.status == 1, "\(command): \(result.stdout)")  // the words: golden cli/swiftdata-not-inferable.txt
         }
         let refused = try runInstar(["plan", "--swiftdata", folder.path, "--store", path, "--format", "json"])
-        let problems = try refused.decoded(SwiftDataProblemsJSON.self).problems
-        #expect(refused.status == 1 && problems.map(\.kind) == ["not-inferable"], "\(refused.stdout)")
+        let problems = try refused.decoded(SwiftDataPlanRefusal.self).problems
+        #expect(refused.status == 1 && problems.map(\.kind) == [.notInferable], "\(refused.stdout)")
         let property = folder.appendingPathComponent("Models.swift").path + ":2:"
-        #expect(problems.first?.location?.hasPrefix(property) == true, "at the property: \(problems)")
+        #expect(problems.first?.location?.description.hasPrefix(property) == true, "at the property: \(problems)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "nothing written")
 
         // Outside the sources: the reader would read the scaffold as part of them.

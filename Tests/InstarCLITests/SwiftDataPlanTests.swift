@@ -3,6 +3,7 @@ import Foundation
 @_spi(Layouts) import InstarStore
 import InstarPlanner
 import InstarSwiftData
+import InstarSwiftDataCheck
 import InstarTesting
 import Testing
 @_spi(Layouts) import InstarLayouts
@@ -44,8 +45,8 @@ import InstarTestSupport
         // Its words, on standard error and in JSON, are pinned by the golden transcript cli/swiftdata.txt.
         let result = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
         #expect(result.status == 1)
-        let refused = try result.decoded(SwiftDataProblemsJSON.self)
-        #expect(!refused.passed && refused.problems.map(\.kind) == ["duplicate-checksum"], "\(refused)")
+        let refused = try result.decoded(SwiftDataPlanRefusal.self)
+        #expect(!refused.passed && refused.problems.map(\.kind) == [.duplicateChecksum], "\(refused)")
     }
 
     /// A plan with a stage from V2 back to V1 used to be printed as an error and then dropped, so `plan`
@@ -57,10 +58,10 @@ import InstarTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let planned = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
         #expect(planned.status == 1, "\(planned.stdout)")
-        let refused = try planned.decoded(SwiftDataProblemsJSON.self)
-        #expect(!refused.passed && refused.plan == "Plan" && refused.problems.map(\.kind) == ["refused-plan"], "\(refused)")
+        let refused = try planned.decoded(SwiftDataPlanRefusal.self)
+        #expect(!refused.passed && refused.plan == "Plan" && refused.problems.map(\.kind) == [.refusedPlan], "\(refused)")
         #expect(refused.problems.first?.versions == ["V2", "V1"])
-        #expect(refused.problems.first?.location?.contains("Models.swift:") == true)
+        #expect(refused.problems.first?.location?.description.contains("Models.swift:") == true)
 
         let linted = try runInstar(["lint", "--swiftdata", folder.path, "--format", "json"])
         #expect(linted.status == 1, "\(linted.stdout)")
@@ -80,10 +81,12 @@ import InstarTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
         #expect(result.status == 1)
-        let problem = try #require(try result.decoded(SwiftDataProblemsJSON.self).problems.first)
-        #expect(problem.kind == "not-inferable" && problem.location?.contains("Models.swift:") == true, "\(problem)")
+        let refusal = try result.decoded(SwiftDataPlanRefusal.self)
+        #expect(jsonText(refusal) + "\n" == result.stdout, "the library's value encodes to the same bytes")
+        let problem = try #require(refusal.problems.first)
+        #expect(problem.kind == .notInferable && problem.location?.description.contains("Models.swift:") == true, "\(problem)")
         #expect(problem.entity == "Drink" && problem.property == "when" && problem.versions == ["V1", "V2"], "\(problem)")
-        #expect(problem.hint.contains(".custom(fromVersion:toVersion:willMigrate:didMigrate:)"))
+        #expect(problem.fix.contains(".custom(fromVersion:toVersion:willMigrate:didMigrate:)"))
     }
 
     @Test func aSchemaNoStageReachesIsNamed() throws {
@@ -94,8 +97,8 @@ import InstarTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try runInstar(["plan", "--swiftdata", folder.path, "--format", "json"])
         #expect(result.status == 1)
-        let problems = try result.decoded(SwiftDataProblemsJSON.self).problems
-        #expect(problems.map(\.kind) == ["unreachable", "unreachable"], "\(problems)")
+        let problems = try result.decoded(SwiftDataPlanRefusal.self).problems
+        #expect(problems.map(\.kind) == [.unreachable, .unreachable], "\(problems)")
         #expect(problems.compactMap(\.versions).sorted { $0.lexicographicallyPrecedes($1) } == [["V1", "V3"], ["V2", "V3"]], "\(problems)")
     }
 
@@ -132,8 +135,8 @@ import InstarTestSupport
         // The words (134504, the closest schema, the edit): golden cli/swiftdata-edited-schema.txt.
         let result = try runInstar(["plan", "--swiftdata", folder.path, "--store", store, "--format", "json"])
         #expect(result.status == 1)
-        let problems = try result.decoded(SwiftDataProblemsJSON.self).problems
-        #expect(problems.map(\.kind) == ["unknown-model-version"], "\(result.stdout)")
+        let problems = try result.decoded(SwiftDataPlanRefusal.self).problems
+        #expect(problems.map(\.kind) == [.unknownModelVersion], "\(result.stdout)")
     }
 }
 
