@@ -17,7 +17,7 @@ public struct Model: Sendable {
     /// Entities in declaration order.
     public private(set) var entities: [Entity]
     /// Where each entity (`"Entity"`) and property (`"Entity.property"`) was declared, when known.
-    @_spi(Layouts) public let locations: [String: SourceLocation]
+    @_spi(Layouts) public let locations: DeclarationLocations
     /// The file or folder the model was read from, when known.
     public let source: String?
     /// Schema objects the model cannot express, kept verbatim (``RawSQL``), in creation order.
@@ -58,7 +58,7 @@ public struct Model: Sendable {
         self.versionIdentifier = versionIdentifier
         self.versionIdentifiers = versionIdentifiers ?? [versionIdentifier ?? ""]
         self.entities = entities
-        self.locations = locations
+        self.locations = DeclarationLocations(locations)
         self.source = source
 
         var validator = ModelValidator(

@@ -30,7 +30,7 @@ extension Model {
                 owner[entity.name] = part.name
                 entities.append(entity)
             }
-            locations.merge(part.locations) { first, _ in first }
+            locations.merge(part.locations.all) { first, _ in first }
         }
         if !problems.isEmpty { throw ModelError(problems) }
         var identifiers: [String] = []

@@ -43,7 +43,7 @@ package enum LaunchDefaults {
         }
         guard changed else { return model }
         return try Model(
-            name: model.name, versionIdentifier: model.versionIdentifier, entities: entities, locations: model.locations,
+            name: model.name, versionIdentifier: model.versionIdentifier, entities: entities, locations: model.locations.all,
             source: model.source, versionIdentifiers: model.versionIdentifiers, rawSQL: model.rawSQL)
     }
 }

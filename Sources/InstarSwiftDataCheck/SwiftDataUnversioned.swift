@@ -212,7 +212,7 @@ extension SwiftDataPlanCheck {
     package static func renamed(_ model: Model, to name: String) throws(SwiftDataPlanCheckError) -> Model {
         do {
             return try Model(
-                name: name, versionIdentifier: model.versionIdentifier, entities: model.entities, locations: model.locations,
+                name: name, versionIdentifier: model.versionIdentifier, entities: model.entities, locations: model.locations.all,
                 source: model.source, validatesDefaultValues: false, versionIdentifiers: model.versionIdentifiers,
                 rawSQL: model.rawSQL)
         } catch {

@@ -133,7 +133,7 @@ import InstarSwiftDataTestSupport
             }
         }
         return try Model(
-            name: model.name, versionIdentifier: model.versionIdentifier, entities: entities, locations: model.locations,
+            name: model.name, versionIdentifier: model.versionIdentifier, entities: entities, locations: model.locations.all,
             source: model.source, versionIdentifiers: model.versionIdentifiers, rawSQL: model.rawSQL)
     }
 }
