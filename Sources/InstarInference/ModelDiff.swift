@@ -118,6 +118,6 @@ package struct ModelDiff: Sendable {
         guard let old = unchangedSource, let destination = destinationBySource[sourceEntity],
             unchanged.contains(destination)
         else { return nil }
-        return old.properties(of: sourceEntity).contains { $0.name == property } ? property : nil
+        return old.property(property, of: sourceEntity) == nil ? nil : property
     }
 }
