@@ -15,6 +15,9 @@ package struct VersionDetection: Sendable {
         case metadataAndIdentifiers = "metadata+identifiers"
         /// The store's tables and columns are exactly those of the version.
         case schema
+        /// No model was given: the model the store keeps of itself (`Z_MODELCACHE`) has the entity
+        /// hashes its metadata records (``StoreInspection``).
+        case cache
     }
 
     /// The name of the store's layout.

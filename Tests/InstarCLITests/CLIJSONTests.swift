@@ -67,9 +67,24 @@ import Testing
         #expect(gaps.first?.blocking.first?.kind == .attributeTypeChanged && gaps.first?.blocking == noChain.noChain?.gaps.first?.blocking)
         #expect(noChain.proposals.first?.steps.isEmpty == false)
 
-        let inspected = try roundTrip(
-            ["inspect", "--store", scratch.store, "--format", "json"] + Self.models.flatMap { ["--model", $0] }, as: InspectJSON.self)
-        #expect(inspected.version == "Garage 1" && inspected.rowCounts == ["Car": 3, "Owner": 3])
+        // An inspection is encodable only (StoreInspection+Encodable.swift): the library's own inspection
+        // writes the output, with `null` for a cache it does not have the keys of.
+        let inspectArguments = ["inspect", "--store", scratch.store, "--format", "json"] + Self.models.flatMap { ["--model", $0] }
+        let inspectedOutput = InstarCommand.runInProcess(inspectArguments)
+        let inspection = try StoreInspection.of(
+            storeAt: scratch.store, layout: nil, candidates: Self.models.map { [try loadModel($0)] })
+        #expect(inspectedOutput.status == 0 && jsonText(inspection) + "\n" == inspectedOutput.stdout, "\(inspectedOutput.stderr)")
+        #expect(inspection.detection.version?.name == "Garage 1" && inspection.rowCounts == ["Car": 3, "Owner": 3])
+        #expect(inspection.cache == nil && !inspection.describedFromCache)
+
+        // Without a model, a store is described from its Z_MODELCACHE, matched by `cache`.
+        let cached = try ModelCacheStores.store(
+            cache: RawDeflate.deflate(try ModelCacheStores.cacheArchive(composite: false)), in: scratch.dir).path
+        let fromCache = InstarCommand.runInProcess(["inspect", "--store", cached, "--format", "json"])
+        let cacheInspection = try StoreInspection.of(storeAt: cached, layout: nil, candidates: [])
+        #expect(fromCache.status == 0 && jsonText(cacheInspection) + "\n" == fromCache.stdout, "\(fromCache.stderr)")
+        #expect(cacheInspection.describedFromCache && cacheInspection.detection.matchedBy == .cache)
+        #expect(fromCache.stdout.contains(#""versionIdentifier" : "#), "a key Core Data may leave empty is always named")
 
         // A status is encodable only (StoreStatus.swift): the library's own status writes the output.
         let shown = InstarCommand.runInProcess(["status", "--store", scratch.store, "--format", "json"])

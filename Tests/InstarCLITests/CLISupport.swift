@@ -16,7 +16,7 @@ struct CLIResult {
         (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
     }
 
-    /// Standard output decoded as the command's JSON output type (`InspectJSON`, `LintReport`…).
+    /// Standard output decoded as the command's JSON output type (`LintReport`, `MigrationTestReport`…).
     func decoded<Output: Decodable>(_ type: Output.Type) throws -> Output { try decodeOutput(type, stdout) }
 
     /// The JSON output's member at `path`: object keys (`String`) and array indexes (`Int`), for outputs

@@ -59,7 +59,7 @@ package final class InstarProcess: @unchecked Sendable {
 
         package var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] }
 
-        /// Standard output decoded as the command's JSON output type (`InspectJSON`, `LintReport`…).
+        /// Standard output decoded as the command's JSON output type (`LintReport`, `MigrationTestReport`…).
         package func decoded<Output: Decodable>(_ type: Output.Type) throws -> Output { try decodeOutput(type, stdout) }
 
         package init(status: Int32, reason: Process.TerminationReason, pid: Int32, stdout: String, stderr: String, timedOut: Bool) {

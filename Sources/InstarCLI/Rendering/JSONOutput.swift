@@ -16,22 +16,3 @@ func jsonText<Value: Encodable>(_ value: Value, encoder: JSONEncoder = JSONEncod
     else { return "{}" }
     return text
 }
-
-/// An optional that a JSON output names even without a value, as `null` (`inspect`'s `version`, a
-/// step's `mappingModel`): scripts read the key either way. Other optionals are left out when nil.
-@propertyWrapper
-struct AlwaysPresent<Value: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
-    var wrappedValue: Value?
-
-    init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        wrappedValue = container.decodeNil() ? nil : try container.decode(Value.self)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
-    }
-}
