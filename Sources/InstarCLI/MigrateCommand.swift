@@ -219,6 +219,13 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
         throw ValidationError("--slices takes auto, off, SECONDSs (0.25s) or ROWSrows (5000rows), not '\(slices)'")
     }
 
+    /// Where the store's journal says a run stands (its position, hook checkpoint and rows copied), or
+    /// nil without a journal: equal before and after a launch when the launch committed nothing.
+    func committedMark() -> [String]? {
+        guard let journal = (try? Migrator.status(ofStoreAt: store))?.journal else { return nil }
+        return [journal.position, journal.checkpoint ?? "", String(journal.rowsCopied ?? -1), journal.status.rawValue]
+    }
+
     /// Runs a plan through the Migrator. `resume` is the command line that runs it again, `preview`
     /// the one that shows its chain.
     func runPlan(_ plan: Plan, resume: String, preview: String) throws {
@@ -239,6 +246,7 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
         defer { signalSources.forEach { $0.cancel() } }
         let reporter = ProgressReporter(style: progress ?? (Console.current.isTerminal ? .bar : .lines))
         let reclaimed = LastReclaim()
+        let before = committedMark()
         do {
             let result = try migrator.migrate(
                 storeAt: store, to: to, timeBudget: timeBudget, wait: wait ?? 0, backup: backup, stop: stop,
@@ -267,6 +275,18 @@ struct MigrateCommand: ParsableCommand, UsesSwiftDataOptions {
                                 + "\(left.pages) free pages): the store is usable, and the next runs go on with it"
                             : "the old tables a sliced run retired are deleted and their space given back")
                 }
+            case .paused(.timeBudget) where committedMark() == before:
+                // Nothing committed in this launch: saying "resume" alone invites a loop that never ends.
+                let budget = String(format: "%g", timeBudget ?? 0)
+                printOut(
+                    "stopped at a safe point: the time budget (\(budget) s) was spent before this launch committed "
+                        + "any work; the store is as it was.")
+                printOut(
+                    "a launch with this budget makes progress only if its next unit of work fits in it (or, with "
+                        + "--wait, once another run lets go of the store): 'instar plan \(plan.file) --store \(store) "
+                        + "--time-budget \(budget)' names the units that do not fit")
+                printOut("resume with a larger --time-budget, or with: \(resume)")
+                throw InstarExit.paused
             case .paused(let reason):
                 printOut("stopped at a safe point: \(reason). Everything done so far is committed.")
                 printOut("resume with: \(resume)")

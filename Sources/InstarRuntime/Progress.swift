@@ -55,7 +55,9 @@ public enum MigrationResult: Sendable, Equatable {
 /// Why a run stopped at a safe point. The raw values are stable identifiers (for logs and JSON); the
 /// ``description`` is the sentence shown to people.
 public enum PauseReason: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// The run's time budget is spent (checked between units of work, once some progress was made).
+    /// The run's time budget is spent: checked before each unit of work and while its statements run (a
+    /// unit interrupted is rolled back). A budget spent before the first unit commits nothing: the call
+    /// made no progress, and calls with the same budget make none while the next unit does not fit in it.
     case timeBudget
     /// SIGINT (Ctrl-C), with ``StopRequest/handleSignals()``.
     case interrupt

@@ -595,6 +595,11 @@ import InstarStoreTestSupport
         let spent = try f.instar(["migrate", f.plan, "--store", f.store, "--time-budget", "0.001"])
         #expect(spent.status == 75, "the budget is spent (75 is a spent budget's status): \(spent)")
         #expect(try f.bytes() == before)
+        // It says so, rather than "everything done so far is committed", and names the dry run that
+        // tells which units a budget does not fit: a loop of retries with that budget may never progress.
+        #expect(spent.stdout.contains("spent before this launch committed any work; the store is as it was"), "\(spent)")
+        #expect(spent.stdout.contains("--time-budget 0.001' names the units that do not fit"), "\(spent)")
+        #expect(!spent.stdout.contains("Everything done so far is committed"), "\(spent)")
         // A budget that runs out inside the batched hook stops there, the step committed. Budgets
         // doubling until one reaches the hook: none can finish, so the first that gets past the checks
         // before the first write pauses inside the hook, on a fast or a loaded machine alike.
@@ -604,6 +609,7 @@ import InstarStoreTestSupport
             if paused.status == 75 && (try? f.journal()) != nil { break }
         }
         #expect(paused.status == 75, "\(paused)")
+        #expect(paused.stdout.contains("Everything done so far is committed"), "this launch committed the step: \(paused)")
         // The run's last line is the command that resumes it.
         #expect(paused.stdout.split(separator: "\n").last.map(String.init) == "resume with: instar migrate \(f.plan) --store \(f.store)", "\(paused.stdout)")
         let journal = try #require(try f.journal())
