@@ -183,6 +183,10 @@ struct PlanCommand: ParsableCommand, UsesSwiftDataOptions {
             ? "at \(Int(report.estimateRowsPerSecond)) rows/s measured on this store"
             : "at the typical \(Int(report.estimateRowsPerSecond)) rows/s"
         let budget = String(format: "%g", timeBudget)
+        guard timeBudget > DryRunReport.typicalLaunchSeconds else {
+            return "\nlaunches: none makes progress: a launch's fixed work takes about "
+                + "\(String(format: "%g", DryRunReport.typicalLaunchSeconds)) s, the whole \(budget) s budget (see the risks above)"
+        }
         guard let launches = report.launches(timeBudget: timeBudget) else {
             return "\nlaunches: a transaction is estimated not to fit a \(budget) s budget even with slicing, \(rate) (see the risks above)"
         }

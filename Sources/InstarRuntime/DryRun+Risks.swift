@@ -182,6 +182,15 @@ extension DryRunReport {
     /// budgets, and is not counted: the app runs meanwhile.
     public static let slicedWorkFactor = 1.1
 
+    /// A launch's fixed work before its first unit of work, in seconds: opening the store, taking the
+    /// lease, finding the store's version and the chain. It is spent from the budget of every launch
+    /// (the budget counts from the call), so a budget no longer than this makes no progress at all, and
+    /// a short one holds less work than its length. The smallest budget in which a release build's one
+    /// launch finished a one-row rebuild on the measurement machine (`Scripts/bench-budget --floor`,
+    /// 2026-11-29: median 13.5 ms of five bisections, 8.6–21.1 ms, 2 cores under load; Measurements.md);
+    /// a plan of many versions or a slower device spends more.
+    public static let typicalLaunchSeconds = 0.0135
+
     /// The rewrite rate the budget estimates use when not given one: the slices' rate measured on
     /// this store by an earlier launch, scaled to an unsliced rewrite's (slices cost
     /// ``slicedWorkFactor`` of it), else ``typicalRowsPerSecond``.
@@ -222,19 +231,33 @@ extension DryRunReport {
         return units
     }
 
-    /// The steps whose transaction is estimated to take longer than `timeBudget` seconds even with
-    /// `slicing`: a launch with that budget is interrupted inside it every time and makes no progress
-    /// there (the budget holds to within a statement, and an interrupted transaction is rolled back).
+    /// The steps whose transaction is estimated to take longer than `timeBudget` seconds leave after a
+    /// launch's fixed work (`launchSeconds`, by default ``typicalLaunchSeconds``), even with `slicing`:
+    /// a launch with that budget is interrupted inside it every time and makes no progress there (the
+    /// budget holds to within a statement, and an interrupted transaction is rolled back). When the
+    /// fixed work alone fills the budget, one risk says that no launch makes any progress.
     /// Rows copied ahead in slices leave only ``swapShareOfSlicedRewrite`` of their cost to the
     /// transaction. Estimated from the rows the store has, at `rowsPerSecond`; a slower device needs a
     /// proportionally larger budget.
     public func unitsExceeding(
-        timeBudget: Double, rowsPerSecond: Double? = nil, slicing: Slicing = .default
+        timeBudget: Double, rowsPerSecond: Double? = nil, slicing: Slicing = .default, launchSeconds: Double? = nil
     ) -> [Risk] {
         let rowsPerSecond = rowsPerSecond ?? estimateRowsPerSecond
+        let fixed = launchSeconds ?? Self.typicalLaunchSeconds
+        let budget = String(format: "%g", timeBudget)
+        guard timeBudget > fixed else {
+            return [
+                Risk(
+                    kind: .exceedsTimeBudget, step: nil,
+                    message: "a launch's fixed work (opening the store, the lease, finding its version and the chain: "
+                        + "about \(String(format: "%g", fixed)) s) takes the whole \(budget) s budget before any step "
+                        + "starts; no launch with that budget makes progress (give it a longer budget, or none)",
+                    count: nil)
+            ]
+        }
         return budgetUnits(slicing: slicing, budgeted: true).compactMap { unit in
             let seconds = transactionSeconds(unit, rowsPerSecond: rowsPerSecond)
-            guard seconds > timeBudget else { return nil }
+            guard seconds > timeBudget - fixed else { return nil }
             let why =
                 unit.slicedRows > 0
                 ? "after copying \(unit.slicedRows) row(s) ahead in slices (those launches progress), its final transaction is estimated at \(String(format: "%.2f", seconds)) s"
@@ -246,7 +269,8 @@ extension DryRunReport {
                 : "a launch with that budget makes no progress here"
             return Risk(
                 kind: .exceedsTimeBudget, step: unit.label,
-                message: "\(why) at \(Int(rowsPerSecond)) rows/s\(unsliced), more than the \(String(format: "%g", timeBudget)) s budget; "
+                message: "\(why) at \(Int(rowsPerSecond)) rows/s\(unsliced), more than the \(budget) s budget leaves "
+                    + "after a launch's fixed work (about \(String(format: "%g", fixed)) s); "
                     + "\(stall) (give it a longer budget, or a background task)",
                 count: unit.rows)
         }
@@ -258,30 +282,35 @@ extension DryRunReport {
     }
 
     /// How many launches of `timeBudget` seconds the chain needs with `slicing`, at `rowsPerSecond`:
-    /// slices fill each launch, and each transaction must fit in one; nil when one never fits
-    /// (``unitsExceeding(timeBudget:rowsPerSecond:slicing:)`` says which).
+    /// each launch first spends its fixed work (`launchSeconds`, by default ``typicalLaunchSeconds``),
+    /// slices fill the rest, and each transaction must fit in what a launch leaves; nil when one never
+    /// fits or the fixed work fills the budget
+    /// (``unitsExceeding(timeBudget:rowsPerSecond:slicing:launchSeconds:)`` says which).
     /// Without `rowsPerSecond`, at ``estimateRowsPerSecond``.
-    public func launches(timeBudget: Double, rowsPerSecond: Double? = nil, slicing: Slicing = .default) -> Int? {
+    public func launches(
+        timeBudget: Double, rowsPerSecond: Double? = nil, slicing: Slicing = .default, launchSeconds: Double? = nil
+    ) -> Int? {
         let rowsPerSecond = rowsPerSecond ?? estimateRowsPerSecond
-        guard timeBudget > 0, rowsPerSecond > 0 else { return nil }
+        let fixed = launchSeconds ?? Self.typicalLaunchSeconds
+        guard timeBudget > fixed, rowsPerSecond > 0 else { return nil }
         var launches = 1
-        var used = 0.0
+        var used = fixed
         for unit in budgetUnits(slicing: slicing, budgeted: true) {
             var ahead = Double(unit.slicedRows) * Self.slicedWorkFactor / rowsPerSecond
             while ahead > 0 {
                 if used >= timeBudget {
                     launches += 1
-                    used = 0
+                    used = fixed
                 }
                 let take = min(timeBudget - used, ahead)
                 used += take
                 ahead -= take
             }
             let whole = transactionSeconds(unit, rowsPerSecond: rowsPerSecond)
-            if whole > timeBudget { return nil }
+            if whole > timeBudget - fixed { return nil }
             if used + whole > timeBudget {
                 launches += 1
-                used = 0
+                used = fixed
             }
             used += whole
         }

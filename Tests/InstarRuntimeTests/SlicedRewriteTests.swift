@@ -259,13 +259,37 @@ import InstarRuntimeTestSupport
         #expect(report.launches(timeBudget: 10, rowsPerSecond: 1000) == 1)
         // The default slices steps of 10,000 rows or more; this one is sliced when asked.
         #expect(report.launches(timeBudget: 0.25, rowsPerSecond: 1000) == nil)
-        // Sliced: a second and a tenth of copying, four launches' worth and a bit, then the swap.
-        let launches = try #require(report.launches(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .rows(100)))
+        // Sliced, with no fixed work per launch: a second and a tenth of copying, four launches' worth
+        // and a bit, then the swap.
+        let launches = try #require(report.launches(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .rows(100), launchSeconds: 0))
         #expect(launches == 5)
         // Unsliced, a quarter of a second never fits the step; sliced, it does.
         #expect(report.unitsExceeding(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .off).count == 1)
         #expect(report.unitsExceeding(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .rows(100)).isEmpty)
         #expect(report.launches(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .off) == nil)
+    }
+
+    /// Every launch spends its fixed work (opening, the lease, finding the version) from its budget
+    /// before any unit: a short budget holds less work than its length, and one no longer than the
+    /// fixed work holds none, which the dry run says rather than counting launches that never progress.
+    @Test func theDryRunCountsEachLaunchsFixedWork() throws {
+        let f = try Self.fixture(rows: 1000)
+        defer { f.remove() }
+        let report = try DryRun.report(plan: try PlanFileReader.read(path: f.plan), storePath: f.store)
+        // An eighth of a second of fixed work leaves an eighth: 1.1 s of slices need 9 launches (8.8),
+        // the ninth's rest (0.125 + 0.1 s) cannot take the 0.1 s swap as well: 10.
+        #expect(report.launches(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .rows(100), launchSeconds: 0.125) == 10)
+        // The swap (0.1 s) fits what 0.25 s leaves after 0.125 s, not what 0.15 s leaves.
+        #expect(report.unitsExceeding(timeBudget: 0.25, rowsPerSecond: 1000, slicing: .rows(100), launchSeconds: 0.125).isEmpty)
+        let tight = report.unitsExceeding(timeBudget: 0.15, rowsPerSecond: 1000, slicing: .rows(100), launchSeconds: 0.125)
+        #expect(tight.count == 1 && tight.first?.step != nil && tight.first?.message.contains("fixed work") == true)
+        #expect(report.launches(timeBudget: 0.15, rowsPerSecond: 1000, slicing: .rows(100), launchSeconds: 0.125) == nil)
+        // A budget the fixed work fills: no launch progresses, said once for the whole run.
+        let none = report.unitsExceeding(timeBudget: 0.01, rowsPerSecond: 1000, slicing: .rows(100), launchSeconds: 0.02)
+        #expect(none.count == 1 && none.first?.step == nil && none.first?.kind == .exceedsTimeBudget)
+        #expect(none.first?.message.contains("no launch with that budget makes progress") == true)
+        #expect(report.launches(timeBudget: 0.01, rowsPerSecond: 1000, slicing: .rows(100), launchSeconds: 0.02) == nil)
+        #expect(report.launches(timeBudget: 0.000001) == nil, "the typical fixed work fills a microsecond")
     }
 
     /// An unfinished sliced run's measured rate (in the journal) is what the dry run estimates with:
@@ -286,7 +310,8 @@ import InstarRuntimeTestSupport
         #expect(abs(report.estimateRowsPerSecond - 1000 * DryRunReport.slicedWorkFactor) < 1e-9)
         let rate = report.estimateRowsPerSecond
         #expect(report.launches(timeBudget: 0.25, slicing: .rows(100)) == report.launches(timeBudget: 0.25, rowsPerSecond: rate, slicing: .rows(100)))
-        // A second of slices fills four launches of 0.25 s; the swap (0.1 × 1000 / 1100 s) goes in a fifth.
+        // A second of slices fills four launches of 0.25 s less their fixed work (typicalLaunchSeconds)
+        // and part of a fifth, where the swap (0.1 × 1000 / 1100 s) fits too.
         #expect(report.launches(timeBudget: 0.25, slicing: .rows(100)) == 5)
     }
 
