@@ -245,6 +245,13 @@ let package = Package(
             name: "InstarLayoutsTests",
             dependencies: ["InstarTestSupport", "InstarModel", "InstarSQL", "InstarLayouts"]
         ),
+        // The step compiler without a database: programs, their SQL, fusion.
+        .testTarget(
+            name: "InstarCompilerTests",
+            dependencies: [
+                "InstarTestSupport", "InstarModel", "InstarSQL", "InstarInference", "InstarLayouts", "InstarCompiler",
+            ]
+        ),
         // The store through GRDB: reading schemas, executing compiled steps, the model cache, quoting in SQLite,
         // seeding and adoption (the modules on the store).
         .testTarget(

@@ -239,15 +239,6 @@ import InstarRuntimeTestSupport
         #expect(!sliced)
     }
 
-    /// A table whose copy reads other rows is not sliced: a Core Data style to-one whose storage
-    /// moves, or here a value looked up elsewhere, is copied whole in the step's transaction.
-    @Test func onlyRowLocalCopiesAreSliceable() throws {
-        let lookup = ColumnValueExpression.lookup(table: "Other", value: "v", key: "k", equals: .column("x"))
-        #expect(!lookup.readsOnlyItsRow)
-        #expect(ColumnValueExpression.coalesce(.column("a"), .value(.integer(1))).readsOnlyItsRow)
-        #expect(!ColumnValueExpression.position(partition: .column("o"), order: [.column("a")], step: 1).readsOnlyItsRow)
-    }
-
     /// The dry run names the tables a budgeted run copies ahead and counts the launches a budget needs.
     @Test func theDryRunCountsLaunchesForABudget() throws {
         let f = try Self.fixture(rows: 1000)
