@@ -163,7 +163,7 @@ struct Lineage {
 }
 
 extension DryRunReport {
-    /// Rows a step's rebuild rewrites per second, for ``unitsExceeding(timeBudget:rowsPerSecond:slicing:)``
+    /// Rows a step's rebuild rewrites per second, for ``unitsExceeding(timeBudget:rowsPerSecond:slicing:launchSeconds:)``
     /// when the store's journal has no measured rate: what a release build rewrote on the measurement
     /// machine (`Scripts/bench-budget`, 2026-11-29: a 1M-row rebuild finished in one 2 s launch, its final
     /// transaction fitted 0.15 s and not 0.05 s, Measurements.md). 200,000 (the peer benchmark's fused
