@@ -238,7 +238,10 @@ let package = Package(
         // The planner: plan files, the version graph, chains, the cost model.
         .testTarget(
             name: "InstarPlannerTests",
-            dependencies: ["InstarTestSupport", "InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner", "InstarMapping"]
+            dependencies: [
+                "InstarTestSupport", "InstarModel", "InstarModelIO", "InstarInference", "InstarPlanner", "InstarMapping",
+                "InstarLayouts",
+            ]
         ),
         // The layouts without a database: naming and storage maps.
         .testTarget(

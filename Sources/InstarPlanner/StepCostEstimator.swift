@@ -54,6 +54,13 @@ package struct StepCostEstimator: StepCostModel {
 
     package func knownRows(ofEntity canonicalName: String) -> Int? { rows(canonicalName) }
 
+    /// How many versions' storage maps the estimator keeps now: at most ``storageMapsKeptAtMost``,
+    /// however long the history it prices (``StorageMapCache``).
+    package var storageMapsKept: Int { maps.count }
+
+    /// The most storage maps an estimator keeps.
+    package static var storageMapsKeptAtMost: Int { StorageMapCache.capacity }
+
     /// Rows of a table of `model`: its entities' counts, or the nominal weight when unknown.
     package func rowCount(ofTable table: String, map: StorageMap, model: Model) -> Int {
         let entities = map.entities.filter { $0.value.table == table }.map(\.key)
@@ -70,17 +77,61 @@ package struct StepCostEstimator: StepCostModel {
     }
 }
 
-/// Storage maps by version, computed once: pricing a long history asks for each many times.
+/// The storage maps of the versions a search is pricing, kept while they are in use.
+///
+/// Pricing a step compiles it against both versions' maps, and a search asks for a version's map
+/// several times, close together: the single steps on either side of it (priced in version order),
+/// then the skips a chain check tries, which reach at most `maxSkip` (64 by default) versions ahead.
+/// Keeping every version's map for the whole search held most of `instar plan`'s memory on a long
+/// history (147 of its 215 MB of heap at 1,000 versions of 40 entities, about 150 KB a version), yet a
+/// map is needed only around its version. So only the ``capacity`` most recently used maps are kept;
+/// one asked for again after it was dropped is built again, equal to the first (a layout's map
+/// depends on the model alone), so prices do not depend on what was kept.
 final class StorageMapCache: Sendable {
-    private let maps = Locked<[String: StorageMap]>([:])
+    /// Maps kept at most: one search's window of skips (``PlanOptions/maxSkip``'s default, 64) and the
+    /// pairs the cores price at once, so that a search builds each map about once.
+    static let capacity = 80
+
+    private struct Entry {
+        var map: StorageMap
+        /// When the map was last asked for (``State/clock``); the least recent is dropped first.
+        var lastUse: Int
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var clock = 0
+    }
+
+    private let state = Locked(State())
+    private let capacity: Int
+
+    init(capacity: Int = StorageMapCache.capacity) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// How many maps are kept now (at most the capacity).
+    var count: Int { state.withLock { $0.entries.count } }
 
     func map(for model: Model, layout: any StorageLayout) -> StorageMap? {
         let key = model.name + "\u{0}" + (model.source ?? "")
-        if let cached = maps.withLock({ $0[key] }) { return cached }
+        let cached = state.withLock { state -> StorageMap? in
+            guard let map = state.entries[key]?.map else { return nil }
+            state.clock += 1
+            state.entries[key]!.lastUse = state.clock
+            return map
+        }
+        if let cached { return cached }
         // Built outside the lock, so that the planner's threads build different versions' maps at once
         // (two threads may build the same one; either result is the same).
         guard let map = try? layout.storageMap(for: model) else { return nil }
-        maps.withLock { $0[key] = map }
+        state.withLock { state in
+            state.clock += 1
+            state.entries[key] = Entry(map: map, lastUse: state.clock)
+            if state.entries.count > capacity, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+                state.entries[oldest] = nil
+            }
+        }
         return map
     }
 }
