@@ -42,6 +42,14 @@ struct InstarStorageBuilder {
         if let discriminator {
             columns.append(SchemaColumn(name: discriminator, declaredType: "TEXT", notNull: true))
         }
+        // Sized once for the members' stored attributes and to-one relationships: grown by doubling, the
+        // array kept up to twice the room it needed in every map the planner keeps while pricing steps.
+        columns.reserveCapacity(
+            members.reduce(columns.count) { count, name in
+                let entity = model.entity(named: name)!
+                return count + entity.attributes.count { !$0.isTransient }
+                    + entity.relationships.count { !$0.isTransient && $0.isToOne }
+            })
         for name in members {
             let entity = model.entity(named: name)!
             var map = entity.parent.flatMap { draft.entities[$0]?.columns } ?? [:]
