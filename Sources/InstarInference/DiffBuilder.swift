@@ -68,6 +68,14 @@ struct DiffBuilder {
         }
     }
 
+    /// The changes of one matched pair that are not renaming conflicts: the entity's own and its
+    /// properties' (what ``ModelDiff`` records for the pair, as ``EntityMatching`` asks for it alone).
+    mutating func pairChanges(_ mapping: EntityCorrespondence) {
+        guard let s = mapping.source, let d = mapping.destination else { return }
+        entityPairChanges(old.entity(named: s)!, new.entity(named: d)!)
+        propertyChanges(in: mapping)
+    }
+
     private mutating func entityPairChanges(_ s: Entity, _ d: Entity) {
         if s.name != d.name {
             changes.append(

@@ -111,46 +111,11 @@ extension EntityCorrespondence {
         let parents = Set(old.entities.compactMap(\.parent)).union(new.entities.compactMap(\.parent))
         var unchanged: Set<String> = []
         for (source, destination) in entityResult.pairs {
-            // An entity that is the same in both versions, outside any hierarchy, whose relationships
-            // lead to entities that keep their names: every property maps to itself and nothing
-            // changes. Most entities of most steps are like this; long histories diff thousands of them.
-            if source == destination, let before = old.entity(named: source), let after = new.entity(named: destination),
-                before == after, before.parent == nil, !parents.contains(source),
-                before.relationships.allSatisfy({ destinationOf[$0.destination] == $0.destination }),
-                Set(before.attributes.map(\.canonicalName) + before.relationships.map(\.canonicalName)).count
-                    == before.attributes.count + before.relationships.count
-            {
-                let properties = old.properties(of: source)
-                mappings.append(
-                    EntityCorrespondence(
-                        source: source, destination: destination,
-                        properties: properties.map { PropertyCorrespondence(source: $0, destination: $0) }))
-                unchanged.insert(destination)
-                continue
-            }
-            let sourceProperties = old.properties(of: source)
-            let destinationProperties = new.properties(of: destination)
-            let propertyResult = Matcher.match(
-                sources: sourceProperties.map {
-                    .init(name: $0.name, identifier: $0.property.renamingIdentifier, element: $0)
-                },
-                destinations: destinationProperties.map {
-                    .init(name: $0.name, identifier: $0.property.renamingIdentifier, element: $0)
-                })
-            conflicts += propertyResult.conflicts.map { ("\(destination).\($0.identifier)", $0.destinations) }
-            var properties: [PropertyCorrespondence] = []
-            for pair in propertyResult.pairs {
-                // An attribute never becomes a relationship in place: Core Data treats it as remove plus add.
-                if (pair.source.property.attribute == nil) != (pair.destination.property.attribute == nil) {
-                    properties.append(PropertyCorrespondence(source: pair.source, destination: nil))
-                    properties.append(PropertyCorrespondence(source: nil, destination: pair.destination))
-                } else {
-                    properties.append(PropertyCorrespondence(source: pair.source, destination: pair.destination))
-                }
-            }
-            properties += propertyResult.unmatchedSources.map { PropertyCorrespondence(source: $0, destination: nil) }
-            properties += propertyResult.unmatchedDestinations.map { PropertyCorrespondence(source: nil, destination: $0) }
-            mappings.append(EntityCorrespondence(source: source, destination: destination, properties: properties))
+            let pair = correspondence(
+                from: source, to: destination, old: old, new: new, destinationOf: destinationOf, parents: parents)
+            mappings.append(pair.mapping)
+            conflicts += pair.conflicts
+            if pair.isUnchanged { unchanged.insert(destination) }
         }
         for name in entityResult.unmatchedDestinations {
             mappings.append(
@@ -165,5 +130,56 @@ extension EntityCorrespondence {
                     properties: old.properties(of: name).map { PropertyCorrespondence(source: $0, destination: nil) }))
         }
         return (mappings, conflicts, unchanged)
+    }
+
+    /// The correspondence of one matched entity pair: how each property of `source` (in `old`)
+    /// corresponds to one of `destination` (in `new`), the renaming conflicts among the destination's
+    /// properties, and whether the pair is unchanged (every property maps to itself and nothing changes).
+    ///
+    /// `destinationOf` is the entity matching of the two versions (older name → newer name) and
+    /// `parents` every entity that is a parent in either version: the only things outside the pair
+    /// that its correspondence depends on.
+    static func correspondence(
+        from source: String, to destination: String, old: Model, new: Model, destinationOf: [String: String],
+        parents: Set<String>
+    ) -> (mapping: EntityCorrespondence, conflicts: [(String, [String])], isUnchanged: Bool) {
+        // An entity that is the same in both versions, outside any hierarchy, whose relationships
+        // lead to entities that keep their names: every property maps to itself and nothing
+        // changes. Most entities of most steps are like this; long histories diff thousands of them.
+        if source == destination, let before = old.entity(named: source), let after = new.entity(named: destination),
+            before == after, before.parent == nil, !parents.contains(source),
+            before.relationships.allSatisfy({ destinationOf[$0.destination] == $0.destination }),
+            Set(before.attributes.map(\.canonicalName) + before.relationships.map(\.canonicalName)).count
+                == before.attributes.count + before.relationships.count
+        {
+            let properties = old.properties(of: source)
+            let mapping = EntityCorrespondence(
+                source: source, destination: destination,
+                properties: properties.map { PropertyCorrespondence(source: $0, destination: $0) })
+            return (mapping, [], true)
+        }
+        let sourceProperties = old.properties(of: source)
+        let destinationProperties = new.properties(of: destination)
+        let propertyResult = Matcher.match(
+            sources: sourceProperties.map {
+                .init(name: $0.name, identifier: $0.property.renamingIdentifier, element: $0)
+            },
+            destinations: destinationProperties.map {
+                .init(name: $0.name, identifier: $0.property.renamingIdentifier, element: $0)
+            })
+        let conflicts = propertyResult.conflicts.map { ("\(destination).\($0.identifier)", $0.destinations) }
+        var properties: [PropertyCorrespondence] = []
+        for pair in propertyResult.pairs {
+            // An attribute never becomes a relationship in place: Core Data treats it as remove plus add.
+            if (pair.source.property.attribute == nil) != (pair.destination.property.attribute == nil) {
+                properties.append(PropertyCorrespondence(source: pair.source, destination: nil))
+                properties.append(PropertyCorrespondence(source: nil, destination: pair.destination))
+            } else {
+                properties.append(PropertyCorrespondence(source: pair.source, destination: pair.destination))
+            }
+        }
+        properties += propertyResult.unmatchedSources.map { PropertyCorrespondence(source: $0, destination: nil) }
+        properties += propertyResult.unmatchedDestinations.map { PropertyCorrespondence(source: nil, destination: $0) }
+        return (EntityCorrespondence(source: source, destination: destination, properties: properties), conflicts, false)
     }
 }

@@ -112,6 +112,12 @@ package struct ModelDiff: Sendable {
         sourceByDestination[destination]
     }
 
+    /// Whether the older entity `source` is one the diff found unchanged: it keeps its name and every
+    /// property maps to itself (what ``destination(ofProperty:in:)`` then answers for each).
+    package func keepsUnchanged(entity source: String) -> Bool {
+        unchanged.contains(source) && destinationBySource[source] == source
+    }
+
     /// The newer name of an older entity's property, if it survives.
     package func destination(ofProperty property: String, in sourceEntity: String) -> String? {
         if let destinations = propertyDestinations[sourceEntity] { return destinations[property] }

@@ -20,6 +20,9 @@ package struct ChainTrace {
         var properties: [String: String]
         /// The property names it started with: the only ones the trace can answer for.
         let started: Set<String>
+        /// Whether the steps followed so far keep the entity and every property it started with
+        /// under their starting names: what most entities of most skips do, answered without a walk.
+        var isUnmoved = true
     }
 
     /// The version the trace starts at.
@@ -49,8 +52,13 @@ package struct ChainTrace {
             let step = graph.diff(reached, reached + 1)
             for (name, var entry) in traced {
                 guard let current = entry.entity else { continue }
+                // An entity the step leaves unchanged keeps its name and every property's.
+                if step.keepsUnchanged(entity: current) { continue }
                 entry.entity = step.destination(ofEntity: current)
                 entry.properties = entry.properties.compactMapValues { step.destination(ofProperty: $0, in: current) }
+                entry.isUnmoved =
+                    entry.entity == name && entry.properties.count == entry.started.count
+                    && entry.properties.allSatisfy { $0.key == $0.value }
                 traced[name] = entry
             }
             reached += 1
@@ -74,5 +82,19 @@ package struct ChainTrace {
             }
         }
         return true
+    }
+
+    /// ``preserves(_:)`` for one mapping of the direct step: whether the single steps take the
+    /// starting entity `name` to `destination` (nil: dropped) and each of its properties where
+    /// `propertyDestinations` does (absent: dropped); `keepsEveryPropertyName` says the map keeps
+    /// every property under its own name. Nil when the trace did not start with the entity.
+    func keeps(
+        entity name: String, as destination: String?, propertyDestinations: [String: String],
+        keepsEveryPropertyName: Bool
+    ) -> Bool? {
+        guard let entry = traced[name] else { return nil }
+        if entry.entity != destination { return false }
+        if entry.isUnmoved && keepsEveryPropertyName { return true }
+        return entry.started.allSatisfy { entry.properties[$0] == propertyDestinations[$0] }
     }
 }

@@ -102,6 +102,18 @@ import InstarTestSupport
         #expect(graph.diffCount == 3)
     }
 
+    @Test func forgottenStepsAreInferredAgain() throws {
+        let graph = VersionGraph(plan: Plan(name: "p", file: "p.yaml", versions: try history(5)))
+        _ = graph.diff(0, 1)
+        _ = graph.diff(1, 2)
+        #expect(graph.diffCount == 2)
+        graph.forgetSteps(from: 0)
+        _ = graph.diff(1, 2)
+        #expect(graph.diffCount == 2)
+        _ = graph.diff(0, 1)
+        #expect(graph.diffCount == 3)
+    }
+
     /// Every step from `i` as `instar graph` asks for it (one trace, ends in increasing order) and as a
     /// chain search does (each skip walked on its own): whether each exists.
     func tracedAndWalked(_ plan: Plan) -> (traced: [[Bool]], walked: [[Bool]]) {

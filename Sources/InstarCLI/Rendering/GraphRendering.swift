@@ -83,14 +83,22 @@ enum GraphRendering {
         var nextWaypoint = [Int](repeating: count, count: count)
         for i in stride(from: count - 2, through: 0, by: -1) { nextWaypoint[i] = isWaypoint[i + 1] ? i + 1 : nextWaypoint[i + 1] }
         var edges: [GraphPicture.Edge] = []
+        // Most skips are judged entity pair by entity pair, each pair once, rather than by diffing
+        // both whole versions of every skip (the same edges; SkipVerdicts says when it cannot tell).
+        let skips = SkipVerdicts(graph: graph)
         for i in 0..<count {
-            defer { graph.forgetSkips(from: i) }
+            // Nothing asks for a step from i again: chains were found before, traces start later.
+            defer { graph.forgetSteps(from: i) }
             var trace = ChainTrace(from: i, in: graph)
             for j in further[i, default: []].union((i + 1)..<min(count, i + maxSkip + 1)).sorted() {
             let pair = [i, j]
             let inChain = chainPairs.contains(pair)
             let crossesWaypoint = nextWaypoint[i] < j
             if crossesWaypoint && !inChain && !graph.isFixed(i, j) { continue }
+            if let isStep = skips.isStep(i, j, following: &trace) {
+                if isStep { edges.append(GraphPicture.Edge(from: i, to: j, kind: .lightweight, inChain: inChain)) }
+                continue
+            }
             if let step = graph.step(i, j, following: &trace) {
                 switch step.kind {
                 case .custom:
