@@ -19,7 +19,9 @@ package enum PlanMappings {
         package var unreadable: [MappingError] = []
     }
 
-    /// Every `.xcmappingmodel` folder below `folder` (at most `depth` levels down), in path order.
+    /// Every `.xcmappingmodel` folder below `folder` (at most `depth` levels down), in path order. Model
+    /// folders are not entered: a mapping model is never kept inside one, and a compiled `.momd` beside
+    /// an app's store holds a file per version, which a launch would otherwise list for nothing.
     package static func discover(near folder: URL, depth: Int = 4) -> [URL] {
         var found: [URL] = []
         func walk(_ url: URL, _ level: Int) {
@@ -31,7 +33,7 @@ package enum PlanMappings {
                 guard (try? entry.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true else { continue }
                 if entry.pathExtension == "xcmappingmodel" {
                     found.append(entry)
-                } else if !["xcdatamodeld", "xcdatamodel", "build", ".build"].contains(entry.pathExtension) {
+                } else if !["xcdatamodeld", "xcdatamodel", "momd", "build", ".build"].contains(entry.pathExtension) {
                     walk(entry, level + 1)
                 }
             }

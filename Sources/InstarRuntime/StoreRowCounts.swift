@@ -28,19 +28,27 @@ package final class StoreRowCounts: Sendable {
             if let map {
                 for entity in model.entities where entity.canonicalName == canonical {
                     guard let storage = map.entities[entity.name] else { continue }
-                    var sql = "SELECT count(*) FROM \(storage.table.sqlQuoted)"
-                    var arguments: [DatabaseValueConvertible] = []
-                    if let (column, value) = map.countFilter(of: entity.name) {
-                        sql += " WHERE \(column.sqlQuoted) = ?"
-                        arguments.append(value.databaseValue)
+                    let (sql, arguments) = Self.countStatement(of: entity.name, stored: storage, in: map)
+                    if let n = try? store.withDatabase({ db in try store.count(db, sql: sql, arguments: arguments) }) {
+                        total = (total ?? 0) + n
                     }
-                    let n = try? store.withDatabase { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) }
-                    if let n = n ?? nil { total = (total ?? 0) + n }
                 }
             }
             counted[canonical] = total
             return total
         }
+    }
+
+    /// The count of an entity's rows: its table's, filtered by the entity column when the table holds
+    /// other entities too.
+    static func countStatement(of entity: String, stored storage: EntityStorage, in map: StorageMap) -> (String, [DatabaseValue]) {
+        var sql = "SELECT count(*) FROM \(storage.table.sqlQuoted)"
+        var arguments: [DatabaseValue] = []
+        if let (column, value) = map.countFilter(of: entity) {
+            sql += " WHERE \(column.sqlQuoted) = ?"
+            arguments.append(value.databaseValue)
+        }
+        return (sql, arguments)
     }
 }
 
@@ -57,14 +65,9 @@ extension SQLiteStore {
             return try withDatabase { db in
                 var result: [String: Int] = [:]
                 for (name, storage) in map.entities {
-                    var sql = "SELECT count(*) FROM \(storage.table.sqlQuoted)"
-                    var arguments: [DatabaseValueConvertible] = []
-                    if let (column, value) = map.countFilter(of: name) {
-                        sql += " WHERE \(column.sqlQuoted) = ?"
-                        arguments.append(value.databaseValue)
-                    }
+                    let (sql, arguments) = StoreRowCounts.countStatement(of: name, stored: storage, in: map)
                     let canonical = model.entity(named: name)?.canonicalName ?? name
-                    result[canonical, default: 0] += try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
+                    result[canonical, default: 0] += try count(db, sql: sql, arguments: arguments)
                 }
                 return result
             }

@@ -25,6 +25,8 @@ package final class SQLiteStore: @unchecked Sendable {
     let schemaCache = Locked<(stamp: SchemaStamp, schema: StoreSchema)?>(nil)
     /// `PRAGMA data_version` when this connection last refreshed GRDB's schema cache (``refreshSchemaCache(_:)``).
     let seenDataVersion = Locked<Int?>(nil)
+    /// Counts read outside transactions, while the store stays as it was (``count(_:sql:arguments:)``).
+    let countCache = Locked<CountCache?>(nil)
 
     private init(path: String, layout: any StoreLayout, queue: DatabaseQueue, readOnly: Bool) {
         self.path = path
