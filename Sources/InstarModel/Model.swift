@@ -123,6 +123,11 @@ public struct Model: Sendable {
         return value
     }
 
+    /// The value ``derived(_:_:)`` keeps under `key`, without computing it when it has none.
+    package func derivedIfKept<T: Sendable>(_ key: String) -> T? {
+        derivedValues.withLock { $0[key] } as? T
+    }
+
     /// The entity of that name, or nil when this version has none.
     public func entity(named name: String) -> Entity? {
         entityIndex[name].map { entities[$0] }

@@ -86,7 +86,9 @@ package struct StepCostEstimator: StepCostModel {
 /// history (147 of its 215 MB of heap at 1,000 versions of 40 entities, about 150 KB a version), yet a
 /// map is needed only around its version. So only the ``capacity`` most recently used maps are kept;
 /// one asked for again after it was dropped is built again, equal to the first (a layout's map
-/// depends on the model alone), so prices do not depend on what was kept.
+/// depends on the model alone), so prices do not depend on what was kept. Maps are asked for with
+/// ``StorageLayout/storageMapNotKept(for:)``: a layout that keeps each model's map in the model (Core
+/// Data's) would otherwise keep every version's anyway.
 final class StorageMapCache: Sendable {
     /// Maps kept at most: one search's window of skips (``PlanOptions/maxSkip``'s default, 64) and the
     /// pairs the cores price at once, so that a search builds each map about once.
@@ -124,7 +126,7 @@ final class StorageMapCache: Sendable {
         if let cached { return cached }
         // Built outside the lock, so that the planner's threads build different versions' maps at once
         // (two threads may build the same one; either result is the same).
-        guard let map = try? layout.storageMap(for: model) else { return nil }
+        guard let map = try? layout.storageMapNotKept(for: model) else { return nil }
         state.withLock { state in
             state.clock += 1
             state.entries[key] = Entry(map: map, lastUse: state.clock)

@@ -47,4 +47,30 @@ import InstarTestSupport
         #expect(fresh(1).rowsRewritten == 0)
         #expect(estimator.storageMapsKept <= StepCostEstimator.storageMapsKeptAtMost)
     }
+
+    /// The Core Data layout keeps each model's map in the model, for the callers that ask for one
+    /// version's map again and again (`instar test`); the planner's pricing is not one of them, so a
+    /// search keeps no map in any model, and prices as the kept maps do.
+    @Test func theCoreDataLayoutKeepsNoMapInTheModelsASearchPrices() throws {
+        let count = 2 * StepCostEstimator.storageMapsKeptAtMost
+        let versions = try alternating(count)
+        let layout = CoreDataLayout()
+        let estimator = StepCostEstimator(layout: layout, nominalRows: 1000)
+        let graph = VersionGraph(plan: Plan(name: "p", file: "p.yaml", versions: versions), costModel: estimator)
+        #expect(try ChainFinder(graph: graph).cheapestChain(from: "V1", to: "V\(count)").steps.last?.to == "V\(count)")
+        let kept = versions.filter { version in
+            let map: StorageMap? = version.derivedIfKept("coredata.storageMap:\(layout.frameworkVersion)")
+            return map != nil
+        }.count
+        #expect(kept == 0, "maps kept in \(kept) of \(count) models")
+
+        // A map the model does keep is the one the planner uses, and equal to one built afresh.
+        let kept0 = try layout.storageMap(for: versions[0])
+        let again0 = try layout.storageMapNotKept(for: versions[0])
+        #expect(again0.schema == kept0.schema && again0.entities == kept0.entities)
+        let built1 = try layout.storageMapNotKept(for: versions[1])
+        let kept1 = try CoreDataLayout().storageMap(for: try alternating(2)[1])
+        #expect(built1.schema == kept1.schema && built1.entities == kept1.entities)
+        #expect(graph.cost(0, 1).rowsRewritten == 1000 && graph.cost(1, 2).rowsRewritten == 0)
+    }
 }

@@ -11,6 +11,11 @@
     /// Tables, columns and indexes of a store of `model`, and where each entity and link lives.
     func storageMap(for model: Model) throws(LayoutError) -> StorageMap
 
+    /// ``storageMap(for:)`` for a caller that keeps the maps it needs itself (the planner, which prices
+    /// steps across a whole history a window at a time): a layout that keeps each model's map in the
+    /// model does not keep this one there. The default is ``storageMap(for:)``.
+    func storageMapNotKept(for model: Model) throws(LayoutError) -> StorageMap
+
     /// Tables the layout keeps for itself (metadata, journal), left out of schema comparisons.
     func isBookkeepingTable(_ name: String) -> Bool
 
@@ -35,6 +40,10 @@
 }
 
 extension StorageLayout {
+    @_spi(Layouts) public func storageMapNotKept(for model: Model) throws(LayoutError) -> StorageMap {
+        try storageMap(for: model)
+    }
+
     /// False: an app may keep views and triggers of its own in a store its model describes; they are
     /// recreated around each step but are not drift. The plain SQL layout's models list them
     /// (``RawSQL``), so there an unlisted one is drift.
