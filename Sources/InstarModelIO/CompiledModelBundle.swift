@@ -60,13 +60,9 @@ extension ModelBundle {
     /// The `.mom` files of a `.momd` folder in natural order of their version names, which is the order
     /// of a bundle's versions whether all of them are read or only some.
     static func versionFiles(among entries: [String], in folder: URL) -> [URL] {
-        // Each file's version name is taken once, not in every comparison: a URL's path components
-        // are parsed again each time they are asked for.
-        entries.filter { $0.hasSuffix(".mom") && !$0.hasPrefix(".") }
-            .map { folder.appendingPathComponent($0) }
-            .map { (file: $0, name: CompiledModelReader.modelName(ofFile: $0)) }
-            .sorted { a, b in NaturalOrder.precedes(a.name, b.name) }
-            .map(\.file)
+        // Each file's version name is taken and split once, not in every comparison.
+        let files = entries.filter { $0.hasSuffix(".mom") && !$0.hasPrefix(".") }.map { folder.appendingPathComponent($0) }
+        return NaturalOrder.sorted(files, byName: CompiledModelReader.modelName(ofFile:))
     }
 
     /// The bundle's name: the folder name without `.momd`.

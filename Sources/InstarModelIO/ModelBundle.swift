@@ -47,17 +47,16 @@ package struct ModelBundle: Sendable {
         let folder = url.standardizedFileURL
         let location = SourceLocation(file: folder.path)
         let entries = try listFolder(folder, what: "model bundle folder", hint: "pass the path of an .xcdatamodeld folder")
-        let versionFolders = entries
-            .filter { $0.hasSuffix(".xcdatamodel") && !$0.hasPrefix(".") }
-            .filter { entry in
-                var isFolder: ObjCBool = false
-                return FileManager.default.fileExists(
-                    atPath: folder.appendingPathComponent(entry).path, isDirectory: &isFolder) && isFolder.boolValue
-            }
-            .map { folder.appendingPathComponent($0, isDirectory: true) }
-            .sorted { a, b in
-                NaturalOrder.precedes(XcodeModelReader.modelName(ofFolder: a), XcodeModelReader.modelName(ofFolder: b))
-            }
+        let versionFolders = NaturalOrder.sorted(
+            entries
+                .filter { $0.hasSuffix(".xcdatamodel") && !$0.hasPrefix(".") }
+                .filter { entry in
+                    var isFolder: ObjCBool = false
+                    return FileManager.default.fileExists(
+                        atPath: folder.appendingPathComponent(entry).path, isDirectory: &isFolder) && isFolder.boolValue
+                }
+                .map { folder.appendingPathComponent($0, isDirectory: true) },
+            byName: XcodeModelReader.modelName(ofFolder:))
 
         var problems: [ModelProblem] = []
         if versionFolders.isEmpty {

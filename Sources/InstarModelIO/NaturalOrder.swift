@@ -6,23 +6,44 @@
 /// Finder does), and exact ties are broken by plain code-point order so the order is total.
 enum NaturalOrder {
     static func precedes(_ a: String, _ b: String) -> Bool {
-        switch compare(a, b, caseSensitive: false) {
-        case .less: return true
-        case .greater: return false
-        case .same:
-            switch compare(a, b, caseSensitive: true) {
+        Key(a).precedes(Key(b))
+    }
+
+    /// `items` in the natural order of their names, each name split into runs once rather than in
+    /// every comparison (a bundle of 90 versions is sorted in about 600 comparisons).
+    static func sorted<T>(_ items: [T], byName name: (T) -> String) -> [T] {
+        items.map { (item: $0, key: Key(name($0))) }.sorted { $0.key.precedes($1.key) }.map(\.item)
+    }
+
+    /// A name split into its runs, case-folded and as written.
+    struct Key {
+        let name: String
+        let folded: [Chunk]
+        let exact: [Chunk]
+
+        init(_ name: String) {
+            self.name = name
+            folded = chunks(name.lowercased())
+            exact = chunks(name)
+        }
+
+        func precedes(_ other: Key) -> Bool {
+            switch compare(folded, other.folded) {
             case .less: return true
             case .greater: return false
-            case .same: return a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
+            case .same:
+                switch compare(exact, other.exact) {
+                case .less: return true
+                case .greater: return false
+                case .same: return name.unicodeScalars.lexicographicallyPrecedes(other.name.unicodeScalars)
+                }
             }
         }
     }
 
     private enum Outcome { case less, same, greater }
 
-    private static func compare(_ a: String, _ b: String, caseSensitive: Bool) -> Outcome {
-        let left = chunks(caseSensitive ? a : a.lowercased())
-        let right = chunks(caseSensitive ? b : b.lowercased())
+    private static func compare(_ left: [Chunk], _ right: [Chunk]) -> Outcome {
         for (x, y) in zip(left, right) {
             let outcome: Outcome
             switch (x, y) {
@@ -43,7 +64,7 @@ enum NaturalOrder {
         return left.count == right.count ? .same : (left.count < right.count ? .less : .greater)
     }
 
-    private enum Chunk {
+    enum Chunk {
         case text(String)
         /// Digits without leading zeros, compared by length then digit by digit, so any length works.
         case number(String)

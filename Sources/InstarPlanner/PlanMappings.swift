@@ -25,12 +25,14 @@ package enum PlanMappings {
     package static func discover(near folder: URL, depth: Int = 4) -> [URL] {
         var found: [URL] = []
         func walk(_ url: URL, _ level: Int) {
-            guard level <= depth,
-                let entries = try? FileManager.default.contentsOfDirectory(
-                    at: url, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles])
-            else { return }
-            for entry in entries.sorted(by: { $0.path < $1.path }) {
-                guard (try? entry.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true else { continue }
+            // Names and `lstat` (a link to a folder is not entered, as before): asking each URL for its
+            // resource values cost several times as much on Linux, and a launch walks the folder
+            // beside its bundle.
+            guard level <= depth, let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
+            for name in names.sorted() where !name.hasPrefix(".") {
+                let entry = url.appendingPathComponent(name)
+                var info = stat()
+                guard lstat(entry.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
                 if entry.pathExtension == "xcmappingmodel" {
                     found.append(entry)
                 } else if !["xcdatamodeld", "xcdatamodel", "momd", "build", ".build"].contains(entry.pathExtension) {

@@ -18,14 +18,19 @@ import InstarTestSupport
         }
     }
 
-    @Test func aSearchOverALongHistoryKeepsBoundedMapsAndTheSamePrices() throws {
-        let count = 3 * StepCostEstimator.storageMapsKeptAtMost
+    /// The cheapest chain through `count` alternating versions, searched in `layout`.
+    func search(_ count: Int, layout: any StorageLayout) throws -> (versions: [Model], estimator: StepCostEstimator, graph: VersionGraph) {
         let versions = try alternating(count)
-        let layout = InstarLayout()
         let estimator = StepCostEstimator(layout: layout, nominalRows: 1000)
         let graph = VersionGraph(plan: Plan(name: "p", file: "p.yaml", versions: versions), costModel: estimator)
-        let chain = try ChainFinder(graph: graph).cheapestChain(from: "V1", to: "V\(count)")
-        #expect(chain.steps.last?.to == "V\(count)")
+        #expect(try ChainFinder(graph: graph).cheapestChain(from: "V1", to: "V\(count)").steps.last?.to == "V\(count)")
+        return (versions, estimator, graph)
+    }
+
+    @Test func aSearchOverALongHistoryKeepsBoundedMapsAndTheSamePrices() throws {
+        let count = 3 * StepCostEstimator.storageMapsKeptAtMost
+        let layout = InstarLayout()
+        let (versions, estimator, graph) = try search(count, layout: layout)
         #expect(estimator.storageMapsKept > 0)
         #expect(estimator.storageMapsKept <= StepCostEstimator.storageMapsKeptAtMost)
 
@@ -53,11 +58,8 @@ import InstarTestSupport
     /// search keeps no map in any model, and prices as the kept maps do.
     @Test func theCoreDataLayoutKeepsNoMapInTheModelsASearchPrices() throws {
         let count = 2 * StepCostEstimator.storageMapsKeptAtMost
-        let versions = try alternating(count)
         let layout = CoreDataLayout()
-        let estimator = StepCostEstimator(layout: layout, nominalRows: 1000)
-        let graph = VersionGraph(plan: Plan(name: "p", file: "p.yaml", versions: versions), costModel: estimator)
-        #expect(try ChainFinder(graph: graph).cheapestChain(from: "V1", to: "V\(count)").steps.last?.to == "V\(count)")
+        let (versions, _, graph) = try search(count, layout: layout)
         let kept = versions.filter { version in
             let map: StorageMap? = version.derivedIfKept("coredata.storageMap:\(layout.frameworkVersion)")
             return map != nil
