@@ -86,7 +86,8 @@ extension Migrator {
     private func run(_ request: RunRequest) throws -> MigrationResult {
         let path = request.path
         let layout = try plan.storeLayout(path: path)
-        if try nothingToDo(request, layout: layout) { return .finished(steps: 0) }
+        guard case .work(var look) = try readOnlyLook(request, layout: layout) else { return .finished(steps: 0) }
+        defer { try? look?.close() }
         if let reason = request.stopReason() { return .paused(reason) }  // nothing written yet
 
         // From here on the run may write: it holds the store's lock (the kernel's word that it lives)
@@ -107,7 +108,7 @@ extension Migrator {
         // A paused run towards an earlier target is finished first (its hooks are part-way), then a new
         // run goes on to the target asked for: at most two runs, plus retries after contention.
         while true {
-            switch try attempt(request, layout: layout, lease: lease, giveUp: giveUp) {
+            switch try attempt(request, layout: layout, lease: lease, giveUp: giveUp, look: &look) {
             case .paused(let reason):
                 return .paused(reason)
             case .finished(let done, let atTarget):
@@ -120,26 +121,39 @@ extension Migrator {
         }
     }
 
+    /// What the read-only look before a run found.
+    private enum Look {
+        /// The store is at the target, no run is unfinished and no retired table is left.
+        case nothingToDo
+        /// There is work: the look's connection, still open, whose row counts the first attempt may
+        /// take (``SQLiteStore/adoptCounts(from:)``); nil when the look could not read the store.
+        case work(SQLiteStore?)
+    }
+
     /// Whether a read-only look finds nothing to write: the store at the target, no run unfinished, no
     /// retired table left. Decided on a read-only connection: a read-write one would checkpoint a WAL
     /// store's log into the database file when it closes, and the files would change although nothing
     /// was migrated. A store left with a hot journal by a killed run cannot be read read-only (the
     /// journal must be rolled back first): it is looked at once opened for writing, as any opening would.
-    private func nothingToDo(_ request: RunRequest, layout: any StoreLayout) throws -> Bool {
-        guard !FileManager.default.fileExists(atPath: request.path + "-journal") else { return false }
+    private func readOnlyLook(_ request: RunRequest, layout: any StoreLayout) throws -> Look {
+        guard !FileManager.default.fileExists(atPath: request.path + "-journal") else { return .work(nil) }
+        var kept: SQLiteStore?
         do {
             let reader = try SQLiteStore.open(
                 at: request.path, layout: layout, readOnly: true, configuration: request.configuration)
-            defer { try? reader.close() }
+            defer { if kept == nil { try? reader.close() } }
             // A look that straddled another run's commit decides nothing: the attempt decides again
             // under the store's lock. A refusal on a store nobody wrote meanwhile is made here, before
             // the store is opened for writing.
-            guard case .upToDate? = try settledDecision(reader, target: request.target, checkingHooks: true, tries: 1) else {
-                return false
+            guard case .upToDate? = try settledDecision(reader, target: request.target, checkingHooks: true, tries: 1),
+                try !Self.hasRetiredTables(reader)
+            else {
+                kept = reader
+                return .work(reader)
             }
-            return try !Self.hasRetiredTables(reader)
+            return .nothingToDo
         } catch let error as StoreError where [.readOnly, .needsRecovery, .locked].contains(error.kind) {
-            return false  // another run is committing: decided again under the lock, after the wait
+            return .work(nil)  // another run is committing: decided again under the lock, after the wait
         }
     }
 
@@ -152,12 +166,21 @@ extension Migrator {
         case contended
     }
 
-    /// One attempt: a new connection, so that nothing is decided on what an earlier attempt saw; the
-    /// decision made again on it; then the executor runs the decided work, claiming the lease in its
-    /// first write transaction.
-    private func attempt(_ request: RunRequest, layout: any StoreLayout, lease: Lease, giveUp: Date) throws -> Attempt {
+    /// One attempt: a new connection, so that nothing is decided on what an earlier attempt saw (row
+    /// counts alone are taken from the read-only look, and only when it proves nothing was committed
+    /// since); the decision made again on it; then the executor runs the decided work, claiming the
+    /// lease in its first write transaction.
+    private func attempt(_ request: RunRequest, layout: any StoreLayout, lease: Lease, giveUp: Date, look: inout SQLiteStore?) throws -> Attempt {
         let store = try SQLiteStore.open(at: request.path, layout: layout, configuration: request.configuration)
         defer { try? store.close() }
+        // The read-only look priced the same chain: its counts stand if nothing was committed since.
+        // Closed before anything is written, so that this connection, the last one open, checkpoints
+        // a WAL store's log when it closes.
+        if let reader = look {
+            look = nil
+            try? store.adoptCounts(from: reader)
+            try? reader.close()
+        }
         let decision = try decide(store, target: request.target)
         let retired = try Self.hasRetiredTables(store)
         if case .upToDate = decision, !retired { return .finished(steps: 0, atTarget: true) }

@@ -56,3 +56,27 @@ extension SQLiteStore {
         return count
     }
 }
+
+extension SQLiteStore {
+    /// Takes the counts a read-only connection to the same store read, when nothing has been committed
+    /// since: a launch looks at the store read-only first (refusing bad input before it opens it for
+    /// writing), then decides again on its own new connection, and both price the same chain.
+    ///
+    /// `look` must still be open. Its `PRAGMA data_version` changes when any other connection commits,
+    /// this one included; it is read after this connection's stamp, so an unchanged value means the
+    /// store was as `look` counted it when this connection's stamp was taken. Otherwise nothing is
+    /// taken and this connection counts for itself.
+    package func adoptCounts(from look: SQLiteStore) throws {
+        guard look.isReadOnly, look.path == path, let seen = look.countCache.withLock({ $0 }), !seen.counts.isEmpty else { return }
+        try withDatabase { db in
+            guard !db.isInsideTransaction else { return }
+            let stamp = try CountStamp.read(db)
+            guard try look.withDatabase({ try CountStamp.read($0) }) == seen.stamp else { return }
+            countCache.withLock { cache in
+                var adopted = cache?.stamp == stamp ? cache! : CountCache(stamp: stamp)
+                adopted.counts.merge(seen.counts) { mine, _ in mine }
+                cache = adopted
+            }
+        }
+    }
+}

@@ -94,4 +94,27 @@ import Testing
         #expect(try f.count() == 3)
         #expect(f.countsRead == 2)
     }
+
+    /// A read-only connection's counts pass to another connection only while nothing was committed
+    /// since they were read.
+    @Test func countsPassFromAReadOnlyLookOnlyWhileNothingWasCommitted() throws {
+        let f = try Fixture(rows: 3)
+        func look() throws -> SQLiteStore {
+            let reader = try SQLiteStore.open(at: f.store.path, readOnly: true)
+            #expect(try reader.withDatabase { db in try reader.count(db, sql: Self.count) } == 3)
+            return reader
+        }
+        let unchanged = try look()
+        try f.store.adoptCounts(from: unchanged)
+        try unchanged.close()
+        #expect(try f.count() == 3)
+        #expect(f.countsRead == 0, "taken from the look")
+
+        let outdated = try look()
+        try f.store.withDatabase { db in try db.execute(sql: #"INSERT INTO "Item" ("_pk") VALUES (10)"#) }
+        try f.store.adoptCounts(from: outdated)
+        try outdated.close()
+        #expect(try f.count() == 4)
+        #expect(f.countsRead == 1, "counted again after the commit")
+    }
 }
