@@ -94,7 +94,14 @@ extension Migrator {
         // until it returns, and every attempt below reads the store afresh under it.
         let giveUp = Date().addingTimeInterval(request.wait)
         var lock: StoreLock?
-        switch StoreLock.acquire(store: path, until: giveUp, shouldStop: { request.stopReason() != nil }) {
+        // Another run holds the store: the look's counts will not outlive its commits, and a look kept
+        // open would keep that run's connection from being the last one to close (the one that
+        // checkpoints a WAL store's log).
+        let closeLook = {
+            try? look?.close()
+            look = nil
+        }
+        switch StoreLock.acquire(store: path, until: giveUp, willWait: closeLook, shouldStop: { request.stopReason() != nil }) {
         case .acquired(let held): lock = held
         case .unavailable: lock = nil
         case .stopped: return .paused(request.stopReason() ?? .cancelled)

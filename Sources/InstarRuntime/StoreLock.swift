@@ -81,13 +81,19 @@ final class StoreLock: @unchecked Sendable {
         #endif
     }
 
-    /// Waits for the lock until `giveUp`, asking `shouldStop` between tries.
-    static func acquire(store: String, until giveUp: Date, shouldStop: () -> Bool) -> WaitOutcome {
+    /// Waits for the lock until `giveUp`, asking `shouldStop` between tries; `willWait` runs once,
+    /// when the first try finds the lock held.
+    static func acquire(store: String, until giveUp: Date, willWait: () -> Void = {}, shouldStop: () -> Bool) -> WaitOutcome {
+        var waited = false
         while true {
             switch tryAcquire(store: store) {
             case .acquired(let lock): return .acquired(lock)
             case .unavailable: return .unavailable
             case .held:
+                if !waited {
+                    waited = true
+                    willWait()
+                }
                 if shouldStop() { return .stopped }
                 if Date() >= giveUp { return .timedOut }
                 Thread.sleep(forTimeInterval: min(0.05, max(0.005, giveUp.timeIntervalSinceNow)))
