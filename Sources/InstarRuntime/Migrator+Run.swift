@@ -192,6 +192,7 @@ extension Migrator {
         let retired = try Self.hasRetiredTables(store)
         if case .upToDate = decision, !retired { return .finished(steps: 0, atTarget: true) }
         let settings = self.settings
+        try store.fitPageCache(toStoreWithin: settings.pageCacheLimit)
         if let mode = settings.secureDelete ?? plan.options.secureDelete {
             try store.setSecureDelete(mode)
         }

@@ -220,6 +220,7 @@ extension StoreError.Operation {
         case .countingRows: "counting rows"
         case .countingRowsToCopy: "counting the rows to copy"
         case .settingSecureDelete: "setting secure_delete"
+        case .sizingPageCache: "sizing the page cache"
         case .backingUp(let destination): "backing up to \(destination)"
         case .restoring(let source): "restoring from \(source)"
         case .readingBackup: "reading the backup"

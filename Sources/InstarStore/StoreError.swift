@@ -216,7 +216,7 @@ extension StoreError {
     package enum Operation: Sendable, Hashable {
         case opening, creating, readingLayout, readingMetadata, readingBackup, readingJournal, readingLease
         case readingRetiredTables, readingSchema(version: String?)
-        case countingRows, countingRowsToCopy, settingSecureDelete
+        case countingRows, countingRowsToCopy, settingSecureDelete, sizingPageCache
         case backingUp(to: String), restoring(from: String)
         case migrating(step: String?), planningStep, compilingStep, planningSlicedCopy, checkingData
         case importingSchema, seeding, writingModelCache, runningHook, planningDryRun
