@@ -8,21 +8,17 @@ import GRDB
 /// committed meanwhile). Pricing counts the rows of every table a step rewrites, and on a large store
 /// those counts are most of what a launch does before its first write (three tables of 240,000 rows:
 /// 17 ms a pricing). The stamp says when a count read earlier is still the count now:
-/// `PRAGMA data_version` changes exactly when another connection commits, `total_changes()` grows with
-/// each row this connection inserts, updates or deletes (even in a transaction later rolled back), and
-/// `PRAGMA schema_version` grows with each schema change this connection commits. A transaction that
-/// changes the schema without changing a row and is rolled back leaves the schema version where it
-/// was, and the store as it was.
+/// the schema's stamp (``SchemaStamp``: `PRAGMA data_version` changes exactly when another connection
+/// commits, `PRAGMA schema_version` grows with each schema change this connection commits) and
+/// `total_changes()`, which grows with each row this connection inserts, updates or deletes (even in a
+/// transaction later rolled back). A transaction that changes the schema without changing a row and is
+/// rolled back leaves the schema version where it was, and the store as it was.
 struct CountStamp: Hashable {
-    var schemaVersion: Int
-    var dataVersion: Int
+    var schema: SchemaStamp
     var totalChanges: Int
 
     static func read(_ db: Database) throws -> CountStamp {
-        CountStamp(
-            schemaVersion: try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
-            dataVersion: try SQLiteStore.dataVersion(db),
-            totalChanges: db.totalChangesCount)
+        CountStamp(schema: try SchemaStamp.read(db), totalChanges: db.totalChangesCount)
     }
 }
 

@@ -7,7 +7,7 @@ import GRDB
 /// with the same stamp see the same schema: this connection changed none of it, and no other
 /// connection committed anything — so no rolled-back change can share a cookie value with a schema
 /// another connection committed meanwhile.
-struct SchemaStamp: Equatable {
+struct SchemaStamp: Hashable {
     var schemaVersion: Int
     var dataVersion: Int
 
