@@ -52,4 +52,39 @@ typealias SourceLocation = InstarModel.SourceLocation  // not Testing's
         #expect(model.location(ofEntity: "Track", property: "missing")?.description == "v1.yaml:2:3")
         #expect(model.location(ofEntity: "Other")?.description == "v1.yaml")
     }
+
+    /// Keys set and removed in any order read back as a dictionary given the same edits would: the
+    /// sorted groups and their ranges stay consistent through inserts before, between and after them.
+    @Test func editsInAnyOrderMatchADictionary() {
+        var kept = DeclarationLocations()
+        var reference: [String: SourceLocation] = [:]
+        var generator = SystemRandomNumberGenerator()
+        let names = ["A", "B", "Ä", "Track", "Album", "z"]
+        let properties = ["", "x", "title", "b.c", "Ω"]
+        for step in 0..<2_000 {
+            let entity = names.randomElement(using: &generator)!
+            let property = properties.randomElement(using: &generator)!
+            let key = property.isEmpty ? entity : "\(entity).\(property)"
+            let location: SourceLocation? =
+                Bool.random(using: &generator) ? SourceLocation(file: "f\(step % 3).yaml", line: step + 1, column: 2) : nil
+            kept[key] = location
+            reference[key] = location
+            #expect(kept[key] == location, "\(key) after step \(step)")
+        }
+        #expect(kept.all == reference)
+        #expect(kept == DeclarationLocations(reference), "equal however they were built")
+    }
+
+    /// Equality is by keys and locations, not by the order files were first named in.
+    @Test func equalityIgnoresTheOrderFilesWereNamed() {
+        var first = DeclarationLocations()
+        first["A"] = SourceLocation(file: "a.yaml", line: 1)
+        first["B"] = SourceLocation(file: "b.yaml", line: 2)
+        var second = DeclarationLocations()
+        second["B"] = SourceLocation(file: "b.yaml", line: 2)
+        second["A"] = SourceLocation(file: "a.yaml", line: 1)
+        #expect(first == second)
+        second["A"] = SourceLocation(file: "a.yaml", line: 3)
+        #expect(first != second)
+    }
 }
