@@ -1,29 +1,45 @@
 @_spi(Layouts) import InstarModel
 import SwiftSyntax
 
-/// A parsed file and the converter that turns its syntax positions into `line:column`.
-struct ParsedFile {
-    let path: String
-    let tree: SourceFileSyntax
-    let converter: SourceLocationConverter
-
-    func location(of node: some SyntaxProtocol) -> SourceLocation {
-        let place = converter.location(for: node.positionAfterSkippingLeadingTrivia)
-        return SourceLocation(file: path, line: place.line, column: place.column)
-    }
-}
-
 /// A declaration with the names of the types it is nested in (`["AppSchemaV1"]` for a `@Model` class
 /// inside a `VersionedSchema` enum or an extension of it): SwiftData's entity name is the bare type name,
 /// but type references resolve from the innermost scope outwards, as the compiler resolves them.
+///
+/// It keeps a reference into its file rather than the node (``ParsedFile``): ``node`` finds it again.
 struct Scoped<Node: SyntaxProtocol> {
     let name: String
     var scope: [String]
-    let node: Node
     let file: ParsedFile
+    let location: SourceLocation
+    private let reference: NodeReference<Node>
 
+    init(name: String, scope: [String], node: Node, file: ParsedFile) {
+        self.name = name
+        self.scope = scope
+        self.file = file
+        self.location = file.location(of: node)
+        self.reference = file.reference(to: node)
+    }
+
+    /// The same declaration under another name: where a type alias it was declared through leads.
+    func renamed(_ name: String, scope: [String]) -> Scoped {
+        var copy = Scoped(self, name: name)
+        copy.scope = scope
+        return copy
+    }
+
+    private init(_ other: Scoped, name: String) {
+        self.name = name
+        self.scope = other.scope
+        self.file = other.file
+        self.location = other.location
+        self.reference = other.reference
+    }
+
+    var node: Node { file.node(reference) }
+    /// The node's own kind, known without parsing again.
+    var kind: SyntaxKind { reference.kind }
     var qualifiedName: String { (scope + [name]).joined(separator: ".") }
-    var location: SourceLocation { file.location(of: node) }
 }
 
 /// Every declaration of the sources that a SwiftData schema can refer to, by qualified name.
@@ -42,11 +58,10 @@ struct Declarations {
     /// `let`/`var` at file level or static members, by qualified name: stages declared apart from a plan.
     var constants: [String: Scoped<PatternBindingSyntax>] = [:]
     /// Calls that list an unversioned app's model types literally: `Schema([A.self, B.self])`,
-    /// `ModelContainer(for: A.self, B.self)` and `.modelContainer(for: [A.self, B.self])`, with the
-    /// list's elements (in-memory containers and previews are left out: they never open a shipped store).
+    /// `ModelContainer(for: A.self, B.self)` and `.modelContainer(for: [A.self, B.self])`
+    /// (``DeclarationCollector/listedModelTypes(_:)``; in-memory containers and previews are left out: they
+    /// never open a shipped store).
     var schemaCalls: [Scoped<FunctionCallExprSyntax>] = []
-    /// The `.self` expressions each of ``schemaCalls`` lists, by the call's position.
-    var schemaCallTypes: [SyntaxIdentifier: [ExprSyntax]] = [:]
     /// Order in which `@Model` classes were met, for stable output.
     var modelClassOrder: [String] = []
     /// Types declared more than once under one qualified name (two targets' sources read together), with
@@ -92,7 +107,7 @@ struct Declarations {
         // `extension Current: VersionedSchema`: the schema is the type the alias names.
         func retarget(_ decl: Scoped<DeclSyntax>) -> Scoped<DeclSyntax> {
             let path = canonical(decl.scope + [decl.name])
-            return Scoped(name: path.last ?? decl.name, scope: Array(path.dropLast()), node: decl.node, file: decl.file)
+            return decl.renamed(path.last ?? decl.name, scope: Array(path.dropLast()))
         }
         versionedSchemas = versionedSchemas.map(retarget)
         migrationPlans = migrationPlans.map(retarget)
@@ -119,7 +134,7 @@ struct Declarations {
     /// Rebuilds ``schemaNames`` after ``versionedSchemas`` changed: name lookup runs for every type
     /// reference of every schema, and scanning the list each time made 1,000 schemas take minutes.
     mutating func indexSchemaNames() {
-        schemaNames = Set(versionedSchemas.filter { !$0.node.is(ExtensionDeclSyntax.self) }.map(\.qualifiedName))
+        schemaNames = Set(versionedSchemas.filter { $0.kind != .extensionDecl }.map(\.qualifiedName))
     }
 
     private func resolve(_ reference: String, from scope: [String], visiting: inout Set<String>) -> String? {
@@ -362,9 +377,8 @@ final class DeclarationCollector: SyntaxVisitor {
     }
 
     override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
-        if let types = Self.listedModelTypes(node), !Self.isPreviewOrInMemory(node) {
+        if Self.listedModelTypes(node) != nil, !Self.isPreviewOrInMemory(node) {
             found.schemaCalls.append(Scoped(name: "Schema", scope: scope, node: node, file: file))
-            found.schemaCallTypes[node.id] = types
         }
         return .visitChildren
     }

@@ -41,7 +41,7 @@ extension SwiftDataSources {
     mutating func readSchemaCall(_ call: Scoped<FunctionCallExprSyntax>) {
         let location = call.location
         let name = "Schema@\(location)"
-        guard let list = declarations.schemaCallTypes[call.node.id],
+        guard let list = DeclarationCollector.listedModelTypes(call.node),
             let classes = modelClasses(list, file: call.file, scope: call.scope, schema: name)
         else { return }
         if let schema = build(name: name, version: "1.0.0", versioned: false, classes: classes, at: location) {

@@ -22,16 +22,19 @@ enum SourceLimits {
     /// trees without nesting brackets); the reader's walks recurse once per level.
     static let maximumTreeDepth = 1_000
 
-    /// The first place where `text` nests deeper than the limits, as an error diagnostic; nil when it does not.
-    /// Comments and string literals are skipped (an interpolation `\(…)` counts as code).
-    static func nestingProblem(in text: String, path: String) -> SwiftDataDiagnostic? {
-        var scanner = NestingScanner(bytes: Array(text.utf8))
-        guard let (what, limit, line, column) = scanner.firstExcess() else { return nil }
-        return SwiftDataDiagnostic(
+    /// The first place where `bytes` nest deeper than the limits, as an error diagnostic, or, when they do
+    /// not, the offsets of the lines that start outside every bracket, comment, string literal and `#if`
+    /// block: where ``SourceChunks`` may cut. Comments and string literals are skipped (an interpolation
+    /// `\(…)` counts as code).
+    static func scan(_ bytes: [UInt8], path: String) -> (problem: SwiftDataDiagnostic?, topLevelLineStarts: [Int]) {
+        var scanner = NestingScanner(bytes: bytes)
+        guard let (what, limit, line, column) = scanner.firstExcess() else { return (nil, scanner.topLevelLineStarts) }
+        let problem = SwiftDataDiagnostic(
             .error,
             "\(what) nest deeper than \(limit) here: the reader does not parse this file (no schema source nests this deep; "
                 + "a generated or corrupted file?); split the nested expression or type, or leave the file out",
             at: SourceLocation(file: path, line: line, column: column))
+        return (problem, [])
     }
 
     /// The first node deeper than ``maximumTreeDepth`` in a parsed tree, found without recursion.
@@ -76,6 +79,10 @@ private struct NestingScanner {
     var index = 0
     var line = 1
     var column = 1
+    /// Offsets of the lines that start outside every bracket, comment, string literal and `#if`.
+    private(set) var topLevelLineStarts: [Int] = []
+    /// Inside a block comment or a string literal (not in an interpolation, which is code).
+    private var inLiteral = false
 
     /// What is open: a bracket (its byte) or a string interpolation's parenthesis.
     private enum Open { case bracket(UInt8), interpolation(hashes: Int, multiline: Bool) }
@@ -93,6 +100,7 @@ private struct NestingScanner {
         if bytes[index] == UInt8(ascii: "\n") {
             line += 1
             column = 1
+            if !inLiteral, open.isEmpty, conditionals == 0 { topLevelLineStarts.append(index + 1) }
         } else {
             column += 1  // in UTF-8 bytes, as swift-syntax counts columns
         }
@@ -163,6 +171,8 @@ private struct NestingScanner {
     }
 
     private mutating func skipBlockComment() {
+        inLiteral = true
+        defer { inLiteral = false }
         var depth = 0
         while index < bytes.count {
             if startsWith("/*") {
@@ -195,6 +205,8 @@ private struct NestingScanner {
 
     /// Inside a string literal: skips to its end, or stops after `\(` (an interpolation is code).
     private mutating func continueString(hashes: Int, multiline: Bool) -> (String, Int, Int, Int)? {
+        inLiteral = true
+        defer { inLiteral = false }
         let quotes = multiline ? "\"\"\"" : "\""
         let close = quotes + String(repeating: "#", count: hashes)
         let escape = "\\" + String(repeating: "#", count: hashes)

@@ -37,8 +37,15 @@ package struct SwiftDataReader: Sendable {
     /// A file that nests deeper than ``SourceLimits`` allow is not parsed: an error at the place where
     /// it crosses the limit, and the schemas that need its declarations are left out.
     package func read(files: [(path: String, text: String)]) -> SwiftDataSources {
+        read(files: files, chunks: SourceChunks(), cache: SyntaxTreeCache())
+    }
+
+    /// ``read(files:)`` with large files cut by `chunks` and their trees kept by `cache`: tests cut every
+    /// file and keep one tree to show the reading does not depend on either.
+    package func read(files: [(path: String, text: String)], chunks: SourceChunks, cache: SyntaxTreeCache) -> SwiftDataSources {
         let files = files.map { FileText(path: $0.path, text: $0.text) }
-        return SourceLimits.onLargeStack { Self.readOnThisThread(files) }.sources
+        let box = Unchecked(sources: (chunks, cache))
+        return SourceLimits.onLargeStack { Self.readOnThisThread(files, chunks: box.sources.0, cache: box.sources.1) }.sources
     }
 
     private struct FileText: Sendable {
@@ -50,32 +57,70 @@ package struct SwiftDataReader: Sendable {
         let sources: T
     }
 
-    private static func readOnThisThread(_ files: [FileText]) -> Unchecked<SwiftDataSources> {
+    private static func readOnThisThread(
+        _ files: [FileText], chunks: SourceChunks, cache: SyntaxTreeCache
+    ) -> Unchecked<SwiftDataSources> {
         var declarations = Declarations()
         var diagnostics: [SwiftDataDiagnostic] = []
         for item in files {
-            let (path, text) = (item.path, item.text)
-            if let problem = SourceLimits.nestingProblem(in: text, path: path) {
+            let bytes = Array(item.text.utf8)
+            let scan = SourceLimits.scan(bytes, path: item.path)
+            if let problem = scan.problem {
                 diagnostics.append(problem)
                 continue
             }
-            let tree = Parser.parse(source: text)
-            let file = ParsedFile(path: path, tree: tree, converter: SourceLocationConverter(fileName: path, tree: tree))
-            if let problem = SourceLimits.deepestNodeProblem(in: file) {
+            let pieces = chunks.pieces(of: bytes, topLevelLineStarts: scan.topLevelLineStarts)
+            var outcome = collect(item, bytes: bytes, pieces: pieces, into: declarations, cache: cache)
+            if case .cutBadly = outcome {
+                // A cut may be what broke the syntax: the whole file, as it is, decides.
+                let whole = [SourceChunks.Piece(bytes: 0..<bytes.count, firstLine: 1)]
+                outcome = collect(item, bytes: bytes, pieces: whole, into: declarations, cache: cache)
+            }
+            switch outcome {
+            case .read(let found, let warning):
+                declarations = found
+                if let warning { diagnostics.append(warning) }
+            case .refused(let problem):
                 diagnostics.append(problem)
-                continue
+            case .cutBadly:
+                preconditionFailure("a file read whole is never cut badly")
             }
-            if tree.hasError {
-                diagnostics.append(SwiftDataDiagnostic(
-                    .warning, "the file has syntax errors; declarations around them may be missed", at: file.location(of: tree)))
-            }
-            let collector = DeclarationCollector(file: file, into: declarations)
-            collector.walk(tree)
-            declarations = collector.found
         }
         declarations.placeExtensionsOfAliases()
         return Unchecked(sources: SwiftDataSources(
             declarations: declarations, files: files.map(\.path), readDiagnostics: diagnostics))
+    }
+    private enum Collected {
+        /// The declarations with the file's, and a warning when it has syntax errors.
+        case read(Declarations, warning: SwiftDataDiagnostic?)
+        /// The file nests too deeply to be read.
+        case refused(SwiftDataDiagnostic)
+        /// A piece of a cut file has syntax errors: read it whole instead.
+        case cutBadly
+    }
+
+    /// Parses a file's pieces in order and collects their declarations on top of `declarations`.
+    private static func collect(
+        _ item: FileText, bytes: [UInt8], pieces: [SourceChunks.Piece], into declarations: Declarations,
+        cache: SyntaxTreeCache
+    ) -> Collected {
+        var found = declarations
+        var warning: SwiftDataDiagnostic?
+        for piece in pieces {
+            let text = pieces.count == 1 ? item.text : String(decoding: bytes[piece.bytes], as: UTF8.self)
+            let file = ParsedFile(path: item.path, text: text, firstLine: piece.firstLine, cache: cache)
+            let tree = file.tree
+            if tree.hasError {
+                if pieces.count > 1 { return .cutBadly }
+                warning = SwiftDataDiagnostic(
+                    .warning, "the file has syntax errors; declarations around them may be missed", at: file.location(of: tree))
+            }
+            if let problem = SourceLimits.deepestNodeProblem(in: file) { return .refused(problem) }
+            let collector = DeclarationCollector(file: file, into: found)
+            collector.walk(tree)
+            found = collector.found
+        }
+        return .read(found, warning: warning)
     }
 
     static func swiftFiles(at path: String) throws(SwiftDataReadError) -> [String] {
