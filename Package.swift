@@ -283,6 +283,7 @@ let package = Package(
                 "InstarTestSupport", "InstarStoreTestSupport", "InstarSwiftDataTestSupport", "Instar", "InstarModel",
                 "InstarModelIO", "InstarInference", "InstarLayouts", "InstarPlanner", "InstarStore", "InstarRuntime",
                 "InstarSwiftData", "InstarSwiftDataCheck", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SwiftParser", package: "swift-syntax"), .product(name: "SwiftSyntax", package: "swift-syntax"),
             ]
         ),
         // Everything that runs `instar`: commands end to end, golden output, example plans and scenarios, the

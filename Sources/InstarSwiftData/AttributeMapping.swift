@@ -70,7 +70,7 @@ struct AttributeMapper {
             if isEmptyStructValue(initializer, type: type, scope: scope) {
                 attribute.userInfo[SwiftDataUserInfo.emptyCompositeDefault] = "true"
             } else {
-                attribute.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] = initializer.trimmedDescription
+                attribute.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] = initializer.trimmedText
             }
         }
         if attribute.type == .transformable, options.transformer == nil, case .array(.named(let element)) = type,
@@ -89,7 +89,7 @@ struct AttributeMapper {
             // `= UUID()`, `= Date()`: the model has a default, one the app computes; kept apart (not
             // hashed) so that checks needing "some default" (CloudKit's) do not report it missing.
             if attribute.defaultValue == nil, !initializer.is(NilLiteralExprSyntax.self) {
-                attribute.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] = initializer.trimmedDescription
+                attribute.userInfo[SwiftDataSchema.appEvaluatedDefaultKey] = initializer.trimmedText
             }
         }
         return attribute
@@ -152,7 +152,7 @@ struct AttributeMapper {
         default: resolved = nil
         }
         guard let resolved, let decl = declarations.structs[resolved] else { return false }
-        var callee = call.calledExpression.trimmedDescription
+        var callee = call.calledExpression.trimmedText
         if callee.hasSuffix(".init") { callee = String(callee.dropLast(5)) }
         guard callee.isEmpty || declarations.resolve(callee, from: scope) == resolved else { return false }
         var reader = ClassMemberReader(file: decl.file, owner: decl.qualifiedName)
@@ -212,7 +212,7 @@ struct AttributeMapper {
     /// (MetaCocktails Cocktail.glasswareType: String; Cocktail.collection: Int → Integer 64). A payload-free
     /// enum without raw values: one optional String element per case, in case order (Cocktail.historicSpec).
     private mutating func enumElements(_ decl: Scoped<EnumDeclSyntax>, property: String, location: SourceLocation) -> Composite? {
-        let inherited = decl.node.inheritanceClause?.inheritedTypes.map { $0.type.trimmedDescription } ?? []
+        let inherited = decl.node.inheritanceClause?.inheritedTypes.map { $0.type.trimmedText } ?? []
         if let raw = inherited.first, let rawType = ScalarTypes.attributeType(of: raw) {
             return ([Attribute(name: property, type: rawType, isOptional: true)], ["EnumType": "true"])
         }
@@ -227,12 +227,12 @@ struct AttributeMapper {
                 }
                 // `case note(String)`: one element per case as for a payload-free enum (ChefTime
                 // Folder.FolderType), typed by the one scalar payload. No store shows a payload.
-                guard parameters.count == 1, let payload = ScalarTypes.attributeType(of: parameters.first!.type.trimmedDescription) else {
-                    error("enum `\(decl.qualifiedName)` has a case with associated values the reader cannot map (`\(element.trimmedDescription)`, \(decl.file.location(of: element))): only one scalar value per case can be assumed", at: location)
+                guard parameters.count == 1, let payload = ScalarTypes.attributeType(of: parameters.first!.type.trimmedText) else {
+                    error("enum `\(decl.qualifiedName)` has a case with associated values the reader cannot map (`\(element.trimmedText)`, \(decl.file.location(of: element))): only one scalar value per case can be assumed", at: location)
                     return nil
                 }
                 cases.append((element.name.text, payload))
-                payloads.append(element.trimmedDescription)
+                payloads.append(element.trimmedText)
             }
         }
         guard !cases.isEmpty else {
@@ -293,7 +293,7 @@ extension AttributeMapper {
     /// the sources with a scalar raw type.
     fileprivate func enumRawType(_ name: String, scope: [String]) -> AttributeType? {
         guard let resolved = declarations.resolve(name, from: scope), let decl = declarations.enums[resolved],
-            let raw = decl.node.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription
+            let raw = decl.node.inheritanceClause?.inheritedTypes.first?.type.trimmedText
         else { return nil }
         return ScalarTypes.attributeType(of: raw)
     }

@@ -144,7 +144,7 @@ struct Declarations {
             if isDeclared(candidate) { return candidate }
             if let alias = typeAliases[candidate] {
                 guard visiting.insert(candidate).inserted else { return nil }
-                let target = alias.node.initializer.value.trimmedDescription
+                let target = alias.node.initializer.value.trimmedText
                 return resolve(target, from: alias.scope, visiting: &visiting)
             }
             if prefix.isEmpty { break }
@@ -178,7 +178,7 @@ struct Declarations {
     /// of its own type (annotated `Base` or `Self`, or initialized with `Base(...)`, `Self(...)`,
     /// `.init(...)`); nil otherwise, since only the compiler could tell.
     func typeOfMember(_ access: MemberAccessExprSyntax, from scope: [String]) -> String? {
-        guard let base = access.base?.trimmedDescription, let resolved = resolve(base, from: scope) else { return nil }
+        guard let base = access.base?.trimmedText, let resolved = resolve(base, from: scope) else { return nil }
         let member = access.declName.baseName.text
         let block: MemberBlockSyntax
         let ownNames: Set<String> = [base, "Self", resolved, String(resolved.split(separator: ".").last ?? "")]
@@ -200,11 +200,11 @@ struct Declarations {
                 variable.modifiers.contains(where: { $0.name.text == "static" })
             else { continue }
             for binding in variable.bindings where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == member {
-                if let annotation = binding.typeAnnotation?.type.trimmedDescription {
+                if let annotation = binding.typeAnnotation?.type.trimmedText {
                     return ownNames.contains(annotation) ? resolved : nil
                 }
                 guard let call = binding.initializer?.value.as(FunctionCallExprSyntax.self) else { return nil }
-                var callee = call.calledExpression.trimmedDescription
+                var callee = call.calledExpression.trimmedText
                 if callee.hasSuffix(".init") { callee = String(callee.dropLast(5)) }
                 return callee.isEmpty || ownNames.contains(callee) ? resolved : nil
             }
@@ -218,7 +218,7 @@ struct Declarations {
     func settle(_ property: inout DeclaredProperty, scope: [String]) -> String? {
         if let access = property.inferredFromMember {
             guard let resolved = typeOfMember(access, from: scope) else {
-                return "stored property '\(property.name)' has no type annotation and `\(access.trimmedDescription)` is not a case or static member of a type declared in these sources (of that same type); write the type (`var \(property.name): T = ...`)"
+                return "stored property '\(property.name)' has no type annotation and `\(access.trimmedText)` is not a case or static member of a type declared in these sources (of that same type); write the type (`var \(property.name): T = ...`)"
             }
             property.type = .declared(resolved)
             return nil
@@ -291,7 +291,7 @@ final class DeclarationCollector: SyntaxVisitor {
 
     private func conforms(_ clause: InheritanceClauseSyntax?, to names: Set<String>) -> Bool {
         clause?.inheritedTypes.contains { inherited in
-            let text = inherited.type.trimmedDescription
+            let text = inherited.type.trimmedText
             return names.contains(text) || names.contains(String(text.split(separator: ".").last ?? ""))
         } ?? false
     }
@@ -337,7 +337,7 @@ final class DeclarationCollector: SyntaxVisitor {
     override func visitPost(_ node: EnumDeclSyntax) { scope.removeLast() }
 
     override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind {
-        let extended = node.extendedType.trimmedDescription.split(separator: ".").map(String.init)
+        let extended = node.extendedType.trimmedText.split(separator: ".").map(String.init)
         if conforms(node.inheritanceClause, to: ["VersionedSchema", "SchemaMigrationPlan"]) {
             let scoped = Scoped(
                 name: extended.last ?? "", scope: Array(extended.dropLast()), node: DeclSyntax(node), file: file)
@@ -348,7 +348,7 @@ final class DeclarationCollector: SyntaxVisitor {
         return .visitChildren
     }
     override func visitPost(_ node: ExtensionDeclSyntax) {
-        scope.removeLast(node.extendedType.trimmedDescription.split(separator: ".").count)
+        scope.removeLast(node.extendedType.trimmedText.split(separator: ".").count)
     }
 
     override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind {
@@ -388,7 +388,7 @@ final class DeclarationCollector: SyntaxVisitor {
     /// arguments after it); `.modelContainer(for: A.self)` / `.modelContainer(for: [A.self, B.self])`
     /// (SwiftUI's modifier). Nil for anything else (`ModelContainer(for: schema)` names a value).
     static func listedModelTypes(_ node: FunctionCallExprSyntax) -> [ExprSyntax]? {
-        let callee = node.calledExpression.trimmedDescription
+        let callee = node.calledExpression.trimmedText
         let arguments = Array(node.arguments)
         guard let first = arguments.first else { return nil }
         func elements(_ array: ArrayExprSyntax) -> [ExprSyntax]? {
@@ -420,7 +420,7 @@ final class DeclarationCollector: SyntaxVisitor {
     /// A container that never opens a shipped store: `inMemory: true`, or one made in a `#Preview` or a
     /// `PreviewProvider`.
     static func isPreviewOrInMemory(_ node: FunctionCallExprSyntax) -> Bool {
-        if node.arguments.contains(where: { $0.label?.text == "inMemory" && $0.expression.trimmedDescription == "true" }) {
+        if node.arguments.contains(where: { $0.label?.text == "inMemory" && $0.expression.trimmedText == "true" }) {
             return true
         }
         var parent = node.parent
@@ -428,7 +428,7 @@ final class DeclarationCollector: SyntaxVisitor {
             if let macro = current.as(MacroExpansionExprSyntax.self), macro.macroName.text == "Preview" { return true }
             if let macro = current.as(MacroExpansionDeclSyntax.self), macro.macroName.text == "Preview" { return true }
             if let type = current.as(StructDeclSyntax.self),
-                type.inheritanceClause?.inheritedTypes.contains(where: { $0.type.trimmedDescription == "PreviewProvider" }) == true
+                type.inheritanceClause?.inheritedTypes.contains(where: { $0.type.trimmedText == "PreviewProvider" }) == true
             {
                 return true
             }
@@ -443,7 +443,7 @@ extension AttributeListSyntax {
     func attribute(named name: String) -> AttributeSyntax? {
         for element in self {
             guard case .attribute(let attribute) = element else { continue }
-            let spelled = attribute.attributeName.trimmedDescription
+            let spelled = attribute.attributeName.trimmedText
             if spelled == name || spelled.hasSuffix(".\(name)") { return attribute }
         }
         return nil

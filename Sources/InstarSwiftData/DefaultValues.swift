@@ -15,9 +15,9 @@ extension AttributeMapper {
         if let literal = expression.as(BooleanLiteralExprSyntax.self) {
             return literal.literal.text == "true" ? "YES" : "NO"
         }
-        var text = expression.trimmedDescription
+        var text = expression.trimmedText
         if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
-            text = "-" + prefix.expression.trimmedDescription
+            text = "-" + prefix.expression.trimmedText
             if !(prefix.expression.is(IntegerLiteralExprSyntax.self) || prefix.expression.is(FloatLiteralExprSyntax.self)) {
                 text = ""
             }
@@ -30,8 +30,8 @@ extension AttributeMapper {
         let note = "the app evaluates it when SwiftData builds the schema and the model keeps that one value"
         diagnostics.append(SwiftDataDiagnostic(
             .warning,
-            "default `\(expression.trimmedDescription)` is not a literal (\(note)); no default recorded (defaults do not enter the version hash)",
-            at: location, subject: owner, finding: .defaultNotLiteral(expression: expression.trimmedDescription)))
+            "default `\(expression.trimmedText)` is not a literal (\(note)); no default recorded (defaults do not enter the version hash)",
+            at: location, subject: owner, finding: .defaultNotLiteral(expression: expression.trimmedText)))
         return nil
     }
 }

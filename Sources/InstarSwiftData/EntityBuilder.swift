@@ -96,7 +96,7 @@ struct EntityBuilder {
         let members = reader.read(decl.node.memberBlock)
         diagnostics += reader.diagnostics
         for inherited in decl.node.inheritanceClause?.inheritedTypes ?? [] {
-            let name = inherited.type.trimmedDescription
+            let name = inherited.type.trimmedText
             if let parent = declarations.resolve(name, from: decl.scope), declarations.modelClasses[parent] != nil {
                 error("@Model class inherits from @Model class '\(name)': SwiftData model inheritance (iOS 26) is not verified by any store", at: decl.location, subject: decl.name)
             }

@@ -111,7 +111,7 @@ struct MigrationPlanReader {
             let member = call.calledExpression.as(MemberAccessExprSyntax.self),
             let kind = SwiftDataMigrationStage.Kind(rawValue: member.declName.baseName.text)
         else {
-            error("stage `\(expression.trimmedDescription.prefix(60))` is not `.lightweight(...)`, `.custom(...)` or a constant holding one", at: file.location(of: expression), subject: plan)
+            error("stage `\(expression.trimmedText.prefix(60))` is not `.lightweight(...)`, `.custom(...)` or a constant holding one", at: file.location(of: expression), subject: plan)
             return nil
         }
         var arguments: [String: ExprSyntax] = [:]
@@ -134,7 +134,7 @@ struct MigrationPlanReader {
     private static func constantName(_ expression: ExprSyntax) -> String? {
         if let reference = expression.as(DeclReferenceExprSyntax.self) { return reference.baseName.text }
         if let member = expression.as(MemberAccessExprSyntax.self), let base = member.base,
-            base.trimmedDescription == "Self"
+            base.trimmedText == "Self"
         {
             return member.declName.baseName.text
         }
@@ -145,6 +145,6 @@ struct MigrationPlanReader {
     private func closureName(_ expression: ExprSyntax?) -> String? {
         guard let expression, !expression.is(NilLiteralExprSyntax.self) else { return nil }
         if expression.is(ClosureExprSyntax.self) { return "inline" }
-        return expression.trimmedDescription
+        return expression.trimmedText
     }
 }

@@ -28,7 +28,7 @@ extension ClassMemberReader {
                 error("`.transformable` needs `by:` (a ValueTransformer type or its registered name)", at: expression)
                 return
             }
-            let text = argument.expression.trimmedDescription
+            let text = argument.expression.trimmedText
             options.transformer = text.hasSuffix(".self") ? String(text.dropLast(5)) : text.trimming("\"")
         case "spotlight", "allowsCloudEncryption":
             // Core Data keeps these outside the version hash (FORMAT.md §2.3 lists what enters).
@@ -38,7 +38,7 @@ extension ClassMemberReader {
             // NSIsTransient, default kept) with no column: docs/swiftdata.md.
             options.isEphemeral = true
         default:
-            error("unknown @Attribute option `\(expression.trimmedDescription)`", at: expression)
+            error("unknown @Attribute option `\(expression.trimmedText)`", at: expression)
         }
     }
 
@@ -53,7 +53,7 @@ extension ClassMemberReader {
         if let member = expression.as(MemberAccessExprSyntax.self) {
             return (member.declName.baseName.text, nil)
         }
-        return (expression.trimmedDescription, nil)
+        return (expression.trimmedText, nil)
     }
 
     /// `@Relationship(deleteRule: .cascade, inverse: \T.p, minimumModelCount: 1, maximumModelCount: 5, ...)`.
@@ -68,7 +68,7 @@ extension ClassMemberReader {
                 if let rule = DeleteRule(rawValue: name) {
                     options.deleteRule = rule
                 } else {
-                    error("unknown delete rule `\(expression.trimmedDescription)`; expected .nullify, .cascade, .deny or .noAction", at: expression)
+                    error("unknown delete rule `\(expression.trimmedText)`; expected .nullify, .cascade, .deny or .noAction", at: expression)
                 }
             case "inverse":
                 guard let path = Self.propertyKeyPath(expression) else {
@@ -84,7 +84,7 @@ extension ClassMemberReader {
                 if Self.optionName(expression).0 == "unique" {
                     options.isUnique = true
                 } else {
-                    error("unknown @Relationship option `\(expression.trimmedDescription)`", at: expression)
+                    error("unknown @Relationship option `\(expression.trimmedText)`", at: expression)
                 }
             case let label?:
                 error("unknown @Relationship argument '\(label):'", at: argument)
@@ -134,7 +134,7 @@ extension ClassMemberReader {
             guard case .property(let property) = component.component else { return nil }
             names.append(property.declName.baseName.text)
         }
-        return (path.root?.trimmedDescription, names)
+        return (path.root?.trimmedText, names)
     }
 
     private mutating func stringLiteral(_ expression: ExprSyntax, for label: String) -> String? {

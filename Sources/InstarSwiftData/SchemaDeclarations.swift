@@ -20,7 +20,7 @@ extension SwiftDataSources {
                 continue
             }
             guard let version = StaticMembers.version(versionValue) else {
-                fail("versionIdentifier `\(versionValue.trimmedDescription)` is not `Schema.Version(major, minor, patch)` with integer literals", at: versionFile.location(of: versionValue), schema: name)
+                fail("versionIdentifier `\(versionValue.trimmedText)` is not `Schema.Version(major, minor, patch)` with integer literals", at: versionFile.location(of: versionValue), schema: name)
                 continue
             }
             guard let (modelsValue, modelsFile) = StaticMembers.value(of: "models", in: decls) else {
@@ -56,7 +56,7 @@ extension SwiftDataSources {
     /// `[A.self, B.self]` resolved to `@Model` classes from the schema's scope (nested classes first).
     private mutating func modelClasses(_ expression: ExprSyntax, file: ParsedFile, scope: [String], schema: String) -> [String]? {
         guard let types = StaticMembers.typeList(expression) else {
-            fail("models are not an array literal of `Model.self` values (`\(expression.trimmedDescription.prefix(60))`); the reader cannot evaluate other expressions", at: file.location(of: expression), schema: schema)
+            fail("models are not an array literal of `Model.self` values (`\(expression.trimmedText.prefix(60))`); the reader cannot evaluate other expressions", at: file.location(of: expression), schema: schema)
             return nil
         }
         return modelClasses(types, file: file, scope: scope, schema: schema)

@@ -66,13 +66,13 @@ enum StaticMembers {
         guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self",
             let base = member.base
         else { return nil }
-        return base.trimmedDescription
+        return base.trimmedText
     }
 
     /// `Schema.Version(1, 0, 0)` or `.init(1, 0, 0)` → "1.0.0".
     static func version(_ expression: ExprSyntax) -> String? {
         guard let call = expression.as(FunctionCallExprSyntax.self) else { return nil }
-        let callee = call.calledExpression.trimmedDescription
+        let callee = call.calledExpression.trimmedText
         guard ["Schema.Version", "Version", ".init", "Schema.Version.init"].contains(callee) else { return nil }
         let numbers = call.arguments.compactMap { $0.expression.as(IntegerLiteralExprSyntax.self)?.literal.text }
         guard numbers.count == 3, call.arguments.count == 3 else { return nil }

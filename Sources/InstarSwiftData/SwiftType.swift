@@ -30,12 +30,12 @@ indirect enum SwiftType: Equatable, CustomStringConvertible {
             case ("Array", 1): self = .array(SwiftType(arguments[0]))
             case ("Set", 1): self = .set(SwiftType(arguments[0]))
             case ("Dictionary", 2): self = .dictionary(SwiftType(arguments[0]), SwiftType(arguments[1]))
-            default: self = .named(syntax.trimmedDescription)
+            default: self = .named(syntax.trimmedText)
             }
         } else if let attributed = syntax.as(AttributedTypeSyntax.self) {
             self = SwiftType(attributed.baseType)
         } else {
-            self = .named(syntax.trimmedDescription)
+            self = .named(syntax.trimmedText)
         }
     }
 
@@ -70,12 +70,12 @@ indirect enum SwiftType: Equatable, CustomStringConvertible {
             call.calledExpression.is(DeclReferenceExprSyntax.self) || call.calledExpression.is(MemberAccessExprSyntax.self),
             call.trailingClosure == nil
         {
-            let callee = call.calledExpression.trimmedDescription
+            let callee = call.calledExpression.trimmedText
             // `UUID()`, `Date()`, `Tags()`, `Foundation.Date()`; not `.init()` or `Date.now.addingTimeInterval(1)`.
             guard let first = callee.first, first.isUppercase, !callee.hasPrefix(".") else { return nil }
             self = .named(callee.hasSuffix(".init") ? String(callee.dropLast(5)) : callee)
         } else if let member = expression.as(MemberAccessExprSyntax.self), let base = member.base,
-            base.trimmedDescription == "Date", member.declName.baseName.text == "now"
+            base.trimmedText == "Date", member.declName.baseName.text == "now"
         {
             self = .named("Date")
         } else {
@@ -85,7 +85,7 @@ indirect enum SwiftType: Equatable, CustomStringConvertible {
 
     /// A type written in expression position (`PathPoint` in `[PathPoint]()`, `Schema.Version`).
     init?(typeExpression expression: ExprSyntax) {
-        let text = expression.trimmedDescription
+        let text = expression.trimmedText
         guard let first = text.first, first.isUppercase,
             expression.is(DeclReferenceExprSyntax.self) || expression.is(MemberAccessExprSyntax.self)
         else { return nil }
