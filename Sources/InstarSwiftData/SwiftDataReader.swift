@@ -44,8 +44,11 @@ package struct SwiftDataReader: Sendable {
     /// file and keep one tree to show the reading does not depend on either.
     package func read(files: [(path: String, text: String)], chunks: SourceChunks, cache: SyntaxTreeCache) -> SwiftDataSources {
         let files = files.map { FileText(path: $0.path, text: $0.text) }
-        let box = Unchecked(sources: (chunks, cache))
-        return SourceLimits.onLargeStack { Self.readOnThisThread(files, chunks: box.sources.0, cache: box.sources.1) }.sources
+        // The cache is used by one thread at a time: this one hands it over and waits.
+        let handOver = Unchecked(value: (chunks, cache))
+        return SourceLimits.onLargeStack {
+            Self.readOnThisThread(files, chunks: handOver.value.0, cache: handOver.value.1)
+        }.value
     }
 
     private struct FileText: Sendable {
@@ -54,7 +57,7 @@ package struct SwiftDataReader: Sendable {
     }
 
     private struct Unchecked<T>: @unchecked Sendable {
-        let sources: T
+        let value: T
     }
 
     private static func readOnThisThread(
@@ -87,7 +90,7 @@ package struct SwiftDataReader: Sendable {
             }
         }
         declarations.placeExtensionsOfAliases()
-        return Unchecked(sources: SwiftDataSources(
+        return Unchecked(value: SwiftDataSources(
             declarations: declarations, files: files.map(\.path), readDiagnostics: diagnostics))
     }
     private enum Collected {
